@@ -1,0 +1,17 @@
+import { defineConfig } from 'astro/config';
+import node from '@astrojs/node';
+import react from '@astrojs/react';
+
+// Reader pages opt into prerendering (`export const prerender = true`); everything else is on demand.
+export default defineConfig({
+  site: process.env.SITE_URL ?? 'http://localhost:4321',
+  output: 'server',
+  adapter: node({ mode: 'middleware', bodySizeLimit: 11 * 1024 * 1024 }),
+  integrations: [react()],
+  trailingSlash: 'never',
+  build: { format: 'directory' },
+  // Astro's own origin check covers form posts only; src/middleware.ts checks every state-changing request.
+  security: { checkOrigin: false },
+  server: { port: Number(process.env.PORT ?? 4321), host: true },
+  vite: { ssr: { external: ['sharp', '@node-rs/argon2', 'lowdb', 'feedparser', 'sanitize-html', 'pagefind'] } },
+});

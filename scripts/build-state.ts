@@ -1,0 +1,53 @@
+/** Whether dist/ is current: built from the present sources and from the present data. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+
+export const BUILD_INFO = 'dist/.build-info.json';
+
+type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number };
+
+/** Newest modification time among the files the build compiles. */
+export function sourceStamp(root: string): number {
+  let newest = 0;
+  const visit = (target: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(target);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const entry of fs.readdirSync(target)) visit(path.join(target, entry));
+    } else {
+      newest = Math.max(newest, stat.mtimeMs);
+    }
+  };
+  for (const entry of ['src', 'public', 'astro.config.ts', 'package.json', 'tsconfig.json']) visit(path.join(root, entry));
+  return Math.floor(newest);
+}
+
+export function readBuildInfo(root: string): BuildInfo | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(root, BUILD_INFO), 'utf8')) as BuildInfo;
+  } catch {
+    return undefined;
+  }
+}
+
+export function needsBuild(root: string, store: { id: string; version: number }): string | undefined {
+  if (!fs.existsSync(path.join(root, 'dist/server/entry.mjs'))) return 'no build yet';
+  const info = readBuildInfo(root);
+  if (!info) return 'no build info';
+  if (info.sourceStamp < sourceStamp(root)) return 'sources changed';
+  if (info.storeId !== store.id || info.storeVersion !== store.version) return 'data changed';
+  return undefined;
+}
+
+/** Runs `astro build` against DATA_DIR and records what it was built from. */
+export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: string; version: number }): void {
+  const stamp = sourceStamp(root);
+  execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, stdio: 'inherit', env });
+  const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
+  fs.writeFileSync(path.join(root, BUILD_INFO), JSON.stringify(info));
+}

@@ -1,0 +1,65 @@
+/**
+ * `npm test`: the whole suite. Makes sure Debian's Chromium is there (installing it when run as
+ * root), builds once, runs vitest (unit + API) and Playwright (e2e), and prints one closing line.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+function ensureChromium(): void {
+  if (fs.existsSync(CHROMIUM)) return;
+  if (process.getuid?.() === 0) {
+    console.log('Chromium is missing: installing Debian\'s chromium package (apt-get)...');
+    execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (fs.existsSync(CHROMIUM)) return;
+  }
+  console.error(
+    `The end-to-end tests need Chromium at ${CHROMIUM}, and it is not installed.\n` +
+      'Install it with: sudo apt-get install -y chromium   (or set CHROMIUM_PATH to a Chromium binary)',
+  );
+  process.exit(1);
+}
+
+function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
+  console.log(`\n=== ${label} ===`);
+  const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
+  return result.status ?? 1;
+}
+
+ensureChromium();
+const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
+const only = process.argv[2]; // optional: unit | e2e
+const env = { ...process.env, MERIDIAN_BUILT: '0' };
+
+let failedRuns = 0;
+if (only !== 'e2e') {
+  failedRuns += run('unit and API tests (vitest)', [
+    'node_modules/vitest/vitest.mjs', 'run', '--reporter=default', `--reporter=json`, `--outputFile.json=${path.join(reports, 'vitest.json')}`,
+  ], env) === 0 ? 0 : 1;
+}
+if (only !== 'unit') {
+  failedRuns += run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
+    ...env,
+    PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
+  }) === 0 ? 0 : 1;
+}
+
+function counts(file: string, pick: (data: any) => { passed: number; failed: number; skipped: number }) {
+  try {
+    return pick(JSON.parse(fs.readFileSync(file, 'utf8')));
+  } catch {
+    return { passed: 0, failed: 0, skipped: 0 };
+  }
+}
+const vitest = counts(path.join(reports, 'vitest.json'), (d) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) }));
+const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({ passed: d.stats?.expected ?? 0, failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0), skipped: d.stats?.skipped ?? 0 }));
+const passed = vitest.passed + e2e.passed;
+const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
+console.log(`\ntests: ${passed} passed, ${failed} failed, ${vitest.skipped + e2e.skipped} skipped`);
+process.exit(failedRuns > 0 || failed > 0 ? 1 : 0);

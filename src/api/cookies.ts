@@ -1,0 +1,42 @@
+/** Cookie settings for the session and the anonymous visitor id. */
+import type { AstroCookies } from 'astro';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
+import type { Config } from '../config.ts';
+import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../server/auth.ts';
+
+export const VISITOR_COOKIE = 'vid';
+
+function secure(config: Config): boolean {
+  return config.SITE_URL.startsWith('https:');
+}
+
+export function setSessionCookie(cookies: AstroCookies, config: Config, token: string, expiresAt: string): void {
+  cookies.set(SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secure(config),
+    path: '/',
+    expires: new Date(expiresAt),
+    maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
+  });
+}
+
+export function deleteSessionCookie(cookies: AstroCookies, config: Config): void {
+  cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
+}
+
+/** The visitor id that keys one vote per article per browser; created on first vote. */
+export function ensureVisitorId(cookies: AstroCookies, config: Config): string {
+  const existing = cookies.get(VISITOR_COOKIE)?.value;
+  if (existing && /^[a-z2-7]{26}$/.test(existing)) return existing;
+  const bytes = new Uint8Array(16);
+  crypto.getRandomValues(bytes);
+  const id = encodeBase32LowerCaseNoPadding(bytes);
+  cookies.set(VISITOR_COOKIE, id, { httpOnly: true, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 400 * 24 * 3600 });
+  return id;
+}
+
+export function readVisitorId(cookies: AstroCookies): string | undefined {
+  const value = cookies.get(VISITOR_COOKIE)?.value;
+  return value && /^[a-z2-7]{26}$/.test(value) ? value : undefined;
+}

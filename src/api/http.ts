@@ -1,0 +1,158 @@
+/** The HTTP edge of the API: parse input with zod, map errors to statuses, one JSON error shape. */
+import type { APIContext, APIRoute } from 'astro';
+import { z } from 'zod';
+import { AppError, isAppError, unauthorized, type AppErrorIssue } from '../server/errors.ts';
+import { useRuntime, type Runtime } from '../server/runtime.ts';
+import type { User } from '../schemas/auth.ts';
+import type { Viewer } from '../server/articles.ts';
+
+/** JSON bodies are small: an article body is the largest at ~500 KB. */
+export const MAX_JSON_BYTES = 1024 * 1024;
+
+export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(data), {
+    status,
+    headers: { 'Content-Type': 'application/json; charset=utf-8', 'Cache-Control': 'no-store', ...headers },
+  });
+}
+
+export function noContent(headers: Record<string, string> = {}): Response {
+  return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', ...headers } });
+}
+
+export function errorResponse(status: number, error: string, issues?: AppErrorIssue[], headers: Record<string, string> = {}): Response {
+  return json(issues && issues.length ? { error, issues } : { error }, status, headers);
+}
+
+function issuesOf(error: z.ZodError): AppErrorIssue[] {
+  return error.issues.map((issue) => ({
+    path: issue.path.map((p) => (typeof p === 'symbol' ? String(p) : p)),
+    message: issue.message,
+  }));
+}
+
+/** Parses with a schema or throws a 400 AppError listing the issues. */
+export function parseWith<S extends z.ZodType>(schema: S, data: unknown, what = 'Invalid request'): z.output<S> {
+  const result = schema.safeParse(data);
+  if (!result.success) {
+    const issues = issuesOf(result.error);
+    const first = issues[0];
+    const detail = first ? `: ${first.path.length ? `${first.path.join('.')}: ` : ''}${first.message}` : '';
+    throw new AppError(400, `${what}${detail}`, { issues });
+  }
+  return result.data;
+}
+
+/** Query-string parameters (the last value of a repeated key wins) parsed by a schema. */
+export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
+  return parseWith(schema, Object.fromEntries(url.searchParams), 'Invalid query');
+}
+
+/** Reads a request body up to a byte limit; a larger body is a 413. */
+export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
+  const declared = Number(request.headers.get('content-length') ?? '0');
+  if (declared > maxBytes) throw new AppError(413, `Request body is larger than ${maxBytes} bytes`);
+  if (!request.body) return new Uint8Array();
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    total += value.byteLength;
+    if (total > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new AppError(413, `Request body is larger than ${maxBytes} bytes`);
+    }
+    chunks.push(value);
+  }
+  const out = new Uint8Array(total);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return out;
+}
+
+/** Reads and parses a JSON body: 415 for another content type, 413 when too large, 400 when malformed or invalid. */
+export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_JSON_BYTES): Promise<z.output<S>> {
+  const type = request.headers.get('content-type') ?? '';
+  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+    throw new AppError(415, 'Expected a JSON body (Content-Type: application/json)');
+  }
+  const bytes = await readBodyBytes(request, maxBytes);
+  let text: string;
+  try {
+    text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new AppError(400, 'The body is not valid UTF-8');
+  }
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch {
+    throw new AppError(400, 'Malformed JSON body');
+  }
+  return parseWith(schema, data, 'Invalid body');
+}
+
+/** Parses an empty body (or `{}`) for action endpoints: anything else is a 400. */
+export async function expectEmptyBody(request: Request): Promise<void> {
+  const bytes = await readBodyBytes(request, 1024);
+  const text = new TextDecoder().decode(bytes).trim();
+  if (text !== '' && text !== '{}' && text !== 'null') throw new AppError(400, 'This endpoint takes no body');
+}
+
+/** Maps any thrown error to a response; unexpected ones are logged and answer 500. */
+export function toErrorResponse(error: unknown): Response {
+  if (isAppError(error)) return errorResponse(error.status, error.message, error.issues, error.headers);
+  console.error('[api] unexpected error', error);
+  return errorResponse(500, 'Internal server error');
+}
+
+export type Handler = (context: APIContext, runtime: Runtime) => Promise<Response> | Response;
+
+/** Wraps an endpoint: provides the runtime and turns thrown errors into JSON answers. */
+export function endpoint(handler: Handler): APIRoute {
+  return async (context) => {
+    try {
+      return await handler(context, await useRuntime());
+    } catch (error) {
+      return toErrorResponse(error);
+    }
+  };
+}
+
+/** Like endpoint, for admin calls: 401 without a valid session. */
+export function adminEndpoint(handler: (context: APIContext, runtime: Runtime, user: User) => Promise<Response> | Response): APIRoute {
+  return endpoint((context, runtime) => {
+    const user = context.locals.user;
+    if (!user) throw unauthorized();
+    return handler(context, runtime, user);
+  });
+}
+
+export function viewerOf(context: APIContext): Viewer {
+  return { isAdmin: context.locals.user !== undefined };
+}
+
+/** A route parameter, which must be present (Astro guarantees it for the matching route). */
+export function param(context: APIContext, name: string): string {
+  const value = context.params[name];
+  if (!value) throw new AppError(404, 'Not found');
+  return value;
+}
+
+/** The client's IP, from the socket (or X-Forwarded-For when TRUST_PROXY is set). */
+export function clientIp(context: APIContext, runtime: Runtime): string {
+  if (runtime.config.TRUST_PROXY) {
+    const forwarded = context.request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
+    if (forwarded) return forwarded;
+  }
+  try {
+    return context.clientAddress;
+  } catch {
+    return 'unknown';
+  }
+}

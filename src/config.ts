@@ -1,0 +1,60 @@
+/** Runtime configuration: one typed module, every field overridable by an environment variable. */
+import { z } from 'zod';
+
+const booleanFromEnv = z
+  .enum(['true', 'false', '1', '0', 'yes', 'no'])
+  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+
+const configSchema = z.object({
+  /** TCP port of the server. @default 4321 */
+  PORT: z.coerce.number().int().min(0).max(65535).default(4321),
+  /** Interface to listen on. @default "0.0.0.0" */
+  HOST: z.string().min(1).default('0.0.0.0'),
+  /** Folder with runtime data (JSON collections, uploads, lock file); git-ignored. @default "./data/runtime" */
+  DATA_DIR: z.string().min(1).default('data/runtime'),
+  /** Public base URL, used for canonical links, feeds, sitemaps and the Secure cookie flag. @default "http://localhost:4321" */
+  SITE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:4321'),
+  /** Site name shown in titles and metadata. @default "Meridian News" */
+  SITE_NAME: z.string().min(1).default('Meridian News'),
+  /** Contact address used in static pages. @default "newsroom@example.com" */
+  SITE_EMAIL: z.email().default('newsroom@example.com'),
+  /** Social handle used in Twitter card metadata. @default "@meridiannews" */
+  SITE_TWITTER: z.string().default('@meridiannews'),
+  /** Username of the first admin, created on first start. @default "admin" */
+  ADMIN_USERNAME: z.string().min(1).max(64).default('admin'),
+  /** Password of the first admin; random and printed once when absent. */
+  ADMIN_PASSWORD: z.string().min(8).optional(),
+  /** `demo` fills an empty DATA_DIR with demo content; `none` starts empty. @default "demo" */
+  SEED: z.enum(['demo', 'none']).default('demo'),
+  /** Lets server-side fetches reach private addresses (tests only). @default false */
+  FETCH_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
+  /** Minutes between scheduled fetches of each enabled RSS source. @default 15 */
+  FEED_FETCH_INTERVAL_MINUTES: z.coerce.number().positive().default(15),
+  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). @default false */
+  TRUST_PROXY: booleanFromEnv.default(false),
+  /** Optional URL that receives the list of regenerated paths (CDN purge hook). */
+  PURGE_URL: z.url({ protocol: /^https?$/ }).optional(),
+  /** Secret for signing upload URLs and internal render requests; derived and stored in DATA_DIR when absent. */
+  APP_SECRET: z.string().min(32).optional(),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+/** Parses the configuration from an environment; throws a readable error on a bad value. */
+export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));
+  const result = configSchema.safeParse(cleaned);
+  if (!result.success) {
+    const lines = result.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`);
+    throw new Error(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  return result.data;
+}
+
+let cached: Config | undefined;
+
+/** The configuration of this process, parsed once from process.env. */
+export function getConfig(): Config {
+  cached ??= parseConfig();
+  return cached;
+}

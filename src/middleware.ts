@@ -1,0 +1,41 @@
+/** Request pipeline for on-demand routes: origin check, session, security headers. */
+import { defineMiddleware, sequence } from 'astro:middleware';
+import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
+import { useRuntime } from './server/runtime.ts';
+import { errorResponse } from './api/http.ts';
+import { setSessionCookie } from './api/cookies.ts';
+import { getConfig } from './config.ts';
+
+const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
+
+/**
+ * Refuses cross-origin state-changing requests. Browsers send Origin (and Sec-Fetch-Site) on every
+ * such request; a client that sends neither is not a browser and cannot carry a victim's cookies.
+ */
+const checkOrigin = defineMiddleware(async (context, next) => {
+  if (context.isPrerendered || !STATE_CHANGING.has(context.request.method)) return next();
+  const origin = context.request.headers.get('origin');
+  const fetchSite = context.request.headers.get('sec-fetch-site');
+  const allowed = new Set([context.url.origin, new URL(getConfig().SITE_URL).origin]);
+  if (origin !== null ? !allowed.has(origin) : fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none') {
+    return errorResponse(403, 'Cross-origin request refused');
+  }
+  return next();
+});
+
+const loadSession = defineMiddleware(async (context, next) => {
+  if (context.isPrerendered) return next();
+  const token = context.cookies.get(SESSION_COOKIE)?.value;
+  if (token) {
+    const runtime = await useRuntime();
+    const result = await validateSessionToken(runtime, token);
+    if (result) {
+      context.locals.user = result.user;
+      context.locals.session = result.session;
+      setSessionCookie(context.cookies, runtime.config, token, result.session.expiresAt);
+    }
+  }
+  return next();
+});
+
+export const onRequest = sequence(checkOrigin, loadSession);

@@ -1,0 +1,13 @@
+import { adminEndpoint, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
+import { articleInputSchema, articleListQuerySchema } from '../../../schemas/article.ts';
+import { createArticle, listArticles } from '../../../server/articles.ts';
+
+export const GET = endpoint(async (context, runtime) => {
+  const query = parseQuery(context.url, articleListQuerySchema);
+  return json(await listArticles(runtime, query, viewerOf(context)));
+});
+
+export const POST = adminEndpoint(async (context, runtime) => {
+  const input = await parseJsonBody(context.request, articleInputSchema);
+  return json(await createArticle(runtime, input), 201);
+});

@@ -1,0 +1,193 @@
+/** The article contract: stored shape, editor input, list filters and public views. */
+import { z } from 'zod';
+import {
+  emptyToUndefined,
+  idSchema,
+  isoDateOrDateTime,
+  pagingQuerySchema,
+  queryBoolean,
+  sectionSchema,
+} from './common.ts';
+
+export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published', 'archived'] as const;
+export const articleStatusSchema = z.enum(ARTICLE_STATUSES, {
+  error: `Expected a status: ${ARTICLE_STATUSES.join(', ')}`,
+});
+export type ArticleStatus = z.infer<typeof articleStatusSchema>;
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2048);
+/** A hero image: a site path (/images/...) or an absolute http(s) URL. */
+export const heroImageSchema = z.union([
+  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~\/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
+  httpUrl,
+]);
+
+const tagSchema = z.string().trim().min(1).max(50);
+
+/** Where an ingested article came from (kept for de-duplication, never shown). */
+export const articleOriginSchema = z.object({
+  sourceId: z.string(),
+  guid: z.string(),
+  canonicalUrl: z.string().optional(),
+});
+
+export const articleSchema = z.object({
+  id: idSchema,
+  title: z.string(),
+  slug: z.string(),
+  dek: z.string().optional(),
+  bodyHtml: z.string(),
+  heroImage: z.string().optional(),
+  section: sectionSchema,
+  tags: z.array(z.string()),
+  authorName: z.string(),
+  sourceLabel: z.string().optional(),
+  sourceUrl: z.string().optional(),
+  publishedAt: z.string().optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+  scheduledFor: z.string().optional(),
+  readingTime: z.number().int().min(1),
+  isEditorsPick: z.boolean(),
+  isBreaking: z.boolean(),
+  status: articleStatusSchema,
+  origin: articleOriginSchema.optional(),
+});
+/** An article as stored (without its counters). */
+export type ArticleRecord = z.infer<typeof articleSchema>;
+
+export const articleCountersSchema = z.object({
+  likes: z.number().int().min(0),
+  dislikes: z.number().int().min(0),
+  views: z.number().int().min(0),
+});
+export type ArticleCounters = z.infer<typeof articleCountersSchema>;
+
+/** An article as the API answers it: the record plus its counters, without internal fields. */
+export type Article = Omit<ArticleRecord, 'origin'> & ArticleCounters;
+
+/** Fields the editor sends on create (POST /api/articles). */
+export const articleInputSchema = z.strictObject({
+  title: z.string().trim().min(1, 'Title is required').max(300),
+  dek: z.preprocess(emptyToUndefined, z.string().trim().max(1000).optional()),
+  bodyHtml: z.preprocess(emptyToUndefined, z.string().max(500_000).optional()),
+  heroImage: z.preprocess(emptyToUndefined, heroImageSchema.optional()),
+  section: sectionSchema.default('home'),
+  tags: z
+    .array(tagSchema)
+    .max(30)
+    .default([])
+    .transform((tags) => [...new Set(tags)]),
+  authorName: z.string().trim().max(100).default(''),
+  sourceLabel: z.preprocess(emptyToUndefined, z.string().trim().max(100).optional()),
+  sourceUrl: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  readingTime: z.number().int().min(1).max(600).optional(),
+  isBreaking: z.boolean().default(false),
+  isEditorsPick: z.boolean().default(false),
+  status: articleStatusSchema.default('draft'),
+  scheduledFor: z.preprocess(emptyToUndefined, z.iso.datetime({ offset: true }).optional()),
+});
+export type ArticleInput = z.infer<typeof articleInputSchema>;
+
+/** PUT /api/articles/{id}: the same body, or any part of it (e.g. just `status`). */
+export const articleUpdateSchema = z.strictObject({
+  title: z.string().trim().min(1, 'Title is required').max(300).optional(),
+  dek: z.preprocess(emptyToUndefined, z.string().trim().max(1000).optional()),
+  bodyHtml: z.string().max(500_000).optional(),
+  heroImage: z.preprocess(emptyToUndefined, heroImageSchema.optional()),
+  section: sectionSchema.optional(),
+  tags: z
+    .array(tagSchema)
+    .max(30)
+    .transform((tags) => [...new Set(tags)])
+    .optional(),
+  authorName: z.string().trim().max(100).optional(),
+  sourceLabel: z.preprocess(emptyToUndefined, z.string().trim().max(100).optional()),
+  sourceUrl: z.preprocess(emptyToUndefined, httpUrl.optional()),
+  readingTime: z.number().int().min(1).max(600).optional(),
+  isBreaking: z.boolean().optional(),
+  isEditorsPick: z.boolean().optional(),
+  status: articleStatusSchema.optional(),
+  scheduledFor: z.preprocess(emptyToUndefined, z.iso.datetime({ offset: true }).nullable().optional()),
+});
+export type ArticleUpdate = z.infer<typeof articleUpdateSchema>;
+
+/** Query of GET /api/articles and /api/articles/count. */
+export const articleListQuerySchema = pagingQuerySchema.extend({
+  search: z.preprocess(emptyToUndefined, z.string().trim().max(200).optional()),
+  section: z.preprocess(emptyToUndefined, sectionSchema.optional()),
+  status: z.preprocess(emptyToUndefined, articleStatusSchema.optional()),
+  source: z.preprocess(emptyToUndefined, z.string().trim().max(200).optional()),
+  dateFrom: z.preprocess(emptyToUndefined, isoDateOrDateTime.optional()),
+  dateTo: z.preprocess(emptyToUndefined, isoDateOrDateTime.optional()),
+  isBreaking: z.preprocess(emptyToUndefined, queryBoolean.optional()),
+});
+export type ArticleListQuery = z.infer<typeof articleListQuerySchema>;
+
+/** Filters the store understands (the API adds visibility on top). */
+export type ArticleFilter = {
+  search?: string | undefined;
+  section?: z.infer<typeof sectionSchema> | undefined;
+  statuses?: readonly ArticleStatus[] | undefined;
+  source?: string | undefined;
+  dateFrom?: string | undefined;
+  dateTo?: string | undefined;
+  isBreaking?: boolean | undefined;
+  isEditorsPick?: boolean | undefined;
+};
+
+export const articleStatsSchema = z.object({
+  totalArticles: z.number().int(),
+  published: z.number().int(),
+  drafts: z.number().int(),
+  scheduled: z.number().int(),
+  archived: z.number().int(),
+});
+export type ArticleStats = z.infer<typeof articleStatsSchema>;
+
+/** POST /api/admin/articles/{id}/adjust-likes|adjust-dislikes */
+export const adjustVotesSchema = z.strictObject({
+  amount: z
+    .number({ error: 'amount must be an integer' })
+    .int('amount must be an integer')
+    .refine((n) => n !== 0, 'amount must not be zero')
+    .refine((n) => Math.abs(n) <= 1_000_000, 'amount is too large'),
+});
+
+export const voteKindSchema = z.enum(['like', 'dislike']);
+export type VoteKind = z.infer<typeof voteKindSchema>;
+
+export const voteResultSchema = z.object({
+  likes: z.number().int(),
+  dislikes: z.number().int(),
+  vote: voteKindSchema.nullable(),
+});
+export type VoteResult = z.infer<typeof voteResultSchema>;
+
+/** GET /api/search and /api/search/count */
+export const searchQuerySchema = pagingQuerySchema.extend({
+  q: z.string().trim().min(1, 'q is required').max(200),
+  section: z.preprocess(
+    emptyToUndefined,
+    z.union([z.literal('all'), sectionSchema]).optional(),
+  ),
+});
+export type SearchQuery = z.infer<typeof searchQuerySchema>;
+
+/** The fields a search result (and an article card) carries. */
+export type ArticleSummary = Pick<
+  Article,
+  | 'id'
+  | 'slug'
+  | 'title'
+  | 'dek'
+  | 'heroImage'
+  | 'section'
+  | 'sourceLabel'
+  | 'sourceUrl'
+  | 'publishedAt'
+  | 'readingTime'
+  | 'isBreaking'
+  | 'isEditorsPick'
+  | 'authorName'
+>;

@@ -1,0 +1,23 @@
+/** Small contracts: page-view beacons, images, regeneration jobs. */
+import { z } from 'zod';
+
+export const pageviewInputSchema = z.strictObject({
+  path: z.string().min(1).max(512).regex(/^\/[^\s]*$/, 'Expected a site path'),
+});
+
+export const normalizeImageInputSchema = z.strictObject({
+  imageUrl: z.string().trim().min(1).max(2048),
+});
+
+/** A regeneration job: one public path to render (or delete) again. */
+export const jobSchema = z.object({
+  id: z.string(),
+  /** The public path, e.g. /article/some-slug or /section/world/page/2 or /sitemap.xml */
+  path: z.string(),
+  createdAt: z.string(),
+  /** Last time the path was (re-)queued; a job re-queued while rendering is rendered again. */
+  queuedAt: z.string(),
+  attempts: z.number().int().min(0),
+  lastError: z.string().optional(),
+});
+export type Job = z.infer<typeof jobSchema>;

@@ -1,0 +1,268 @@
+/** Article domain: listing with visibility rules, editor writes, votes, views and scheduled publishing. */
+import { randomUUID } from 'node:crypto';
+import type {
+  Article,
+  ArticleCounters,
+  ArticleFilter,
+  ArticleInput,
+  ArticleListQuery,
+  ArticleRecord,
+  ArticleStats,
+  ArticleStatus,
+  ArticleSummary,
+  ArticleUpdate,
+  SearchQuery,
+  VoteKind,
+  VoteResult,
+} from '../schemas/article.ts';
+import type { Page } from '../store/types.ts';
+import { badRequest, notFound } from './errors.ts';
+import { computeReadingTime, sanitizeBodyHtml } from './html.ts';
+import { nowIso } from './clock.ts';
+import { emitArticleChanges, type Runtime } from './runtime.ts';
+
+/** Who is asking: anonymous readers see published articles only. */
+export type Viewer = { isAdmin: boolean };
+
+const MAX_SLUG_LENGTH = 80;
+
+/** Lowercase ASCII words joined by hyphens. */
+export function slugify(title: string): string {
+  const slug = title
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_SLUG_LENGTH)
+    .replace(/-+$/g, '');
+  return slug || 'article';
+}
+
+/** A slug not used by another article: `title`, `title-2`, `title-3`... */
+export async function uniqueSlug(runtime: Runtime, title: string, exceptId?: string): Promise<string> {
+  const base = slugify(title);
+  let candidate = base;
+  for (let n = 2; await runtime.store.articles.slugExists(candidate, exceptId); n++) candidate = `${base}-${n}`;
+  return candidate;
+}
+
+export function toArticle(record: ArticleRecord, counters: ArticleCounters): Article {
+  const { origin: _internal, ...rest } = record;
+  return { ...rest, ...counters };
+}
+
+export function toSummary(article: ArticleRecord): ArticleSummary {
+  return {
+    id: article.id,
+    slug: article.slug,
+    title: article.title,
+    dek: article.dek,
+    heroImage: article.heroImage,
+    section: article.section,
+    sourceLabel: article.sourceLabel,
+    sourceUrl: article.sourceUrl,
+    publishedAt: article.publishedAt,
+    readingTime: article.readingTime,
+    isBreaking: article.isBreaking,
+    isEditorsPick: article.isEditorsPick,
+    authorName: article.authorName,
+  };
+}
+
+async function withCounters(runtime: Runtime, records: ArticleRecord[]): Promise<Article[]> {
+  const counters = await runtime.store.counters.getMany(records.map((r) => r.id));
+  return records.map((r) => toArticle(r, counters.get(r.id)!));
+}
+
+function pageOf(query: { page: number; pageSize: number; limit?: number | undefined }): Page {
+  if (query.limit !== undefined) return { offset: 0, limit: query.limit };
+  return { offset: (query.page - 1) * query.pageSize, limit: query.pageSize };
+}
+
+/** The store filter for a list query, with the visibility rule applied. */
+export function articleFilter(query: Omit<ArticleListQuery, 'page' | 'pageSize' | 'limit'>, viewer: Viewer): ArticleFilter {
+  let statuses: ArticleStatus[] | undefined = query.status ? [query.status] : undefined;
+  if (!viewer.isAdmin) statuses = statuses ? statuses.filter((s) => s === 'published') : ['published'];
+  return {
+    search: query.search,
+    section: query.section,
+    statuses,
+    source: query.source,
+    dateFrom: query.dateFrom,
+    dateTo: query.dateTo,
+    isBreaking: query.isBreaking,
+  };
+}
+
+export async function listArticles(runtime: Runtime, query: ArticleListQuery, viewer: Viewer): Promise<Article[]> {
+  const records = await runtime.store.articles.list(articleFilter(query, viewer), pageOf(query), viewer.isAdmin ? 'recent' : 'recent');
+  return withCounters(runtime, records);
+}
+
+export async function countArticles(runtime: Runtime, query: Omit<ArticleListQuery, 'page' | 'pageSize' | 'limit'>, viewer: Viewer): Promise<number> {
+  return runtime.store.articles.count(articleFilter(query, viewer));
+}
+
+export async function getArticleStats(runtime: Runtime): Promise<ArticleStats> {
+  return runtime.store.articles.stats();
+}
+
+function visible(record: ArticleRecord | undefined, viewer: Viewer): record is ArticleRecord {
+  return record !== undefined && (viewer.isAdmin || record.status === 'published');
+}
+
+export async function getArticle(runtime: Runtime, id: string, viewer: Viewer): Promise<Article> {
+  const record = await runtime.store.articles.get(id);
+  if (!visible(record, viewer)) throw notFound('Article');
+  return toArticle(record, await runtime.store.counters.get(id));
+}
+
+export async function getArticleBySlug(runtime: Runtime, slug: string, viewer: Viewer): Promise<Article> {
+  const record = await runtime.store.articles.getBySlug(slug);
+  if (!visible(record, viewer)) throw notFound('Article');
+  return toArticle(record, await runtime.store.counters.get(record.id));
+}
+
+/** Checks and normalises status/scheduledFor: scheduledFor exists only on scheduled articles. */
+function applyStatus(record: ArticleRecord, status: ArticleStatus, scheduledFor: string | null | undefined, now: string): ArticleRecord {
+  const next: ArticleRecord = { ...record, status };
+  if (status === 'scheduled') {
+    const when = scheduledFor === undefined ? record.scheduledFor : (scheduledFor ?? undefined);
+    if (!when) throw badRequest('A scheduled article needs scheduledFor', [{ path: ['scheduledFor'], message: 'Please select a publish date.' }]);
+    next.scheduledFor = new Date(when).toISOString();
+  } else {
+    if (scheduledFor) throw badRequest('scheduledFor is only allowed with status "scheduled"', [{ path: ['scheduledFor'], message: 'Only scheduled articles have a publish date' }]);
+    delete next.scheduledFor;
+  }
+  if (status === 'published' && !next.publishedAt) next.publishedAt = now;
+  return next;
+}
+
+function dropEmpty(record: ArticleRecord): ArticleRecord {
+  const out = { ...record };
+  for (const key of ['dek', 'heroImage', 'sourceLabel', 'sourceUrl', 'scheduledFor', 'publishedAt'] as const) {
+    if (out[key] === undefined || out[key] === '') delete out[key];
+  }
+  return out;
+}
+
+/** Builds a new article record from editor (or feed) input; does not store it. */
+export async function buildArticle(runtime: Runtime, input: ArticleInput, now = nowIso()): Promise<ArticleRecord> {
+  const bodyHtml = sanitizeBodyHtml(input.bodyHtml ?? '');
+  const base: ArticleRecord = {
+    id: randomUUID(),
+    title: input.title,
+    slug: await uniqueSlug(runtime, input.title),
+    dek: input.dek,
+    bodyHtml,
+    heroImage: input.heroImage,
+    section: input.section,
+    tags: input.tags,
+    authorName: input.authorName,
+    sourceLabel: input.sourceLabel,
+    sourceUrl: input.sourceUrl,
+    createdAt: now,
+    updatedAt: now,
+    readingTime: input.readingTime ?? computeReadingTime(bodyHtml),
+    isBreaking: input.isBreaking,
+    isEditorsPick: input.isEditorsPick,
+    status: 'draft',
+  };
+  return dropEmpty(applyStatus(base, input.status, input.scheduledFor, now));
+}
+
+export async function createArticle(runtime: Runtime, input: ArticleInput): Promise<Article> {
+  const record = await buildArticle(runtime, input);
+  await runtime.store.articles.insert(record);
+  await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
+  return toArticle(record, { likes: 0, dislikes: 0, views: 0 });
+}
+
+export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate): Promise<Article> {
+  const before = await runtime.store.articles.get(id);
+  if (!before) throw notFound('Article');
+  const now = nowIso();
+  const { status, scheduledFor, bodyHtml, readingTime, ...fields } = update;
+  let next: ArticleRecord = { ...before, updatedAt: now };
+  for (const [key, value] of Object.entries(fields)) {
+    if (value !== undefined) (next as Record<string, unknown>)[key] = value;
+  }
+  // Optional text fields sent empty are cleared (the editor omits them when empty).
+  for (const key of ['dek', 'heroImage', 'sourceLabel', 'sourceUrl'] as const) {
+    if (key in update && update[key] === undefined) delete next[key];
+  }
+  if (bodyHtml !== undefined) {
+    next.bodyHtml = sanitizeBodyHtml(bodyHtml);
+    if (readingTime === undefined) next.readingTime = computeReadingTime(next.bodyHtml);
+  }
+  if (readingTime !== undefined) next.readingTime = readingTime;
+  next = applyStatus(next, status ?? before.status, scheduledFor, now);
+  next = dropEmpty(next);
+  await runtime.store.articles.replace(next);
+  await emitArticleChanges(runtime, [{ before, after: next }]);
+  return toArticle(next, await runtime.store.counters.get(id));
+}
+
+export async function deleteArticle(runtime: Runtime, id: string): Promise<void> {
+  const before = await runtime.store.articles.get(id);
+  if (!before) throw notFound('Article');
+  await runtime.store.articles.delete(id);
+  await runtime.store.comments.deleteForArticle(id);
+  await runtime.store.counters.deleteArticle(id);
+  await emitArticleChanges(runtime, [{ before, after: undefined }]);
+}
+
+/** Publishes every scheduled article that came due, exactly once each; answers those published. */
+export async function publishDueArticles(runtime: Runtime, now = nowIso()): Promise<ArticleRecord[]> {
+  const due = await runtime.store.articles.listDue(now);
+  const changes = [];
+  for (const article of due) {
+    const published = await runtime.store.articles.publishIfScheduled(article.id, now);
+    if (published) changes.push({ before: article, after: published });
+  }
+  await emitArticleChanges(runtime, changes);
+  return changes.map((c) => c.after);
+}
+
+export async function voteOnArticle(runtime: Runtime, id: string, visitorId: string, kind: VoteKind): Promise<VoteResult> {
+  const record = await runtime.store.articles.get(id);
+  if (!visible(record, { isAdmin: false })) throw notFound('Article');
+  const { likes, dislikes, vote } = await runtime.store.counters.vote(id, visitorId, kind);
+  return { likes, dislikes, vote };
+}
+
+export async function getVoteState(runtime: Runtime, id: string, visitorId: string | undefined): Promise<VoteResult> {
+  const record = await runtime.store.articles.get(id);
+  if (!visible(record, { isAdmin: false })) throw notFound('Article');
+  const { likes, dislikes } = await runtime.store.counters.get(id);
+  const vote = visitorId ? ((await runtime.store.counters.visitorVote(id, visitorId)) ?? null) : null;
+  return { likes, dislikes, vote };
+}
+
+export async function adjustArticleVotes(runtime: Runtime, id: string, kind: VoteKind, amount: number): Promise<ArticleCounters> {
+  if (!(await runtime.store.articles.get(id))) throw notFound('Article');
+  return runtime.store.counters.adjust(id, kind, amount);
+}
+
+/** Counts a page view; article pages also increment the article's views. */
+export async function recordPageView(runtime: Runtime, path: string): Promise<void> {
+  const match = /^\/article\/([^/?#]+)\/?$/.exec(path);
+  if (!match) return;
+  let slug: string;
+  try {
+    slug = decodeURIComponent(match[1]!);
+  } catch {
+    return;
+  }
+  const record = await runtime.store.articles.getBySlug(slug);
+  if (record && record.status === 'published') await runtime.store.counters.incrementViews(record.id);
+}
+
+/** Published articles matching a search query, by relevance then recency. */
+export async function searchArticles(runtime: Runtime, query: SearchQuery): Promise<{ items: ArticleSummary[]; total: number }> {
+  const filter: ArticleFilter = { statuses: ['published'], section: query.section === 'all' ? undefined : query.section };
+  const { items, total } = await runtime.store.articles.search(query.q, filter, pageOf(query));
+  return { items: items.map(toSummary), total };
+}

@@ -1,0 +1,151 @@
+/**
+ * Accounts and sessions after Lucia's published design: a random token in the cookie, only its
+ * SHA-256 stored, sliding 30-day expiry, logout deletes the session server-side.
+ */
+import { randomUUID } from 'node:crypto';
+import { sha256 } from '@oslojs/crypto/sha2';
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
+import { hash, verify } from '@node-rs/argon2';
+import type { PublicUser, Session, User } from '../schemas/auth.ts';
+import type { Runtime } from './runtime.ts';
+import { AppError, unauthorized } from './errors.ts';
+import { checkLoginThrottle, clearLoginFailures, recordLoginFailure } from './rate-limit.ts';
+import { nowIso } from './clock.ts';
+
+export const SESSION_COOKIE = 'session';
+const DAY_MS = 24 * 60 * 60 * 1000;
+export const SESSION_LIFETIME_MS = 30 * DAY_MS;
+const SESSION_RENEW_WITHIN_MS = 15 * DAY_MS;
+
+// OWASP's argon2id baseline (19 MiB, 2 iterations, 1 lane).
+const ARGON2 = { memoryCost: 19456, timeCost: 2, parallelism: 1 } as const;
+
+/** 20 random bytes as base32: 160 bits of entropy. */
+export function generateSessionToken(): string {
+  const bytes = new Uint8Array(20);
+  crypto.getRandomValues(bytes);
+  return encodeBase32LowerCaseNoPadding(bytes);
+}
+
+export function sessionIdFromToken(token: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+}
+
+export async function hashPassword(password: string): Promise<string> {
+  return hash(password, ARGON2);
+}
+
+export async function verifyPassword(passwordHash: string, password: string): Promise<boolean> {
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}
+
+export function toPublicUser(user: User): PublicUser {
+  return { id: user.id, username: user.username };
+}
+
+export async function createSession(runtime: Runtime, userId: string): Promise<{ token: string; session: Session }> {
+  const token = generateSessionToken();
+  const now = Date.now();
+  const session: Session = {
+    id: sessionIdFromToken(token),
+    userId,
+    createdAt: new Date(now).toISOString(),
+    expiresAt: new Date(now + SESSION_LIFETIME_MS).toISOString(),
+  };
+  await runtime.store.sessions.insert(session);
+  return { token, session };
+}
+
+/** The session and user behind a token, extending the session when it is past half its life. */
+export async function validateSessionToken(runtime: Runtime, token: string): Promise<{ session: Session; user: User } | undefined> {
+  if (!/^[a-z2-7]{32}$/.test(token)) return undefined;
+  const id = sessionIdFromToken(token);
+  const session = await runtime.store.sessions.get(id);
+  if (!session) return undefined;
+  const now = Date.now();
+  const expiresAt = Date.parse(session.expiresAt);
+  if (expiresAt <= now) {
+    await runtime.store.sessions.delete(id);
+    return undefined;
+  }
+  const user = await runtime.store.users.get(session.userId);
+  if (!user) {
+    await runtime.store.sessions.delete(id);
+    return undefined;
+  }
+  if (expiresAt - now < SESSION_RENEW_WITHIN_MS) {
+    session.expiresAt = new Date(now + SESSION_LIFETIME_MS).toISOString();
+    await runtime.store.sessions.setExpiry(id, session.expiresAt);
+  }
+  return { session, user };
+}
+
+export async function invalidateSession(runtime: Runtime, sessionId: string): Promise<void> {
+  await runtime.store.sessions.delete(sessionId);
+}
+
+// A hash to verify against when the username is unknown, so timing does not reveal which usernames exist.
+let dummyHash: Promise<string> | undefined;
+
+/** Checks credentials under the login throttle; answers a new session for the user. */
+export async function logIn(
+  runtime: Runtime,
+  credentials: { username: string; password: string },
+  clientIp: string,
+): Promise<{ token: string; session: Session; user: User }> {
+  const keys = [`ip:${clientIp}`, `user:${credentials.username.toLowerCase()}`];
+  await checkLoginThrottle(runtime, keys);
+  const user = await runtime.store.users.getByUsername(credentials.username);
+  dummyHash ??= hashPassword('not-a-real-password-just-timing');
+  const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), credentials.password);
+  if (!user || !ok) {
+    await recordLoginFailure(runtime, keys);
+    throw new AppError(401, 'Invalid username or password.');
+  }
+  await clearLoginFailures(runtime, keys);
+  const { token, session } = await createSession(runtime, user.id);
+  return { token, session, user };
+}
+
+/** Creates a user, or resets the password of an existing one. */
+export async function upsertUser(runtime: Runtime, username: string, password: string): Promise<User> {
+  if (password.length < 8) throw new AppError(400, 'Passwords need at least 8 characters');
+  const existing = await runtime.store.users.getByUsername(username);
+  const user = await runtime.store.users.upsert({
+    id: existing?.id ?? randomUUID(),
+    username: existing?.username ?? username,
+    passwordHash: await hashPassword(password),
+    createdAt: existing?.createdAt ?? nowIso(),
+  });
+  if (existing) await runtime.store.sessions.deleteForUser(existing.id);
+  return user;
+}
+
+/** A readable random password: 4 groups of 5 base32 characters (100 bits). */
+export function generatePassword(): string {
+  const bytes = new Uint8Array(13);
+  crypto.getRandomValues(bytes);
+  return encodeBase32LowerCaseNoPadding(bytes).slice(0, 20).match(/.{5}/g)!.join('-');
+}
+
+/**
+ * Creates the first admin on first start from ADMIN_USERNAME / ADMIN_PASSWORD; with no password a
+ * random one is generated. Answers the credentials to print once, or undefined when users exist.
+ */
+export async function ensureFirstAdmin(runtime: Runtime): Promise<{ username: string; password: string; generated: boolean } | undefined> {
+  if ((await runtime.store.users.count()) > 0) return undefined;
+  const username = runtime.config.ADMIN_USERNAME;
+  const generated = runtime.config.ADMIN_PASSWORD === undefined;
+  const password = runtime.config.ADMIN_PASSWORD ?? generatePassword();
+  await upsertUser(runtime, username, password);
+  return { username, password, generated };
+}
+
+export function requireUser(user: User | undefined): User {
+  if (!user) throw unauthorized();
+  return user;
+}

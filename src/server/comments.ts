@@ -1,0 +1,62 @@
+/** Comments: post-moderated, plain text, newest first; admins see and moderate hidden ones. */
+import { randomUUID } from 'node:crypto';
+import type { Comment, CommentInput, CommentListQuery, PublicComment } from '../schemas/comment.ts';
+import type { Runtime } from './runtime.ts';
+import type { Viewer } from './articles.ts';
+import { notFound } from './errors.ts';
+import { nowIso } from './clock.ts';
+
+export function toPublicComment(comment: Comment): PublicComment {
+  const { authorEmail: _private, ...rest } = comment;
+  return rest;
+}
+
+const MAX_THREAD = 500;
+
+/** Comments of a published article: visible ones for readers, all (with e-mail) for admins. */
+export async function listArticleComments(runtime: Runtime, articleId: string, viewer: Viewer): Promise<PublicComment[] | Comment[]> {
+  const article = await runtime.store.articles.get(articleId);
+  if (!article || (!viewer.isAdmin && article.status !== 'published')) throw notFound('Article');
+  const comments = await runtime.store.comments.list(
+    { articleId, status: viewer.isAdmin ? undefined : 'visible' },
+    { offset: 0, limit: MAX_THREAD },
+  );
+  return viewer.isAdmin ? comments : comments.map(toPublicComment);
+}
+
+/** Adds a visible comment; a filled honeypot is accepted silently and dropped. */
+export async function addComment(runtime: Runtime, articleId: string, input: CommentInput): Promise<PublicComment> {
+  const article = await runtime.store.articles.get(articleId);
+  if (!article || article.status !== 'published') throw notFound('Article');
+  const comment: Comment = {
+    id: randomUUID(),
+    articleId,
+    authorName: input.authorName,
+    authorEmail: input.authorEmail,
+    content: input.content,
+    status: 'visible',
+    createdAt: nowIso(),
+  };
+  if (input.website && input.website.trim() !== '') return toPublicComment(comment);
+  await runtime.store.comments.insert(comment);
+  return toPublicComment(comment);
+}
+
+export async function setCommentStatus(runtime: Runtime, id: string, status: Comment['status']): Promise<Comment> {
+  const updated = await runtime.store.comments.setStatus(id, status);
+  if (!updated) throw notFound('Comment');
+  return updated;
+}
+
+export async function deleteComment(runtime: Runtime, id: string): Promise<void> {
+  if (!(await runtime.store.comments.delete(id))) throw notFound('Comment');
+}
+
+export async function listComments(runtime: Runtime, query: CommentListQuery): Promise<Comment[]> {
+  const page = query.limit !== undefined ? { offset: 0, limit: query.limit } : { offset: (query.page - 1) * query.pageSize, limit: query.pageSize };
+  return runtime.store.comments.list({ search: query.search, status: query.status }, page);
+}
+
+export async function countComments(runtime: Runtime, query: Pick<CommentListQuery, 'search' | 'status'>): Promise<number> {
+  return runtime.store.comments.count({ search: query.search, status: query.status });
+}

@@ -1,0 +1,30 @@
+/** Domain errors with the HTTP status the API edge maps them to. */
+
+export type AppErrorIssue = { path: (string | number)[]; message: string };
+
+export class AppError extends Error {
+  /** Brand checked instead of instanceof: the server script and the Astro bundle each load a copy of this module. */
+  readonly isAppError = true;
+  readonly status: number;
+  readonly issues: AppErrorIssue[] | undefined;
+  readonly headers: Record<string, string> | undefined;
+
+  constructor(status: number, message: string, options: { issues?: AppErrorIssue[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+    super(message, { cause: options.cause });
+    this.name = 'AppError';
+    this.status = status;
+    this.issues = options.issues;
+    this.headers = options.headers;
+  }
+}
+
+export function isAppError(error: unknown): error is AppError {
+  return typeof error === 'object' && error !== null && (error as { isAppError?: unknown }).isAppError === true;
+}
+
+export const notFound = (what: string) => new AppError(404, `${what} not found`);
+export const badRequest = (message: string, issues?: AppErrorIssue[]) => new AppError(400, message, issues ? { issues } : {});
+export const conflict = (message: string) => new AppError(409, message);
+export const unauthorized = (message = 'Sign in required') => new AppError(401, message);
+export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, please try again later.') =>
+  new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });

@@ -1,0 +1,53 @@
+/** Per-key rate limits (fixed windows) and the login throttle (growing delays), over the store's limits. */
+import type { Runtime } from './runtime.ts';
+import { tooManyRequests } from './errors.ts';
+
+export type RateLimitRule = { name: string; limit: number; windowMs: number };
+
+/** Limits per client IP; generous for people, tight for scripts. */
+export const RATE_LIMITS = {
+  comment: { name: 'comment', limit: 5, windowMs: 60_000 },
+  vote: { name: 'vote', limit: 60, windowMs: 60_000 },
+  newsletter: { name: 'newsletter', limit: 5, windowMs: 60_000 },
+  pageview: { name: 'pageview', limit: 120, windowMs: 60_000 },
+  upload: { name: 'upload', limit: 30, windowMs: 60_000 },
+} satisfies Record<string, RateLimitRule>;
+
+/** Counts one hit; throws a 429 AppError with Retry-After once the window is full. */
+export async function consumeRateLimit(runtime: Runtime, rule: RateLimitRule, key: string): Promise<void> {
+  const now = Date.now();
+  const { count, resetAt } = await runtime.store.limits.hit(`rl:${rule.name}:${key}`, rule.windowMs, now);
+  if (count > rule.limit) throw tooManyRequests((resetAt - now) / 1000);
+}
+
+type Throttle = { failures: number; lockedUntil: number };
+
+const THROTTLE_FREE_FAILURES = 3;
+const THROTTLE_MAX_DELAY_MS = 15 * 60_000;
+const THROTTLE_MEMORY_MS = 60 * 60_000;
+
+/** Throws 429 while any of the keys (IP, username) is locked out. */
+export async function checkLoginThrottle(runtime: Runtime, keys: string[]): Promise<void> {
+  const now = Date.now();
+  let wait = 0;
+  for (const key of keys) {
+    const throttle = await runtime.store.limits.get<Throttle>(`login:${key}`, now);
+    if (throttle && throttle.lockedUntil > now) wait = Math.max(wait, throttle.lockedUntil - now);
+  }
+  if (wait > 0) throw tooManyRequests(wait / 1000, 'Too many sign-in attempts. Please wait before trying again.');
+}
+
+/** After a failure: 3 free tries, then 1 s, 2 s, 4 s... up to 15 minutes, per key. */
+export async function recordLoginFailure(runtime: Runtime, keys: string[]): Promise<void> {
+  const now = Date.now();
+  for (const key of keys) {
+    const previous = (await runtime.store.limits.get<Throttle>(`login:${key}`, now)) ?? { failures: 0, lockedUntil: 0 };
+    const failures = previous.failures + 1;
+    const delay = failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
+    await runtime.store.limits.set<Throttle>(`login:${key}`, { failures, lockedUntil: now + delay }, now + THROTTLE_MEMORY_MS);
+  }
+}
+
+export async function clearLoginFailures(runtime: Runtime, keys: string[]): Promise<void> {
+  for (const key of keys) await runtime.store.limits.delete(`login:${key}`);
+}

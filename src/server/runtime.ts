@@ -1,0 +1,84 @@
+/**
+ * The running application: configuration, the open store and the hooks other subsystems plug into.
+ * It is registered on globalThis because the server script and the Astro bundle each load their own
+ * copy of this module, and both must share one store (one lock, one set of in-memory indexes).
+ */
+import type { Config } from '../config.ts';
+import { getConfig } from '../config.ts';
+import type { ArticleRecord } from '../schemas/article.ts';
+import { openStore, type Store } from '../store/index.ts';
+
+/** One article before and after a write (undefined before = created, undefined after = deleted). */
+export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
+
+export type RuntimeHooks = {
+  /** Called after article writes that may change public pages; the publishing pipeline enqueues regeneration here. */
+  articlesChanged: Array<(changes: ArticleChange[]) => Promise<void> | void>;
+};
+
+export type Runtime = {
+  config: Config;
+  store: Store;
+  hooks: RuntimeHooks;
+  /** Background services started with the server (scheduler, regeneration worker, feed fetcher). */
+  services: Map<string, { stop(): Promise<void> | void }>;
+};
+
+const KEY = Symbol.for('meridian-news.runtime');
+const READ_KEY = Symbol.for('meridian-news.read-store');
+type Registry = { [KEY]?: Promise<Runtime>; [READ_KEY]?: Promise<Store> };
+const registry = globalThis as unknown as Registry;
+
+/** Opens the store for writing and registers the runtime for this process. */
+export function startRuntime(config: Config = getConfig()): Promise<Runtime> {
+  if (registry[KEY]) throw new Error('The runtime is already started in this process');
+  const started = openStore(config.DATA_DIR, 'write').then((store) => ({
+    config,
+    store,
+    hooks: { articlesChanged: [] },
+    services: new Map(),
+  }));
+  registry[KEY] = started;
+  started.catch(() => {
+    delete registry[KEY];
+  });
+  return started;
+}
+
+/** The runtime of this process; started on first use when nothing registered one (astro dev). */
+export function useRuntime(): Promise<Runtime> {
+  return registry[KEY] ?? startRuntime();
+}
+
+/** Whether a runtime has been started in this process. */
+export function hasRuntime(): boolean {
+  return registry[KEY] !== undefined;
+}
+
+/**
+ * The store for rendering pages: the live one inside the server, or a read-only snapshot in a
+ * build process (which must not take the lock: the server may be running while cron rebuilds).
+ */
+export async function useReadStore(): Promise<Store> {
+  const live = registry[KEY];
+  if (live) return (await live).store;
+  registry[READ_KEY] ??= openStore(getConfig().DATA_DIR, 'read');
+  return registry[READ_KEY];
+}
+
+/** Stops background services and closes the store. */
+export async function stopRuntime(): Promise<void> {
+  const started = registry[KEY];
+  if (!started) return;
+  const runtime = await started;
+  for (const service of runtime.services.values()) await service.stop();
+  runtime.services.clear();
+  await runtime.store.close();
+  delete registry[KEY];
+}
+
+/** Tells the subscribed subsystems which articles changed. */
+export async function emitArticleChanges(runtime: Runtime, changes: ArticleChange[]): Promise<void> {
+  if (changes.length === 0) return;
+  for (const hook of runtime.hooks.articlesChanged) await hook(changes);
+}

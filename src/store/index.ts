@@ -1,0 +1,10 @@
+/** Opens the configured store implementation; everything above this line is unaware which one runs. */
+import type { Store, StoreMode } from './types.ts';
+import { openLowdbStore } from './lowdb/index.ts';
+
+export type { Store, StoreMode } from './types.ts';
+export { StoreLockedError } from './types.ts';
+
+export async function openStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+  return openLowdbStore(dataDir, mode);
+}

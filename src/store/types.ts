@@ -1,0 +1,152 @@
+/** The Store interface: every read and write of the product goes through it; implementations are swappable. */
+import type { ArticleCounters, ArticleFilter, ArticleRecord, ArticleStats, VoteKind } from '../schemas/article.ts';
+import type { Comment, CommentFilter } from '../schemas/comment.ts';
+import type { NewsSource } from '../schemas/source.ts';
+import type { Subscriber } from '../schemas/newsletter.ts';
+import type { Session, User } from '../schemas/auth.ts';
+import type { Job } from '../schemas/misc.ts';
+
+export type Page = { offset: number; limit: number };
+
+/** Sort orders the article listing supports. `recent`: publishedAt (else updatedAt) newest first. */
+export type ArticleSort = 'recent' | 'updated';
+
+/** Records answered by a repository are shared with its indexes: treat them as read-only. */
+export interface ArticleRepository {
+  get(id: string): Promise<ArticleRecord | undefined>;
+  getBySlug(slug: string): Promise<ArticleRecord | undefined>;
+  /** Articles matching the filter, in the given order, sliced by page. */
+  list(filter: ArticleFilter, page: Page, sort?: ArticleSort): Promise<ArticleRecord[]>;
+  count(filter: ArticleFilter): Promise<number>;
+  /** Full-text search over title, dek, body, author, tags and source label: relevance, then recency. */
+  search(query: string, filter: ArticleFilter, page: Page): Promise<{ items: ArticleRecord[]; total: number }>;
+  stats(): Promise<ArticleStats>;
+  /** Whether a slug is taken (by an article other than `exceptId`). */
+  slugExists(slug: string, exceptId?: string): Promise<boolean>;
+  /** Finds an ingested article by its origin (source + guid) or canonical URL. */
+  findByOrigin(sourceId: string, guid: string): Promise<ArticleRecord | undefined>;
+  findByCanonicalUrl(url: string): Promise<ArticleRecord | undefined>;
+  /** Scheduled articles whose scheduledFor is at or before `now`. */
+  listDue(now: string): Promise<ArticleRecord[]>;
+  insert(article: ArticleRecord): Promise<void>;
+  /** Replaces a stored article; answers false when it does not exist. */
+  replace(article: ArticleRecord): Promise<boolean>;
+  /** Publishes a scheduled article if it is still scheduled (compare-and-set, exactly once). */
+  publishIfScheduled(id: string, now: string): Promise<ArticleRecord | undefined>;
+  delete(id: string): Promise<boolean>;
+  /** Monotonic version of the article collection, bumped by every write. */
+  version(): Promise<number>;
+}
+
+export interface CounterRepository {
+  get(articleId: string): Promise<ArticleCounters>;
+  getMany(articleIds: readonly string[]): Promise<Map<string, ArticleCounters>>;
+  /** Records a visitor's vote; idempotent per visitor, moves the vote when it changes. */
+  vote(articleId: string, visitorId: string, kind: VoteKind): Promise<ArticleCounters & { vote: VoteKind }>;
+  visitorVote(articleId: string, visitorId: string): Promise<VoteKind | undefined>;
+  /** Adds (or, negative, removes) likes or dislikes, never below zero. */
+  adjust(articleId: string, kind: VoteKind, amount: number): Promise<ArticleCounters>;
+  incrementViews(articleId: string): Promise<void>;
+  deleteArticle(articleId: string): Promise<void>;
+}
+
+export interface CommentRepository {
+  get(id: string): Promise<Comment | undefined>;
+  /** Newest first. */
+  list(filter: CommentFilter, page: Page): Promise<Comment[]>;
+  count(filter: CommentFilter): Promise<number>;
+  insert(comment: Comment): Promise<void>;
+  setStatus(id: string, status: Comment['status']): Promise<Comment | undefined>;
+  delete(id: string): Promise<boolean>;
+  deleteForArticle(articleId: string): Promise<void>;
+}
+
+export interface SourceRepository {
+  get(id: string): Promise<NewsSource | undefined>;
+  list(): Promise<NewsSource[]>;
+  insert(source: NewsSource): Promise<void>;
+  /** Applies a partial change; answers the updated source or undefined when missing. */
+  update(id: string, change: Partial<Omit<NewsSource, 'id'>>): Promise<NewsSource | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+export interface SubscriberRepository {
+  getByEmail(email: string): Promise<Subscriber | undefined>;
+  getByToken(token: string): Promise<Subscriber | undefined>;
+  /** Inserts or re-activates a subscription; idempotent per e-mail. */
+  upsert(subscriber: Subscriber): Promise<Subscriber>;
+  unsubscribe(token: string, at: string): Promise<Subscriber | undefined>;
+  count(): Promise<number>;
+}
+
+export interface UserRepository {
+  get(id: string): Promise<User | undefined>;
+  getByUsername(username: string): Promise<User | undefined>;
+  count(): Promise<number>;
+  /** Inserts the user, or replaces the one with the same username. */
+  upsert(user: User): Promise<User>;
+}
+
+export interface SessionRepository {
+  get(id: string): Promise<Session | undefined>;
+  insert(session: Session): Promise<void>;
+  setExpiry(id: string, expiresAt: string): Promise<void>;
+  delete(id: string): Promise<void>;
+  deleteForUser(userId: string): Promise<void>;
+  deleteExpired(now: string): Promise<number>;
+}
+
+export interface JobRepository {
+  /** Adds jobs for paths not already queued (coalescing); answers the number added. */
+  enqueue(paths: readonly string[], now: string): Promise<number>;
+  /** Oldest first. */
+  list(limit: number): Promise<Job[]>;
+  /** Removes a job once done, unless it was re-queued after `startedAt` (then it stays). */
+  complete(id: string, startedAt: string): Promise<void>;
+  fail(id: string, error: string): Promise<void>;
+  size(): Promise<number>;
+}
+
+/** Short-lived keyed state for rate limits and login throttling. */
+export interface LimitRepository {
+  /** Atomically counts a hit in a fixed window; answers the count and when the window resets (ms). */
+  hit(key: string, windowMs: number, now: number): Promise<{ count: number; resetAt: number }>;
+  get<T>(key: string, now: number): Promise<T | undefined>;
+  set<T>(key: string, value: T, expiresAt: number): Promise<void>;
+  delete(key: string): Promise<void>;
+}
+
+/** Settings the application keeps beside its data (secret, render manifest). */
+export interface MetaRepository {
+  get<T>(key: string): Promise<T | undefined>;
+  set<T>(key: string, value: T): Promise<void>;
+}
+
+export interface Store {
+  /** Identifies this store's data (stable for a DATA_DIR), for the render manifest. */
+  readonly id: string;
+  readonly articles: ArticleRepository;
+  readonly counters: CounterRepository;
+  readonly comments: CommentRepository;
+  readonly sources: SourceRepository;
+  readonly subscribers: SubscriberRepository;
+  readonly users: UserRepository;
+  readonly sessions: SessionRepository;
+  readonly jobs: JobRepository;
+  readonly limits: LimitRepository;
+  readonly meta: MetaRepository;
+  /** Waits for pending writes and releases the lock. */
+  close(): Promise<void>;
+}
+
+export type StoreMode = 'write' | 'read';
+
+export class StoreLockedError extends Error {
+  constructor(dataDir: string, pid: number | undefined) {
+    super(
+      `Another process${pid ? ` (pid ${pid})` : ''} is using the data folder ${dataDir}. ` +
+        'Stop it first, or start this one with a different DATA_DIR.',
+    );
+    this.name = 'StoreLockedError';
+  }
+}

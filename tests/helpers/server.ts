@@ -1,0 +1,131 @@
+/** Starts the real built server (scripts/serve.ts) on a free port with its own DATA_DIR, for API and e2e tests. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
+
+export type TestServer = {
+  url: string;
+  dataDir: string;
+  process: ChildProcess;
+  /** Everything the server printed so far. */
+  output: () => string;
+  /** SIGTERM and wait for exit. */
+  stop: () => Promise<void>;
+  /** SIGKILL (crash) and wait for exit. */
+  kill: () => Promise<void>;
+};
+
+export function makeDataDir(prefix = 'meridian-test-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/**
+ * Spawns the server and resolves once it prints its address. SEED defaults to `none` so tests
+ * start from an empty store; pass { SEED: 'demo' } for demo content.
+ */
+export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
+  const dataDir = options.dataDir ?? makeDataDir();
+  const child = spawn(process.execPath, [path.join(ROOT, 'scripts/serve.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      PORT: '0',
+      HOST: '127.0.0.1',
+      DATA_DIR: dataDir,
+      SEED: 'none',
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      ...options.env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Server did not start in 30 s:\n${output}`)), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Server exited with code ${code}:\n${output}`));
+    });
+  });
+  return {
+    url,
+    dataDir,
+    process: child,
+    output: () => output,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+    kill: async () => {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+/** A small HTTP client for API tests: same-origin Origin header, cookie jar, JSON bodies. */
+export class ApiClient {
+  readonly baseUrl: string;
+  cookies = new Map<string, string>();
+
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl;
+  }
+
+  async request(method: string, pathname: string, options: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { Origin: this.baseUrl, ...options.headers };
+    if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    let body = options.body;
+    if (options.json !== undefined) {
+      headers['Content-Type'] ??= 'application/json';
+      body = JSON.stringify(options.json);
+    }
+    const response = await fetch(new URL(pathname, this.baseUrl), { method, headers, body: body ?? null, redirect: 'manual' });
+    for (const cookie of response.headers.getSetCookie()) {
+      const [pair] = cookie.split(';');
+      const index = pair!.indexOf('=');
+      const name = pair!.slice(0, index);
+      const value = pair!.slice(index + 1);
+      if (value === '' || /max-age=0/i.test(cookie)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+    return response;
+  }
+
+  get(pathname: string, headers?: Record<string, string>) {
+    return this.request('GET', pathname, headers ? { headers } : {});
+  }
+  post(pathname: string, json?: unknown) {
+    return this.request('POST', pathname, json === undefined ? {} : { json });
+  }
+  put(pathname: string, json?: unknown) {
+    return this.request('PUT', pathname, json === undefined ? {} : { json });
+  }
+  delete(pathname: string) {
+    return this.request('DELETE', pathname);
+  }
+
+  /** Signs in as the test admin. */
+  async login(username: string = ADMIN.username, password: string = ADMIN.password): Promise<void> {
+    const response = await this.post('/api/auth/login', { username, password });
+    if (response.status !== 200) throw new Error(`Login failed: ${response.status} ${await response.text()}`);
+  }
+}
