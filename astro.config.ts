@@ -1,11 +1,17 @@
 import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
+import path from 'node:path';
+
+// OUT_DIR lets several builds (tests, benchmarks, parallel work) live side by side. @default "dist"
+const outDir = process.env.OUT_DIR ?? 'dist';
 
 // Reader pages opt into prerendering (`export const prerender = true`); everything else is on demand.
 export default defineConfig({
   site: process.env.SITE_URL ?? 'http://localhost:4321',
   output: 'server',
+  outDir,
+  cacheDir: path.join(outDir, '.astro-cache'),
   adapter: node({ mode: 'middleware', bodySizeLimit: 11 * 1024 * 1024 }),
   integrations: [react()],
   trailingSlash: 'never',

@@ -3,7 +3,11 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 
-export const BUILD_INFO = 'dist/.build-info.json';
+/** The build output folder (OUT_DIR, default dist). */
+export function outDirOf(root: string): string {
+  return path.resolve(root, process.env.OUT_DIR ?? 'dist');
+}
+
 
 type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number };
 
@@ -29,14 +33,14 @@ export function sourceStamp(root: string): number {
 
 export function readBuildInfo(root: string): BuildInfo | undefined {
   try {
-    return JSON.parse(fs.readFileSync(path.join(root, BUILD_INFO), 'utf8')) as BuildInfo;
+    return JSON.parse(fs.readFileSync(path.join(outDirOf(root), '.build-info.json'), 'utf8')) as BuildInfo;
   } catch {
     return undefined;
   }
 }
 
 export function needsBuild(root: string, store: { id: string; version: number }): string | undefined {
-  if (!fs.existsSync(path.join(root, 'dist/server/entry.mjs'))) return 'no build yet';
+  if (!fs.existsSync(path.join(outDirOf(root), 'server/entry.mjs'))) return 'no build yet';
   const info = readBuildInfo(root);
   if (!info) return 'no build info';
   if (info.sourceStamp < sourceStamp(root)) return 'sources changed';
@@ -49,5 +53,5 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
   const stamp = sourceStamp(root);
   execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, stdio: 'inherit', env });
   const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
-  fs.writeFileSync(path.join(root, BUILD_INFO), JSON.stringify(info));
+  fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
 }

@@ -9,7 +9,8 @@ import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const entry = path.join(root, 'dist/server/entry.mjs');
+const outDir = path.resolve(root, process.env.OUT_DIR ?? 'dist');
+const entry = path.join(outDir, 'server/entry.mjs');
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -21,7 +22,7 @@ async function main(): Promise<void> {
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
-  const server = createHttpServer({ clientDir: path.join(root, 'dist/client'), imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
+  const server = createHttpServer({ clientDir: path.join(outDir, 'client'), imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;

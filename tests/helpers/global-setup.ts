@@ -5,7 +5,7 @@ import path from 'node:path';
 import { ROOT } from './server.ts';
 
 export default function setup(): void {
-  if (process.env.MERIDIAN_BUILT === '1' && fs.existsSync(path.join(ROOT, 'dist/server/entry.mjs'))) return;
+  if (process.env.MERIDIAN_BUILT === '1' && fs.existsSync(path.join(ROOT, process.env.OUT_DIR ?? 'dist', 'server/entry.mjs'))) return;
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build'], {
     cwd: ROOT,
     stdio: 'inherit',
