@@ -48,10 +48,18 @@ export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S
   return parseWith(schema, Object.fromEntries(url.searchParams), 'Invalid query');
 }
 
+/**
+ * A 413 answered before the body was read: `Connection: close` so the client does not reuse a
+ * connection that still carries the unread rest of its upload (it would fail the next request).
+ */
+function bodyTooLarge(maxBytes: number): AppError {
+  return new AppError(413, `Request body is larger than ${maxBytes} bytes`, { headers: { Connection: 'close' } });
+}
+
 /** Reads a request body up to a byte limit; a larger body is a 413. */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw new AppError(413, `Request body is larger than ${maxBytes} bytes`);
+  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
   if (!request.body) return new Uint8Array();
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -62,7 +70,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
     total += value.byteLength;
     if (total > maxBytes) {
       await reader.cancel().catch(() => {});
-      throw new AppError(413, `Request body is larger than ${maxBytes} bytes`);
+      throw bodyTooLarge(maxBytes);
     }
     chunks.push(value);
   }
@@ -75,10 +83,20 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
   return out;
 }
 
-/** Reads and parses a JSON body: 415 for another content type, 413 when too large, 400 when malformed or invalid. */
-export async function parseJsonBody<S extends z.ZodType>(request: Request, schema: S, maxBytes = MAX_JSON_BYTES): Promise<z.output<S>> {
+/**
+ * Reads and parses a JSON body: 415 for another content type, 413 when too large, 400 when malformed or invalid.
+ * `acceptTextPlain` is for beacons: navigator.sendBeacon sends a JSON string as text/plain.
+ */
+export async function parseJsonBody<S extends z.ZodType>(
+  request: Request,
+  schema: S,
+  maxBytes = MAX_JSON_BYTES,
+  options: { acceptTextPlain?: boolean } = {},
+): Promise<z.output<S>> {
   const type = request.headers.get('content-type') ?? '';
-  if (!/^application\/(?:[\w.+-]+\+)?json\b/i.test(type)) {
+  const isJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
+  const isText = options.acceptTextPlain === true && /^text\/plain\b/i.test(type);
+  if (!isJson && !isText) {
     throw new AppError(415, 'Expected a JSON body (Content-Type: application/json)');
   }
   const bytes = await readBodyBytes(request, maxBytes);
@@ -109,6 +127,19 @@ export function toErrorResponse(error: unknown): Response {
   if (isAppError(error)) return errorResponse(error.status, error.message, error.issues, error.headers);
   console.error('[api] unexpected error', error);
   return errorResponse(500, 'Internal server error');
+}
+
+/**
+ * The `ALL` export of a route: answers 405 with an Allow header for methods the route does not
+ * export (Astro would answer an empty 404), and serves HEAD from GET.
+ */
+export function allowMethods(handlers: Partial<Record<'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE', APIRoute>>): APIRoute {
+  const allowed = Object.keys(handlers);
+  if (handlers.GET) allowed.push('HEAD');
+  return (context) => {
+    if (context.request.method === 'HEAD' && handlers.GET) return handlers.GET(context);
+    return errorResponse(405, `Method ${context.request.method} is not allowed here`, undefined, { Allow: allowed.join(', ') });
+  };
 }
 
 export type Handler = (context: APIContext, runtime: Runtime) => Promise<Response> | Response;

@@ -6,6 +6,7 @@ import {
   isoDateOrDateTime,
   pagingQuerySchema,
   queryBoolean,
+  SECTIONS,
   sectionSchema,
 } from './common.ts';
 
@@ -29,6 +30,8 @@ export const articleOriginSchema = z.object({
   sourceId: z.string(),
   guid: z.string(),
   canonicalUrl: z.string().optional(),
+  /** Hash of the upstream item as last ingested: a new hash means the item was edited upstream. */
+  fingerprint: z.string().optional(),
 });
 
 export const articleSchema = z.object({
@@ -167,9 +170,14 @@ export type VoteResult = z.infer<typeof voteResultSchema>;
 /** GET /api/search and /api/search/count */
 export const searchQuerySchema = pagingQuerySchema.extend({
   q: z.string().trim().min(1, 'q is required').max(200),
+  // One enum (not a union) so an unknown section such as `markets` gets a readable message.
   section: z.preprocess(
     emptyToUndefined,
-    z.union([z.literal('all'), sectionSchema]).optional(),
+    z
+      .enum(['all', ...SECTIONS], {
+        error: (issue) => `Unknown section "${String(issue.input)}"; expected all or one of ${SECTIONS.join(', ')}`,
+      })
+      .optional(),
   ),
 });
 export type SearchQuery = z.infer<typeof searchQuerySchema>;

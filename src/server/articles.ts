@@ -266,3 +266,10 @@ export async function searchArticles(runtime: Runtime, query: SearchQuery): Prom
   const { items, total } = await runtime.store.articles.search(query.q, filter, pageOf(query));
   return { items: items.map(toSummary), total };
 }
+
+/** How many published articles match a search query (the total behind the paged results). */
+export async function countSearchResults(runtime: Runtime, query: Pick<SearchQuery, 'q' | 'section'>): Promise<number> {
+  const filter: ArticleFilter = { statuses: ['published'], section: query.section === 'all' ? undefined : query.section };
+  const { total } = await runtime.store.articles.search(query.q, filter, { offset: 0, limit: 0 });
+  return total;
+}

@@ -9,6 +9,8 @@ export default function setup(): void {
   execFileSync(process.execPath, [path.join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build'], {
     cwd: ROOT,
     stdio: 'inherit',
-    env: { ...process.env, DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-build-')), SEED: 'none' },
+    // NODE_ENV=production as in `npm run build`: vitest sets NODE_ENV=test, which would compile JSX for
+    // React's dev runtime, and the server (run with NODE_ENV=production) would fail to render islands.
+    env: { ...process.env, NODE_ENV: 'production', DATA_DIR: fs.mkdtempSync(path.join(ROOT, '.data-build-')), SEED: 'none' },
   });
 }

@@ -24,6 +24,8 @@ export function acquireLock(dataDir: string): () => void {
       const release = () => {
         if (released) return;
         released = true;
+        // Unhook from exit so opening and closing stores many times does not pile up listeners.
+        process.off('exit', release);
         try {
           if (fs.readFileSync(lockPath, 'utf8').trim() === String(process.pid)) fs.unlinkSync(lockPath);
         } catch {

@@ -1,4 +1,5 @@
-import { adminEndpoint, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
+/** GET /api/articles (filtered, paged; readers see published only) and POST /api/articles (admin, 201). */
+import { adminEndpoint, allowMethods, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
 import { articleInputSchema, articleListQuerySchema } from '../../../schemas/article.ts';
 import { createArticle, listArticles } from '../../../server/articles.ts';
 
@@ -11,3 +12,5 @@ export const POST = adminEndpoint(async (context, runtime) => {
   const input = await parseJsonBody(context.request, articleInputSchema);
   return json(await createArticle(runtime, input), 201);
 });
+
+export const ALL = allowMethods({ GET, POST });

@@ -1,4 +1,5 @@
-import { clientIp, endpoint, json, parseJsonBody } from '../../../api/http.ts';
+/** POST /api/auth/login: checks credentials under the login throttle and sets a fresh session cookie. */
+import { allowMethods, clientIp, endpoint, json, parseJsonBody } from '../../../api/http.ts';
 import { setSessionCookie } from '../../../api/cookies.ts';
 import { loginInputSchema } from '../../../schemas/auth.ts';
 import { invalidateSession, logIn, toPublicUser } from '../../../server/auth.ts';
@@ -11,3 +12,5 @@ export const POST = endpoint(async (context, runtime) => {
   setSessionCookie(context.cookies, runtime.config, token, session.expiresAt);
   return json({ user: toPublicUser(user) });
 });
+
+export const ALL = allowMethods({ POST });

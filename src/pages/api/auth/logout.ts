@@ -1,9 +1,13 @@
-import { endpoint, noContent } from '../../../api/http.ts';
+/** POST /api/auth/logout: deletes the session on the server and clears the cookie (204 even when signed out). */
+import { allowMethods, endpoint, expectEmptyBody, noContent } from '../../../api/http.ts';
 import { deleteSessionCookie } from '../../../api/cookies.ts';
 import { invalidateSession } from '../../../server/auth.ts';
 
 export const POST = endpoint(async (context, runtime) => {
+  await expectEmptyBody(context.request);
   if (context.locals.session) await invalidateSession(runtime, context.locals.session.id);
   deleteSessionCookie(context.cookies, runtime.config);
   return noContent();
 });
+
+export const ALL = allowMethods({ POST });

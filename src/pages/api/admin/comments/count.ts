@@ -1,0 +1,11 @@
+/** GET /api/admin/comments/count: the count behind GET /api/admin/comments for the same filters. */
+import { adminEndpoint, allowMethods, json, parseQuery } from '../../../../api/http.ts';
+import { commentListQuerySchema } from '../../../../schemas/comment.ts';
+import { countComments } from '../../../../server/comments.ts';
+
+export const GET = adminEndpoint(async (context, runtime) => {
+  const query = parseQuery(context.url, commentListQuerySchema);
+  return json({ count: await countComments(runtime, query) });
+});
+
+export const ALL = allowMethods({ GET });

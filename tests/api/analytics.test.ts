@@ -1,0 +1,75 @@
+/** POST /api/analytics/pageview: the first-party beacon (JSON or text/plain), article views, validation, rate limit. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { TestServer } from '../helpers/server.ts';
+import type { Article } from '../../src/schemas/article.ts';
+import { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, startApiServer } from './support.ts';
+
+let server: TestServer;
+let admin: TestClient;
+let article: Article;
+
+beforeAll(async () => {
+  server = await startApiServer();
+  admin = await adminClient(server);
+  article = await createArticle(admin, { title: 'Read me', status: 'published' });
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+async function views(id: string): Promise<number> {
+  return (await read<Article>(await admin.get(`/api/articles/${id}`))).body.views;
+}
+
+describe('POST /api/analytics/pageview', () => {
+  it('answers 204 and counts article views (JSON and sendBeacon text/plain)', async () => {
+    const client = new TestClient(server.url);
+    const json = await client.post('/api/analytics/pageview', { path: `/article/${article.slug}` });
+    expect(json.status).toBe(204);
+    expect(await json.text()).toBe('');
+    const beacon = await client.request('POST', '/api/analytics/pageview', { body: JSON.stringify({ path: `/article/${article.slug}` }), headers: { 'Content-Type': 'text/plain;charset=UTF-8' } });
+    expect(beacon.status).toBe(204);
+    expect(await views(article.id)).toBe(2);
+  });
+
+  it('accepts other site paths without counting article views', async () => {
+    const client = new TestClient(server.url);
+    for (const path of ['/section/world', '/search?q=x', '/article/unknown-slug', '/article/%E0%A4%A']) {
+      expect((await client.post('/api/analytics/pageview', { path })).status, path).toBe(204);
+    }
+    const draft = await createArticle(admin, { title: 'Draft view' });
+    expect((await client.post('/api/analytics/pageview', { path: `/article/${draft.slug}` })).status).toBe(204);
+    expect(await views(draft.id)).toBe(0);
+    expect(await views(article.id)).toBe(2);
+  });
+
+  it('refuses bad paths and bodies (400, 415, 413)', async () => {
+    const client = new TestClient(server.url);
+    for (const body of [{ path: 'https://evil.example/' }, { path: '' }, { path: '/a b' }, {}, { path: `/${'x'.repeat(600)}` }, { path: '/', extra: 1 }]) {
+      await expectError(await client.post('/api/analytics/pageview', body), 400);
+    }
+    await expectError(await client.request('POST', '/api/analytics/pageview', { body: 'path=/', headers: { 'Content-Type': 'text/plain' } }), 400, /Malformed/);
+    await expectError(await client.request('POST', '/api/analytics/pageview', { body: '{"path":"/"}', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415);
+    await expectError(await client.request('POST', '/api/analytics/pageview', { body: JSON.stringify({ path: `/${'x'.repeat(10_000)}` }), headers: { 'Content-Type': 'application/json' } }), 413);
+    await expectError(await client.request('POST', '/api/analytics/pageview', { json: { path: '/' }, headers: { Origin: 'https://evil.example' } }), 403);
+  });
+
+  it('rate limits per IP with 429 and Retry-After', async () => {
+    const client = new TestClient(server.url, '10.96.0.1');
+    let limited: Response | undefined;
+    let accepted = 0;
+    for (let i = 0; i < 130 && !limited; i++) {
+      const response = await client.post('/api/analytics/pageview', { path: '/section/world' });
+      if (response.status === 429) limited = response;
+      else accepted++;
+    }
+    expect(accepted).toBe(120);
+    expect(Number(limited!.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    await expectError(limited!, 429);
+  });
+});
+
+it('keeps the data files valid JSON after the bad input', () => {
+  expectDataFilesValid(server.dataDir);
+});

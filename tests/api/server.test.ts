@@ -1,0 +1,89 @@
+/** The server as a whole: health, unknown /api paths, methods, and one process per DATA_DIR. */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { TestClient, expectDataFilesValid, expectError, read, startApiServer } from './support.ts';
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startApiServer();
+});
+
+afterAll(async () => {
+  await server?.stop();
+});
+
+describe('GET /api/health', () => {
+  it('answers ok with the queue depth', async () => {
+    const { status, body } = await read(await new TestClient(server.url).get('/api/health'));
+    expect(status).toBe(200);
+    expect(body).toEqual({ ok: true, jobs: expect.any(Number) });
+  });
+
+  it('answers HEAD like GET, without a body', async () => {
+    const response = await new TestClient(server.url).request('HEAD', '/api/health');
+    expect(response.status).toBe(200);
+    expect(await response.text()).toBe('');
+  });
+});
+
+describe('unknown /api paths', () => {
+  it('answer 404 JSON for every method', async () => {
+    const client = new TestClient(server.url);
+    for (const [method, path] of [
+      ['GET', '/api/nope'],
+      ['GET', '/api/articles/some-id/unknown'],
+      ['POST', '/api/admin/anything'],
+      ['DELETE', '/api/a/b/c/d'],
+      ['GET', '/api/comments'],
+    ] as const) {
+      const error = await expectError(await client.request(method, path), 404);
+      expect(error.error).toContain(path);
+    }
+  });
+
+  it('answer 404 JSON, not a 500, for paths with broken percent-encoding', async () => {
+    const client = new TestClient(server.url);
+    await expectError(await client.get('/api/articles/%ZZ'), 404);
+    await expectError(await client.get('/api/articles/by-slug/%E0%A4%A'), 404);
+    await expectError(await client.post('/api/articles/%ZZ/like'), 404);
+  });
+
+  it('answer 405 with Allow for a known path and another method', async () => {
+    const response = await new TestClient(server.url).request('PUT', '/api/auth/me');
+    await expectError(response, 405);
+    expect(response.headers.get('allow')).toBe('GET, HEAD');
+  });
+});
+
+describe('the DATA_DIR lock', () => {
+  it('refuses a second server on the same DATA_DIR with exit code 2 and a clear message', async () => {
+    const error = await startServer({ dataDir: server.dataDir }).then(
+      async (second) => {
+        await second.stop();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error!.message).toMatch(/exited with code 2/);
+    expect(error!.message).toMatch(/Cannot start: Another process \(pid \d+\) is using the data folder/);
+    // The first server is unaffected.
+    expect((await new TestClient(server.url).get('/api/health')).status).toBe(200);
+  });
+
+  it('lets a new server take over after a crash (stale lock)', async () => {
+    const crashing = await startApiServer();
+    await crashing.kill();
+    const next = await startServer({ dataDir: crashing.dataDir });
+    try {
+      expect((await new TestClient(next.url).get('/api/health')).status).toBe(200);
+    } finally {
+      await next.stop();
+    }
+  });
+});
+
+it('keeps the data files valid JSON', () => {
+  expectDataFilesValid(server.dataDir);
+});

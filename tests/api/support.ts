@@ -1,0 +1,78 @@
+/** Shared pieces of the API tests: a server per file, clients with their own client IP, fixtures over HTTP. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { ADMIN, ApiClient, startServer, type TestServer } from '../helpers/server.ts';
+import type { Article, ArticleInput } from '../../src/schemas/article.ts';
+
+export { ADMIN };
+
+/**
+ * Starts the built server with TRUST_PROXY so each client can present its own address: the rate
+ * limits are per IP, and one test exhausting a window must not throttle the next one.
+ */
+export function startApiServer(env: Record<string, string> = {}): Promise<TestServer> {
+  return startServer({ env: { TRUST_PROXY: 'true', ...env } });
+}
+
+let nextIp = 1;
+
+/** A client that sends X-Forwarded-For with an address of its own (a fresh one unless given). */
+export class TestClient extends ApiClient {
+  readonly ip: string;
+
+  constructor(baseUrl: string, ip = `10.0.${Math.floor(nextIp / 250)}.${(nextIp++ % 250) + 1}`) {
+    super(baseUrl);
+    this.ip = ip;
+  }
+
+  override request(method: string, pathname: string, options: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}) {
+    return super.request(method, pathname, { ...options, headers: { 'X-Forwarded-For': this.ip, ...options.headers } });
+  }
+}
+
+/** A signed-in admin client. */
+export async function adminClient(server: TestServer): Promise<TestClient> {
+  const client = new TestClient(server.url);
+  await client.login(ADMIN.username, ADMIN.password);
+  return client;
+}
+
+/** Creates an article through the API (as admin) and answers it. */
+export async function createArticle(admin: ApiClient, input: Partial<ArticleInput> & { title: string }): Promise<Article> {
+  const response = await admin.post('/api/articles', { bodyHtml: '<p>Body text.</p>', ...input });
+  expect(response.status, await response.clone().text()).toBe(201);
+  return (await response.json()) as Article;
+}
+
+/** Answers the status and parsed JSON body of a response. */
+export async function read<T = any>(response: Response): Promise<{ status: number; body: T }> {
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
+}
+
+/** Asserts the API's error shape and status. */
+export async function expectError(response: Response, status: number, message?: RegExp): Promise<{ error: string; issues?: { path: (string | number)[]; message: string }[] }> {
+  const text = await response.text();
+  expect(response.status, text).toBe(status);
+  expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+  const body = JSON.parse(text) as { error: string; issues?: { path: (string | number)[]; message: string }[] };
+  expect(typeof body.error).toBe('string');
+  if (message) expect(body.error).toMatch(message);
+  return body;
+}
+
+/** Every collection file in DATA_DIR must parse as JSON (atomic writes, no half-written files). */
+export function expectDataFilesValid(dataDir: string): void {
+  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json'));
+  expect(files.length).toBeGreaterThan(0);
+  for (const file of files) {
+    const text = fs.readFileSync(path.join(dataDir, file), 'utf8');
+    expect(() => JSON.parse(text), file).not.toThrow();
+  }
+}
+
+/** Reads one collection file of the server's DATA_DIR. */
+export function readDataFile<T = any>(dataDir: string, name: string): T {
+  return JSON.parse(fs.readFileSync(path.join(dataDir, `${name}.json`), 'utf8')) as T;
+}
