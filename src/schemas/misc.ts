@@ -9,6 +9,14 @@ export const normalizeImageInputSchema = z.strictObject({
   imageUrl: z.string().trim().min(1).max(2048),
 });
 
+/** POST /api/images/upload-url: a one-time URL on this server to PUT the raw file to. */
+export const uploadUrlResultSchema = z.object({ uploadURL: z.string() });
+export type UploadUrlResult = z.infer<typeof uploadUrlResultSchema>;
+
+/** POST /api/images/normalize: the public path of the 1200 px WebP, which becomes heroImage. */
+export const normalizeImageResultSchema = z.object({ path: z.string().regex(/^\/images\/[a-f0-9]{32}\/1200\.webp$/) });
+export type NormalizeImageResult = z.infer<typeof normalizeImageResultSchema>;
+
 /** A regeneration job: one public path to render (or delete) again. */
 export const jobSchema = z.object({
   id: z.string(),

@@ -1,0 +1,89 @@
+/**
+ * The feed scheduler: fetches every enabled RSS source once per FEED_FETCH_INTERVAL_MINUTES, each
+ * at its own offset so sources do not all fire together, never one source twice at once.
+ */
+import { createHash } from 'node:crypto';
+import type { NewsSource } from '../../schemas/source.ts';
+import type { Runtime } from '../runtime.ts';
+import { isFetching, runExclusive, settleFetches } from './feed-fetch.ts';
+
+/** Fetches running at once across all sources: a slow feed must not hold up the rest, nor many flood the network. */
+const MAX_CONCURRENT_FETCHES = 2;
+
+export type FeedScheduler = {
+  /** Runs one pass now (tests and the first pass after start). */
+  tick(): Promise<void>;
+  stop(): Promise<void>;
+};
+
+/** A stable offset in [0, spreadMs) per source, so the same source keeps its slot across restarts. */
+function offsetOf(sourceId: string, spreadMs: number): number {
+  const n = createHash('sha256').update(sourceId).digest().readUInt32BE(0);
+  return (n / 0x1_0000_0000) * spreadMs;
+}
+
+/**
+ * When a source is next due: one interval after its last fetch (or its creation: a new source is
+ * fetched by the editor's fetch-now or at its first slot), plus its offset, and not before a Retry-After.
+ */
+export function nextDueAt(source: NewsSource, intervalMs: number): number {
+  const spread = Math.min(intervalMs * 0.2, 5 * 60_000);
+  const last = Date.parse(source.lastFetchedAt ?? source.createdAt);
+  const due = (Number.isNaN(last) ? 0 : last) + intervalMs + offsetOf(source.id, spread);
+  const retry = source.retryAfter ? Date.parse(source.retryAfter) : Number.NaN;
+  return Number.isNaN(retry) ? due : Math.max(due, retry);
+}
+
+/** Starts the scheduler; it checks for due sources several times per interval (at most every 30 s). */
+export function startFeedScheduler(runtime: Runtime, log: (line: string) => void = console.log): FeedScheduler {
+  const intervalMs = runtime.config.FEED_FETCH_INTERVAL_MINUTES * 60_000;
+  const tickMs = Math.min(30_000, Math.max(250, intervalMs / 4));
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  const active = new Set<Promise<unknown>>();
+
+  async function pass(): Promise<void> {
+    const now = Date.now();
+    const sources = await runtime.store.sources.list();
+    const due = sources
+      .filter((s) => s.type === 'rss' && s.enabled && !isFetching(s.id) && nextDueAt(s, intervalMs) <= now)
+      .sort((a, b) => nextDueAt(a, intervalMs) - nextDueAt(b, intervalMs));
+    for (const source of due) {
+      if (stopped) return;
+      while (active.size >= MAX_CONCURRENT_FETCHES) await Promise.race(active);
+      if (isFetching(source.id)) continue;
+      const task = runExclusive(runtime, source).then(
+        (outcome) => log(`[ingest] ${source.name}: ${outcome.message}`),
+        (error: unknown) => log(`[ingest] ${source.name}: ${error instanceof Error ? error.message : String(error)}`),
+      );
+      active.add(task);
+      void task.finally(() => active.delete(task));
+    }
+    await Promise.allSettled([...active]);
+  }
+
+  function tick(): Promise<void> {
+    // One pass at a time: a pass still waiting on slow feeds is not doubled by the next tick.
+    running ??= pass()
+      .catch((error: unknown) => log(`[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`))
+      .finally(() => {
+        running = undefined;
+      });
+    return running;
+  }
+
+  const timer = setInterval(() => {
+    if (!stopped) void tick();
+  }, tickMs);
+  timer.unref();
+
+  return {
+    tick,
+    async stop() {
+      stopped = true;
+      clearInterval(timer);
+      await running;
+      await settleFetches();
+    },
+  };
+}
