@@ -1,0 +1,16 @@
+/** The signed-in user as every island sees it: one shared query of GET /api/auth/me, null when signed out. */
+import { useQuery } from '@tanstack/react-query';
+import { api } from '../../lib/api-client.ts';
+import type { PublicUser } from '../../schemas/auth.ts';
+
+export const CURRENT_USER_KEY = ['/api/auth/me'] as const;
+
+export function useCurrentUser() {
+  return useQuery({
+    queryKey: CURRENT_USER_KEY,
+    queryFn: async ({ signal }) => {
+      const answer = await api.get<{ user: PublicUser } | null>('/api/auth/me', { on401: 'returnNull', signal });
+      return answer?.user ?? null;
+    },
+  });
+}

@@ -1,0 +1,32 @@
+/** The reader's cookie choice (remembered in localStorage) and the first-party page-view beacon that waits for it. */
+
+export type ConsentChoice = 'accepted' | 'declined';
+export const CONSENT_KEY = 'meridian-cookie-consent';
+export const PAGEVIEW_ENDPOINT = '/api/analytics/pageview';
+
+export function readConsent(): ConsentChoice | undefined {
+  try {
+    const value = localStorage.getItem(CONSENT_KEY);
+    return value === 'accepted' || value === 'declined' ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+export function storeConsent(choice: ConsentChoice): void {
+  try {
+    localStorage.setItem(CONSENT_KEY, choice);
+  } catch {
+    // Storage disabled: the choice lasts for this page only.
+  }
+}
+
+/** Reports this page view once per page load (sendBeacon survives navigation and never blocks it). */
+export function sendPageView(path: string = location.pathname): void {
+  const marker = window as unknown as { __meridianPageViewSent?: boolean };
+  if (marker.__meridianPageViewSent) return;
+  marker.__meridianPageViewSent = true;
+  const body = JSON.stringify({ path });
+  if (navigator.sendBeacon?.(PAGEVIEW_ENDPOINT, body)) return;
+  void fetch(PAGEVIEW_ENDPOINT, { method: 'POST', body, keepalive: true, credentials: 'include', headers: { 'Content-Type': 'application/json' } }).catch(() => {});
+}

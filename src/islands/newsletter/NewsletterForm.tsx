@@ -1,0 +1,53 @@
+/** Footer newsletter sign-up: checks the address, posts it, and reports the outcome with a toast. */
+import { useState, type FormEvent } from 'react';
+import { useMutation } from '@tanstack/react-query';
+import { api, serverMessageOf } from '../../lib/api-client.ts';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import { toast } from '../toast/toast-store.ts';
+
+function NewsletterForm() {
+  const [email, setEmail] = useState('');
+  const subscribe = useMutation({
+    mutationFn: (address: string) => api.post('/api/newsletter/subscribe', { email: address }),
+    onSuccess: () => {
+      setEmail('');
+      toast({ title: 'Success!', description: "You've been subscribed to our newsletter." });
+    },
+    onError: (error) =>
+      toast({ title: 'Subscription failed', description: serverMessageOf(error, 'Please try again later.'), variant: 'destructive' }),
+  });
+
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    // SPEC section 5: an address without '@' is refused here and nothing is sent.
+    if (!email.includes('@')) {
+      toast({ title: 'Invalid email', description: 'Please enter a valid email address.', variant: 'destructive' });
+      return;
+    }
+    subscribe.mutate(email.trim());
+  };
+
+  return (
+    <form className="newsletter-form" onSubmit={onSubmit} noValidate aria-label="Newsletter sign-up">
+      <label htmlFor="newsletter-email" className="visually-hidden">
+        Email address
+      </label>
+      <input
+        id="newsletter-email"
+        className="input"
+        type="email"
+        name="email"
+        autoComplete="email"
+        placeholder="you@example.com"
+        value={email}
+        onChange={(event) => setEmail(event.target.value)}
+        disabled={subscribe.isPending}
+      />
+      <button type="submit" className="btn btn-primary" disabled={subscribe.isPending}>
+        {subscribe.isPending ? 'Subscribing…' : 'Subscribe'}
+      </button>
+    </form>
+  );
+}
+
+export default withQueryClient(NewsletterForm);

@@ -1,0 +1,172 @@
+/** The search screen: query box, section chips, results grid and pagination, with q, section and page kept in the URL. */
+import { useEffect, useState, type FormEvent } from 'react';
+import { useQuery } from '@tanstack/react-query';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import { NAV_SECTIONS } from '../../schemas/common.ts';
+import { ArticleCard } from '../cards/ArticleCard.tsx';
+import { listPaginationItems } from '../shared/pagination.ts';
+import { SECTION_LABELS } from '../shared/sections.ts';
+import { runSearch, SEARCH_PAGE_SIZE, type SearchRequest } from './search-source.ts';
+
+/** DECISIONS.md: the chips are all plus the seven nav sections (no markets). */
+export const SEARCH_CHIPS = ['all', ...NAV_SECTIONS] as const;
+
+function readUrl(): SearchRequest {
+  const params = new URLSearchParams(window.location.search);
+  const section = params.get('section') ?? 'all';
+  const page = Number(params.get('page'));
+  return {
+    q: (params.get('q') ?? '').trim(),
+    section: (SEARCH_CHIPS as readonly string[]).includes(section) ? section : 'all',
+    page: Number.isInteger(page) && page > 0 ? page : 1,
+  };
+}
+
+function writeUrl(state: SearchRequest): void {
+  const params = new URLSearchParams();
+  if (state.q) params.set('q', state.q);
+  if (state.section !== 'all') params.set('section', state.section);
+  if (state.page > 1) params.set('page', String(state.page));
+  const qs = params.toString();
+  window.history.pushState(null, '', qs ? `/search?${qs}` : '/search');
+}
+
+function SearchPage({ siteName }: { siteName: string }) {
+  // Undefined until mounted: the prerendered HTML cannot know the URL's query.
+  const [state, setState] = useState<SearchRequest | undefined>(undefined);
+  const [input, setInput] = useState('');
+
+  useEffect(() => {
+    const sync = () => {
+      const next = readUrl();
+      setState(next);
+      setInput(next.q);
+    };
+    sync();
+    window.addEventListener('popstate', sync);
+    return () => window.removeEventListener('popstate', sync);
+  }, []);
+
+  useEffect(() => {
+    if (!state) return;
+    document.title = state.q ? `Search Results for ${state.q} | ${siteName}` : `Search Articles | ${siteName}`;
+  }, [state, siteName]);
+
+  const { data, isFetching, isError } = useQuery({
+    queryKey: ['search', state?.q, state?.section, state?.page],
+    queryFn: ({ signal }) => runSearch(state!, signal),
+    enabled: Boolean(state?.q),
+  });
+
+  const navigate = (next: SearchRequest, scroll = false) => {
+    setState(next);
+    writeUrl(next);
+    if (scroll) window.scrollTo({ top: 0, behavior: 'smooth' });
+  };
+  const onSubmit = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    navigate({ q: input.trim(), section: state?.section ?? 'all', page: 1 });
+  };
+
+  const totalPages = data ? Math.ceil(data.total / SEARCH_PAGE_SIZE) : 0;
+  const current = state?.page ?? 1;
+
+  return (
+    <div className="search-page">
+      <h1>Search Articles</h1>
+      <form className="search-form" role="search" onSubmit={onSubmit} aria-label="Search articles">
+        <label htmlFor="search-input" className="visually-hidden">
+          Search query
+        </label>
+        <input
+          id="search-input"
+          className="input search-input"
+          type="search"
+          name="q"
+          placeholder="Search articles, topics, authors..."
+          value={input}
+          onChange={(event) => setInput(event.target.value)}
+          autoComplete="off"
+        />
+        <button type="submit" className="btn btn-primary">
+          Search
+        </button>
+      </form>
+      <div className="chips" role="group" aria-label="Filter by section">
+        {SEARCH_CHIPS.map((chip) => (
+          <button
+            key={chip}
+            type="button"
+            className="chip"
+            aria-pressed={(state?.section ?? 'all') === chip}
+            onClick={() => navigate({ q: state?.q ?? '', section: chip, page: 1 })}
+          >
+            {chip === 'all' ? 'All' : SECTION_LABELS[chip]}
+          </button>
+        ))}
+      </div>
+
+      <div className="search-results" aria-live="polite" aria-busy={isFetching}>
+        {state && !state.q && <p className="empty-state">Enter a search query to find articles</p>}
+        {state?.q && data && (
+          <p className="results-summary" data-testid="results-summary">
+            Showing results for: <strong>{state.q}</strong>{' '}
+            <span className="results-count">
+              ({data.total} {data.total === 1 ? 'result' : 'results'}
+              {totalPages > 1 ? `, page ${current} of ${totalPages}` : ''})
+            </span>
+          </p>
+        )}
+        {state?.q && isFetching && !data && <p className="results-loading">Searching…</p>}
+        {state?.q && isError && <p className="empty-state">Search is unavailable right now. Please try again later.</p>}
+        {state?.q && data && data.items.length === 0 && <p className="empty-state">No articles found matching {state.q}</p>}
+        {data && data.items.length > 0 && (
+          <ul className="card-grid" aria-label="Search results" data-engine={data.engine}>
+            {data.items.map((article) => (
+              <li key={article.slug}>
+                <ArticleCard article={article} />
+              </li>
+            ))}
+          </ul>
+        )}
+      </div>
+
+      {state && totalPages > 1 && (
+        <nav aria-label="Search result pages">
+          <ul className="pagination">
+            <li>
+              <button type="button" disabled={current <= 1} onClick={() => navigate({ ...state, page: current - 1 }, true)}>
+                ← Previous
+              </button>
+            </li>
+            {listPaginationItems(current, totalPages).map((item) => (
+              <li key={item.kind === 'page' ? item.page : item.key}>
+                {item.kind === 'ellipsis' ? (
+                  <span className="ellipsis" aria-hidden="true">
+                    …
+                  </span>
+                ) : (
+                  <button
+                    type="button"
+                    aria-current={item.page === current ? 'page' : undefined}
+                    aria-label={`Page ${item.page}`}
+                    onClick={() => navigate({ ...state, page: item.page }, true)}
+                  >
+                    {item.page}
+                  </button>
+                )}
+              </li>
+            ))}
+            <li>
+              <button type="button" disabled={current >= totalPages} onClick={() => navigate({ ...state, page: current + 1 }, true)}>
+                Next →
+              </button>
+            </li>
+          </ul>
+        </nav>
+      )}
+    </div>
+  );
+}
+
+export default withQueryClient(SearchPage);

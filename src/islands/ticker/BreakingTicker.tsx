@@ -1,0 +1,31 @@
+/** The breaking-news ticker: published breaking articles (10 at most), refreshed every 60 seconds. */
+import { useQuery } from '@tanstack/react-query';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import type { Article } from '../../schemas/article.ts';
+
+/** SPEC section 9: ticker limit and refresh. */
+export const TICKER_LIMIT = 10;
+export const TICKER_REFRESH_MS = 60_000;
+
+function BreakingTicker() {
+  const { data } = useQuery<Article[]>({
+    queryKey: ['/api/articles', { isBreaking: 'true', limit: TICKER_LIMIT }],
+    refetchInterval: TICKER_REFRESH_MS,
+  });
+  if (!data || data.length === 0) return null;
+  const items = data.map((article) => (
+    <li key={article.id}>
+      <a href={`/article/${encodeURIComponent(article.slug)}`}>{article.title}</a>
+    </li>
+  ));
+  return (
+    <section className="ticker" aria-label="Breaking news" data-testid="breaking-ticker">
+      <span className="ticker-label">Breaking</span>
+      <div className="ticker-track">
+        <ul className="ticker-list">{items}</ul>
+      </div>
+    </section>
+  );
+}
+
+export default withQueryClient(BreakingTicker);

@@ -1,0 +1,58 @@
+/** Like and dislike buttons with live counts: one vote per browser, disabled while a vote is being recorded. */
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api } from '../../lib/api-client.ts';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import type { VoteKind, VoteResult } from '../../schemas/article.ts';
+import { toast } from '../toast/toast-store.ts';
+
+const MESSAGES: Record<VoteKind, { success: string; failure: string }> = {
+  like: { success: 'Your like has been recorded (10 points).', failure: 'Failed to record your like.' },
+  dislike: { success: 'Your feedback has been recorded (1 point).', failure: 'Failed to record your feedback.' },
+};
+
+function VoteBar({ articleId }: { articleId: string }) {
+  const queryClient = useQueryClient();
+  const key = ['/api/articles', articleId, 'vote'];
+  const { data } = useQuery<VoteResult>({ queryKey: key });
+  const vote = useMutation({
+    mutationFn: (kind: VoteKind) => api.post<VoteResult | undefined>(`/api/articles/${encodeURIComponent(articleId)}/${kind}`),
+    onSuccess: async (result, kind) => {
+      if (result && typeof result.likes === 'number') queryClient.setQueryData(key, result);
+      else await queryClient.invalidateQueries({ queryKey: key });
+      toast({ title: 'Thanks for your feedback!', description: MESSAGES[kind].success });
+    },
+    onError: (_error, kind) => toast({ title: 'Error', description: MESSAGES[kind].failure, variant: 'destructive' }),
+  });
+
+  const count = (n: number | undefined) => (n === undefined ? '–' : n.toLocaleString('en-US'));
+  return (
+    <div className="vote-bar" role="group" aria-label="Rate this article" data-testid="vote-bar">
+      <button
+        type="button"
+        className="vote-btn"
+        aria-pressed={data?.vote === 'like'}
+        disabled={vote.isPending}
+        onClick={() => vote.mutate('like')}
+        data-testid="like-button"
+      >
+        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M7 11v9H4v-9zm2 9h8.2a2 2 0 0 0 2-1.6l1.2-6A2 2 0 0 0 18.4 10H14l.7-3.5a1.8 1.8 0 0 0-3.3-1.3L9 10z" fill="currentColor" /></svg>
+        <span>Like</span>
+        <span className="vote-count" data-testid="like-count">{count(data?.likes)}</span>
+      </button>
+      <button
+        type="button"
+        className="vote-btn"
+        aria-pressed={data?.vote === 'dislike'}
+        disabled={vote.isPending}
+        onClick={() => vote.mutate('dislike')}
+        data-testid="dislike-button"
+      >
+        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M17 13V4h3v9zm-2-9H6.8a2 2 0 0 0-2 1.6l-1.2 6A2 2 0 0 0 5.6 14H10l-.7 3.5a1.8 1.8 0 0 0 3.3 1.3L15 14z" fill="currentColor" /></svg>
+        <span>Dislike</span>
+        <span className="vote-count" data-testid="dislike-count">{count(data?.dislikes)}</span>
+      </button>
+    </div>
+  );
+}
+
+export default withQueryClient(VoteBar);

@@ -1,0 +1,98 @@
+/** Data loaders for the reader pages: what each prerendered route (and its on-demand twin) renders, read from the store. */
+import { DEFAULT_PAGE_SIZE, NAV_SECTIONS, SECTIONS, sectionSchema, type Section } from '../schemas/common.ts';
+import type { Article, ArticleRecord, ArticleSummary } from '../schemas/article.ts';
+import { toArticle, toSummary } from './articles.ts';
+import { useReadStore } from './runtime.ts';
+import { getConfig } from '../config.ts';
+
+/** Readers page through a section 12 cards at a time (SPEC section 9). */
+export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
+
+/** Title and meta description of every section listing. */
+export const SECTION_INFO: Record<Section, { title: string; description: string }> = {
+  world: { title: 'World News', description: 'Breaking news and in-depth reporting from every region of the world: diplomacy, conflict, elections and the stories shaping our planet.' },
+  business: { title: 'Business', description: 'Markets, companies, the economy and the people who move them: business news and analysis you can act on.' },
+  politics: { title: 'Politics', description: 'Campaigns, policy and power: clear reporting on governments, legislatures and the decisions that affect your life.' },
+  tech: { title: 'Technology', description: 'Artificial intelligence, gadgets, startups and the digital economy: the technology news that matters, explained.' },
+  sports: { title: 'Sports', description: 'Scores, transfers, championships and the stories behind them: sports coverage from around the globe.' },
+  culture: { title: 'Culture', description: 'Film, music, books, art and ideas: reviews, interviews and features from the world of culture.' },
+  opinion: { title: 'Opinion', description: 'Columns, editorials and guest essays: informed perspectives and debate on the issues of the day.' },
+  home: { title: 'Top Stories', description: 'The most important stories of the day, selected by the editors of Meridian News.' },
+};
+
+export type SectionPageData = {
+  section: Section;
+  title: string;
+  description: string;
+  page: number;
+  totalPages: number;
+  articles: ArticleSummary[];
+};
+
+export type ArticlePageData = {
+  article: Article;
+  /** Absolute URL of the article (canonical, share links, structured data). */
+  url: string;
+};
+
+const published = (section?: Section) => ({ statuses: ['published'] as const, section });
+
+/** Whether a string is a section with a listing page. */
+export function isSection(value: string | undefined): value is Section {
+  return sectionSchema.safeParse(value).success;
+}
+
+/** Number of listing pages of a section (at least 1: an empty section still has its page). */
+export async function countSectionPages(section: Section): Promise<number> {
+  const store = await useReadStore();
+  const count = await store.articles.count(published(section));
+  return Math.max(1, Math.ceil(count / SECTION_PAGE_SIZE));
+}
+
+/** A section listing page, or undefined when the section or the page does not exist. */
+export async function loadSectionPage(section: string, page = 1): Promise<SectionPageData | undefined> {
+  if (!isSection(section) || !Number.isInteger(page) || page < 1) return undefined;
+  const totalPages = await countSectionPages(section);
+  if (page > totalPages) return undefined;
+  const store = await useReadStore();
+  const records = await store.articles.list(published(section), { offset: (page - 1) * SECTION_PAGE_SIZE, limit: SECTION_PAGE_SIZE }, 'recent');
+  const info = SECTION_INFO[section];
+  return { section, title: info.title, description: info.description, page, totalPages, articles: records.map(toSummary) };
+}
+
+/** Every listing path: page 1 of each section and pages 2..n where they exist. */
+export async function listSectionPaths(): Promise<Array<{ section: Section; page: number }>> {
+  const paths: Array<{ section: Section; page: number }> = [];
+  for (const section of SECTIONS) {
+    const totalPages = await countSectionPages(section);
+    for (let page = 1; page <= totalPages; page++) paths.push({ section, page });
+  }
+  return paths;
+}
+
+/** The path of a listing page (page 1 has no /page/ suffix). */
+export function sectionPagePath(section: Section, page: number): string {
+  return page <= 1 ? `/section/${section}` : `/section/${section}/page/${page}`;
+}
+
+/** A published article by slug, with its counters, or undefined. */
+export async function loadArticlePage(slug: string): Promise<ArticlePageData | undefined> {
+  const store = await useReadStore();
+  const record: ArticleRecord | undefined = await store.articles.getBySlug(slug);
+  if (!record || record.status !== 'published') return undefined;
+  const article = toArticle(record, await store.counters.get(record.id));
+  return { article, url: new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href };
+}
+
+/** Slugs of every published article. */
+export async function listArticleSlugs(): Promise<string[]> {
+  const store = await useReadStore();
+  const total = await store.articles.count(published());
+  const records = await store.articles.list(published(), { offset: 0, limit: total }, 'recent');
+  return records.map((r) => r.slug);
+}
+
+/** The sections shown in the navigation (home is reachable but not listed). */
+export function listNavSections(): Array<{ section: Section; title: string }> {
+  return NAV_SECTIONS.map((section) => ({ section, title: SECTION_INFO[section].title }));
+}
