@@ -1,0 +1,35 @@
+/** Query keys and cache invalidation shared by the admin dashboard and the editor. */
+import type { QueryClient } from '@tanstack/react-query';
+import type { QueryParams } from '../../lib/api-client.ts';
+
+export const ARTICLE_MANAGER_PAGE_SIZE = 12;
+export const ADMIN_COMMENTS_PAGE_SIZE = 20;
+export const RECENT_ARTICLES_LIMIT = 10;
+
+/** Keys follow the shared default query function: [path] or [path, query params] or [path, id]. */
+export const adminKeys = {
+  stats: () => ['/api/articles/stats'] as const,
+  articles: (params: QueryParams) => ['/api/articles', params] as const,
+  articleCount: (params: QueryParams) => ['/api/articles/count', params] as const,
+  article: (id: string) => ['/api/articles', id] as const,
+  comments: (params: QueryParams) => ['/api/admin/comments', params] as const,
+  commentCount: (params: QueryParams) => ['/api/admin/comments/count', params] as const,
+  sources: () => ['/api/news-sources'] as const,
+};
+
+function keyStartsWith(prefix: string) {
+  return ({ queryKey }: { queryKey: readonly unknown[] }) => typeof queryKey[0] === 'string' && queryKey[0].startsWith(prefix);
+}
+
+/** After any article write: every list, count, item and the stats are stale. */
+export function invalidateArticles(client: QueryClient): Promise<void> {
+  return client.invalidateQueries({ predicate: keyStartsWith('/api/articles') });
+}
+
+export function invalidateComments(client: QueryClient): Promise<void> {
+  return client.invalidateQueries({ predicate: keyStartsWith('/api/admin/comments') });
+}
+
+export function invalidateSources(client: QueryClient): Promise<void> {
+  return client.invalidateQueries({ predicate: keyStartsWith('/api/news-sources') });
+}

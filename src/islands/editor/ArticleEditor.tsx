@@ -1,0 +1,231 @@
+/** The article editor island: create (no id) or update (with id), save as draft, publish or schedule. */
+import { useEffect, useRef, useState } from 'react';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { api, ApiRequestError } from '../../lib/api-client.ts';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import type { Article, ArticleStatus } from '../../schemas/article.ts';
+import { NAV_SECTIONS, type Section } from '../../schemas/common.ts';
+import { SECTION_LABELS } from '../shared/sections.ts';
+import { toast } from '../toast/toast-store.ts';
+import { adminKeys, invalidateArticles } from '../admin/admin-queries.ts';
+import { formatLongDate } from '../admin/admin-format.ts';
+import { Spinner } from '../admin/AdminUi.tsx';
+import { useHydrated } from '../admin/use-hydrated.ts';
+import { buildArticleBody, EMPTY_FORM, formFromArticle, scheduledDateOf, type ArticleBody, type EditorForm } from './editor-form.ts';
+import { BodyPreview } from './BodyPreview.tsx';
+import { HeroImageField } from './HeroImageField.tsx';
+import { SchedulePicker } from './SchedulePicker.tsx';
+import { TagsField } from './TagsField.tsx';
+
+/** The default (home) first, then the sections of the navigation. */
+const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
+
+type Props = { articleId?: string | undefined };
+
+/** The status line under the title (SPEC section 2). */
+function describeStatus(status: ArticleStatus, scheduledFor: string | undefined): string {
+  if (status === 'published') return 'Article is live';
+  if (status === 'scheduled' && scheduledFor) return `Scheduled for ${formatLongDate(scheduledFor)}`;
+  if (status === 'archived') return 'Archived article';
+  return 'Draft article';
+}
+
+function ArticleEditor({ articleId: initialId }: Props) {
+  const client = useQueryClient();
+  const [articleId, setArticleId] = useState(initialId);
+  const [form, setForm] = useState<EditorForm>(EMPTY_FORM);
+  const [saved, setSaved] = useState<Pick<Article, 'status' | 'scheduledFor' | 'slug'> | undefined>();
+  const initialized = useRef(false);
+  const hydrated = useHydrated();
+
+  const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
+
+  // Fill the form once from the loaded article; later refetches must not overwrite the editor's edits.
+  useEffect(() => {
+    if (existing.data && !initialized.current) {
+      initialized.current = true;
+      setForm(formFromArticle(existing.data));
+      setSaved({ status: existing.data.status, scheduledFor: existing.data.scheduledFor, slug: existing.data.slug });
+    }
+  }, [existing.data]);
+
+  const save = useMutation({
+    mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody }) =>
+      id ? api.put<Article>(`/api/articles/${id}`, body) : api.post<Article>('/api/articles', body),
+    onSuccess: (article, { id }) => {
+      setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
+      client.setQueryData(adminKeys.article(article.id), article);
+      if (id) {
+        toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
+      } else {
+        setArticleId(article.id);
+        // DECISIONS, Routes: after creating, the editor lives at /admin/editor/{id}.
+        window.history.replaceState(null, '', `/admin/editor/${article.id}`);
+        document.title = document.title.replace(/^Create New Article/, 'Edit Article');
+        toast({ title: 'Article created', description: 'Your article has been created successfully.' });
+      }
+    },
+    onError: (_error, { id }) =>
+      toast({
+        title: 'Error',
+        description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
+        variant: 'destructive',
+      }),
+    onSettled: () => invalidateArticles(client),
+  });
+
+  const update = <K extends keyof EditorForm>(key: K, value: EditorForm[K]) => setForm((current) => ({ ...current, [key]: value }));
+
+  const submit = (status: ArticleStatus) => {
+    if (status !== 'draft' && !form.title.trim()) {
+      toast({ title: 'Title required', description: 'Please enter a title for the article.', variant: 'destructive' });
+      return;
+    }
+    if (status === 'scheduled' && !scheduledDateOf(form)) {
+      toast({ title: 'Date required', description: 'Please select a publish date.', variant: 'destructive' });
+      return;
+    }
+    save.mutate({ id: articleId, body: buildArticleBody(form, status, articleId ? 'update' : 'create') });
+  };
+
+  if (initialId !== undefined && existing.isPending) {
+    return (
+      <div className="adm" data-hydrated={hydrated}>
+        <Spinner label="Loading article" />
+      </div>
+    );
+  }
+  if (initialId !== undefined && existing.isError) {
+    const missing = existing.error instanceof ApiRequestError && existing.error.status === 404;
+    return (
+      <div className="adm" data-hydrated={hydrated}>
+        <div className="adm-card adm-empty" role="alert">
+          <h1 className="adm-title">{missing ? 'Article Not Found' : 'Could not load the article'}</h1>
+          <p>{missing ? "The article you're looking for doesn't exist." : 'Please try again.'}</p>
+          <a className="adm-btn adm-btn-outline" href="/admin?tab=articles">
+            Back to Article Manager
+          </a>
+        </div>
+      </div>
+    );
+  }
+
+  const status = saved?.status ?? 'draft';
+  const saving = save.isPending;
+  const hasDate = form.scheduleDate !== '';
+
+  return (
+    <div className="adm adm-editor" data-hydrated={hydrated}>
+      <header className="adm-header">
+        <div>
+          <a className="adm-back" href="/admin">
+            ← Back to dashboard
+          </a>
+          <h1 className="adm-title">{articleId ? 'Edit Article' : 'Create New Article'}</h1>
+          <p className="adm-muted" data-testid="editor-status">
+            {describeStatus(status, saved?.scheduledFor)}
+            {status === 'published' && saved?.slug && (
+              <>
+                {' · '}
+                <a href={`/article/${saved.slug}`} target="_blank" rel="noopener">
+                  View article
+                </a>
+              </>
+            )}
+          </p>
+        </div>
+        <div className="adm-actions adm-editor-actions">
+          <button type="button" className="adm-btn adm-btn-outline" disabled={saving} onClick={() => submit('draft')}>
+            Save Draft
+          </button>
+          <button type="button" className="adm-btn adm-btn-primary" disabled={saving} onClick={() => submit('published')}>
+            {status === 'published' ? 'Update' : 'Publish Now'}
+          </button>
+          <button type="button" className="adm-btn adm-btn-outline" disabled={saving || !hasDate} onClick={() => submit('scheduled')}>
+            Schedule for Later
+          </button>
+        </div>
+      </header>
+
+      <div className="adm-editor-grid" aria-busy={saving}>
+        <div className="adm-stack">
+          <section className="adm-card adm-form-stack" aria-labelledby="content-heading">
+            <h2 id="content-heading" className="adm-card-title">
+              Article Content
+            </h2>
+            <label className="adm-field">
+              <span>
+                Title <span aria-hidden="true">*</span>
+              </span>
+              <input type="text" value={form.title} onChange={(e) => update('title', e.target.value)} required aria-required="true" placeholder="Headline" />
+            </label>
+            <label className="adm-field">
+              <span>Deck (Summary)</span>
+              <textarea rows={2} value={form.dek} onChange={(e) => update('dek', e.target.value)} placeholder="One or two sentences under the headline" />
+            </label>
+            <label className="adm-field">
+              <span>Author Name</span>
+              <input type="text" value={form.authorName} onChange={(e) => update('authorName', e.target.value)} autoComplete="name" />
+            </label>
+            <div className="adm-body-grid">
+              <label className="adm-field">
+                <span>Article Body (HTML)</span>
+                <textarea
+                  rows={12}
+                  className="adm-mono"
+                  value={form.bodyHtml}
+                  onChange={(e) => update('bodyHtml', e.target.value)}
+                  aria-describedby="body-hint"
+                  spellCheck={false}
+                />
+                <small id="body-hint" className="adm-muted">
+                  Use HTML tags such as &lt;p&gt;, &lt;h2&gt;, &lt;ul&gt;, &lt;blockquote&gt;.
+                </small>
+              </label>
+              <BodyPreview html={form.bodyHtml} />
+            </div>
+          </section>
+
+          <HeroImageField heroImage={form.heroImage} onChange={(path) => update('heroImage', path)} disabled={saving} />
+        </div>
+
+        <div className="adm-stack">
+          <section className="adm-card adm-form-stack" aria-labelledby="settings-heading">
+            <h2 id="settings-heading" className="adm-card-title">
+              Settings
+            </h2>
+            <label className="adm-field">
+              <span>Section</span>
+              <select value={form.section} onChange={(e) => update('section', e.target.value as Section)}>
+                {EDITOR_SECTIONS.map((section) => (
+                  <option key={section} value={section}>
+                    {SECTION_LABELS[section]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <TagsField tags={form.tags} onChange={(tags) => update('tags', tags)} />
+            <label className="adm-switch adm-switch-row">
+              <span>Breaking News</span>
+              <input type="checkbox" role="switch" checked={form.isBreaking} onChange={(e) => update('isBreaking', e.target.checked)} />
+              <span className="adm-switch-track" aria-hidden="true" />
+            </label>
+            <label className="adm-switch adm-switch-row">
+              <span>Editor's Pick</span>
+              <input type="checkbox" role="switch" checked={form.isEditorsPick} onChange={(e) => update('isEditorsPick', e.target.checked)} />
+              <span className="adm-switch-track" aria-hidden="true" />
+            </label>
+          </section>
+
+          <SchedulePicker
+            date={form.scheduleDate}
+            time={form.scheduleTime}
+            onChange={(value) => setForm((current) => ({ ...current, ...value }))}
+          />
+        </div>
+      </div>
+    </div>
+  );
+}
+
+export default withQueryClient(ArticleEditor);
