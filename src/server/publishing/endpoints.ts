@@ -1,0 +1,17 @@
+/** What the feed, sitemap and robots endpoints (and their render twins) answer; bundled by Astro only (it uses import.meta.glob). */
+import { renderMachineFile } from './feeds.ts';
+
+/** Top-level pages that are not article data: found at build time, so a new static page joins the sitemap by itself. */
+const NOT_IN_SITEMAP = new Set(['index', '404', '500', 'login', 'search']);
+export const STATIC_PAGES: readonly string[] = Object.keys(import.meta.glob('../../pages/*.astro'))
+  .map((file) => file.replace(/^.*\/([^/]+)\.astro$/, '$1'))
+  .filter((name) => !NOT_IN_SITEMAP.has(name))
+  .sort()
+  .map((name) => `/${name}`);
+
+/** An endpoint's answer for a machine-readable path (404 when it does not exist). */
+export async function respondWithMachineFile(pathname: string): Promise<Response> {
+  const file = await renderMachineFile(pathname, { staticPages: STATIC_PAGES });
+  if (!file) return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  return new Response(file.body, { headers: { 'Content-Type': file.contentType } });
+}

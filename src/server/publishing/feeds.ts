@@ -1,0 +1,180 @@
+/** The machine-readable files of the site (sitemaps, RSS feeds, robots.txt), built from the store for the build and for regeneration. */
+import { SECTIONS, type Section } from '../../schemas/common.ts';
+import type { ArticleRecord } from '../../schemas/article.ts';
+import type { Store } from '../../store/types.ts';
+import { getConfig, type Config } from '../../config.ts';
+import { SECTION_INFO } from '../page-data.ts';
+import { useReadStore } from '../runtime.ts';
+
+/** Items in each RSS feed (site-wide and per section). */
+export const FEED_SIZE = 50;
+/** Google News only wants articles of the last two days, at most 1,000 of them. */
+export const NEWS_WINDOW_MS = 2 * 24 * 60 * 60 * 1000;
+export const NEWS_MAX_URLS = 1000;
+
+/** Paths of the site-wide machine-readable files. */
+export const SITEMAP_PATH = '/sitemap.xml';
+export const NEWS_SITEMAP_PATH = '/news-sitemap.xml';
+export const RSS_PATH = '/rss.xml';
+export const ROBOTS_PATH = '/robots.txt';
+
+export function sectionFeedPath(section: Section): string {
+  return `/section/${section}/rss.xml`;
+}
+
+function escapeXml(value: string): string {
+  return value.replace(/[<>&'"]/g, (c) => ({ '<': '&lt;', '>': '&gt;', '&': '&amp;', "'": '&apos;', '"': '&quot;' })[c]!);
+}
+
+function absolute(config: Config, pathname: string): string {
+  return new URL(pathname, config.SITE_URL).href;
+}
+
+function articleUrl(config: Config, slug: string): string {
+  return absolute(config, `/article/${encodeURIComponent(slug)}`);
+}
+
+/** Published articles, newest first (all of them, or one section's), optionally only the first `limit`. */
+export async function listPublished(store: Store, section?: Section, limit?: number): Promise<ArticleRecord[]> {
+  const filter = { statuses: ['published'] as const, section };
+  const total = limit ?? (await store.articles.count(filter));
+  return store.articles.list(filter, { offset: 0, limit: total }, 'recent');
+}
+
+/**
+ * What an RSS item shows of an article: regeneration compares these to decide whether a feed changed,
+ * so anything added to the feed must be added here too.
+ */
+export function feedFingerprint(article: ArticleRecord): string {
+  return JSON.stringify([article.slug, article.title, article.dek ?? '', article.publishedAt ?? '', article.authorName, article.section]);
+}
+
+/** What a sitemap entry shows of an article. */
+export function sitemapFingerprint(article: ArticleRecord): string {
+  return JSON.stringify([article.slug, article.updatedAt]);
+}
+
+/** What a news sitemap entry shows of an article. */
+export function newsFingerprint(article: ArticleRecord): string {
+  return JSON.stringify([article.slug, article.title, article.publishedAt ?? '']);
+}
+
+/** Whether an article belongs in the news sitemap at `now` (published within the window). */
+export function isNewsworthy(article: ArticleRecord, now: number): boolean {
+  if (article.status !== 'published' || !article.publishedAt) return false;
+  const published = Date.parse(article.publishedAt);
+  return published >= now - NEWS_WINDOW_MS && published <= now + 60_000;
+}
+
+/** RSS 2.0 feed of the newest articles, site-wide or of one section. */
+export function buildRss(config: Config, articles: readonly ArticleRecord[], section?: Section): string {
+  const info = section ? SECTION_INFO[section] : undefined;
+  const title = info ? `${info.title} | ${config.SITE_NAME}` : config.SITE_NAME;
+  const link = absolute(config, section ? `/section/${section}` : '/');
+  const self = absolute(config, section ? sectionFeedPath(section) : RSS_PATH);
+  const description = info?.description ?? `The latest stories from ${config.SITE_NAME}.`;
+  // Derived from the items (not the clock) so a regenerated feed is byte-identical to the built one.
+  const newest = articles[0]?.publishedAt;
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<rss version="2.0" xmlns:atom="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/">',
+    '<channel>',
+    `<title>${escapeXml(title)}</title>`,
+    `<link>${escapeXml(link)}</link>`,
+    `<description>${escapeXml(description)}</description>`,
+    '<language>en</language>',
+    `<atom:link href="${escapeXml(self)}" rel="self" type="application/rss+xml"/>`,
+  ];
+  if (newest) lines.push(`<lastBuildDate>${new Date(newest).toUTCString()}</lastBuildDate>`);
+  for (const article of articles) {
+    const url = articleUrl(config, article.slug);
+    lines.push(
+      '<item>',
+      `<title>${escapeXml(article.title)}</title>`,
+      `<link>${escapeXml(url)}</link>`,
+      `<guid isPermaLink="true">${escapeXml(url)}</guid>`,
+    );
+    if (article.publishedAt) lines.push(`<pubDate>${new Date(article.publishedAt).toUTCString()}</pubDate>`);
+    if (article.dek) lines.push(`<description>${escapeXml(article.dek)}</description>`);
+    if (article.authorName) lines.push(`<dc:creator>${escapeXml(article.authorName)}</dc:creator>`);
+    lines.push(`<category>${escapeXml(article.section)}</category>`, '</item>');
+  }
+  lines.push('</channel>', '</rss>', '');
+  return lines.join('\n');
+}
+
+/** sitemap.xml: the static pages, the section listings and every published article with its last change. */
+export function buildSitemap(config: Config, articles: readonly ArticleRecord[], staticPages: readonly string[] = []): string {
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
+  for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
+  for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
+  for (const article of articles) {
+    lines.push(`<url><loc>${escapeXml(articleUrl(config, article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`);
+  }
+  lines.push('</urlset>', '');
+  return lines.join('\n');
+}
+
+/** news-sitemap.xml (Google News): articles published in the last two days. */
+export function buildNewsSitemap(config: Config, articles: readonly ArticleRecord[], now: number): string {
+  const lines = [
+    '<?xml version="1.0" encoding="UTF-8"?>',
+    '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">',
+  ];
+  const recent = articles.filter((a) => isNewsworthy(a, now)).slice(0, NEWS_MAX_URLS);
+  for (const article of recent) {
+    lines.push(
+      '<url>',
+      `<loc>${escapeXml(articleUrl(config, article.slug))}</loc>`,
+      '<news:news>',
+      `<news:publication><news:name>${escapeXml(config.SITE_NAME)}</news:name><news:language>en</news:language></news:publication>`,
+      `<news:publication_date>${escapeXml(new Date(article.publishedAt!).toISOString())}</news:publication_date>`,
+      `<news:title>${escapeXml(article.title)}</news:title>`,
+      '</news:news>',
+      '</url>',
+    );
+  }
+  lines.push('</urlset>', '');
+  return lines.join('\n');
+}
+
+/** robots.txt: everything public may be crawled; the back office, the API and render twins may not. */
+export function buildRobots(config: Config): string {
+  return [
+    'User-agent: *',
+    'Disallow: /admin',
+    'Disallow: /editor',
+    'Disallow: /login',
+    'Disallow: /api/',
+    'Disallow: /render-twin/',
+    '',
+    `Sitemap: ${absolute(config, SITEMAP_PATH)}`,
+    `Sitemap: ${absolute(config, NEWS_SITEMAP_PATH)}`,
+    '',
+  ].join('\n');
+}
+
+const XML = 'application/xml; charset=utf-8';
+
+/**
+ * The body of one machine-readable path, read from the store of this process (the build's
+ * snapshot or the server's live store), or undefined for a path that does not exist.
+ */
+export async function renderMachineFile(
+  pathname: string,
+  options: { staticPages?: readonly string[]; now?: number } = {},
+): Promise<{ body: string; contentType: string } | undefined> {
+  const now = options.now ?? Date.now();
+  const config = getConfig();
+  if (pathname === ROBOTS_PATH) return { body: buildRobots(config), contentType: 'text/plain; charset=utf-8' };
+  const store = await useReadStore();
+  if (pathname === SITEMAP_PATH) return { body: buildSitemap(config, await listPublished(store), options.staticPages), contentType: XML };
+  if (pathname === NEWS_SITEMAP_PATH) {
+    return { body: buildNewsSitemap(config, await listPublished(store), now), contentType: XML };
+  }
+  if (pathname === RSS_PATH) return { body: buildRss(config, await listPublished(store, undefined, FEED_SIZE)), contentType: 'application/rss+xml; charset=utf-8' };
+  const match = /^\/section\/([a-z]+)\/rss\.xml$/.exec(pathname);
+  const section = SECTIONS.find((s) => s === match?.[1]);
+  if (section) return { body: buildRss(config, await listPublished(store, section, FEED_SIZE), section), contentType: 'application/rss+xml; charset=utf-8' };
+  return undefined;
+}

@@ -1,0 +1,94 @@
+/**
+ * Scheduled publishing inside the server: publishes articles whose scheduledFor has passed at
+ * start-up and then at least every 30 s (sooner when one is due sooner). publishIfScheduled is
+ * compare-and-set, so each article is published exactly once; the article hook regenerates its pages.
+ * The same tick notices articles leaving the news sitemap's two-day window.
+ */
+import type { Runtime } from '../runtime.ts';
+import { publishDueArticles } from '../articles.ts';
+import { isNewsworthy, listPublished, NEWS_MAX_URLS, NEWS_SITEMAP_PATH } from './feeds.ts';
+
+export type Scheduler = {
+  /** Re-reads the schedule (an article was scheduled or rescheduled), so a near due time is not missed by up to 30 s. */
+  reschedule(): void;
+  stop(): Promise<void>;
+};
+
+const MAX_INTERVAL_MS = 30_000;
+const MIN_INTERVAL_MS = 250;
+
+/** When the next scheduled article comes due (ms), if any. */
+async function nextDueAt(runtime: Runtime): Promise<number | undefined> {
+  const filter = { statuses: ['scheduled'] as const };
+  const scheduled = await runtime.store.articles.list(filter, { offset: 0, limit: await runtime.store.articles.count(filter) });
+  let next: number | undefined;
+  for (const article of scheduled) {
+    const at = article.scheduledFor ? Date.parse(article.scheduledFor) : NaN;
+    if (Number.isFinite(at) && (next === undefined || at < next)) next = at;
+  }
+  return next;
+}
+
+export function startScheduler(
+  runtime: Runtime,
+  options: { enqueue: (paths: string[]) => Promise<void>; log?: (line: string) => void },
+): Scheduler {
+  const log = options.log ?? ((line: string) => console.log(line));
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let newsWindow: Set<string> | undefined;
+
+  async function checkNewsWindow(): Promise<void> {
+    const now = Date.now();
+    const recent = await listPublished(runtime.store, undefined, NEWS_MAX_URLS * 2);
+    const inWindow = new Set(recent.filter((a) => isNewsworthy(a, now)).slice(0, NEWS_MAX_URLS).map((a) => a.id));
+    // Edits enqueue the news sitemap themselves; this catches published articles ageing out of the window.
+    // On the first tick the window may have moved while the server was down (an unchanged file is not rewritten).
+    const agedOut = newsWindow === undefined || [...newsWindow].some((id) => !inWindow.has(id) && recent.some((a) => a.id === id));
+    if (agedOut) await options.enqueue([NEWS_SITEMAP_PATH]);
+    newsWindow = inWindow;
+  }
+
+  async function tick(): Promise<void> {
+    try {
+      const published = await publishDueArticles(runtime);
+      for (const article of published) log(`[publish] scheduled article published: ${article.slug}`);
+      await checkNewsWindow();
+    } catch (error) {
+      log(`[publish] scheduler tick failed: ${(error as Error).stack ?? String(error)}`);
+    }
+    await planNextTick();
+  }
+
+  async function planNextTick(): Promise<void> {
+    if (stopped) return;
+    let delay = MAX_INTERVAL_MS;
+    try {
+      const next = await nextDueAt(runtime);
+      if (next !== undefined) delay = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, next - Date.now() + 5));
+    } catch {
+      // Keep the regular interval.
+    }
+    if (stopped) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(() => {
+      timer = undefined;
+      running = tick();
+    }, delay);
+    timer.unref();
+  }
+
+  running = tick();
+  return {
+    reschedule() {
+      // A tick in progress plans the next one itself when it ends.
+      if (timer && !stopped) void planNextTick();
+    },
+    async stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      await running;
+    },
+  };
+}

@@ -1,0 +1,114 @@
+/**
+ * The publishing pipeline as a background service of the server: the article hook that enqueues
+ * regeneration jobs before the API answers, the scheduler, and the worker, which starts once the
+ * HTTP server listens (it renders pages by calling the server's own twin routes over loopback).
+ */
+import type { Runtime } from '../runtime.ts';
+import { nowIso } from '../clock.ts';
+import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
+import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
+import { startScheduler, type Scheduler } from './scheduler.ts';
+import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
+
+export type PublishingSite = {
+  /** The served folder (OUT_DIR/client). */
+  clientDir: string;
+  /** Loopback origin of this server, e.g. http://127.0.0.1:4321. */
+  origin: string;
+};
+
+type Publishing = {
+  worker: RegenerationWorker | undefined;
+  pendingHooks: number;
+};
+
+const services = new WeakMap<Runtime, Publishing>();
+
+/** Optional tuning from the environment (operations and tests): milliseconds a job waits for its page to go quiet. */
+function settleFromEnv(): number | undefined {
+  const value = Number(process.env.REGENERATION_SETTLE_MS);
+  return process.env.REGENERATION_SETTLE_MS && Number.isFinite(value) && value >= 0 ? value : undefined;
+}
+
+/** Renders a public path by requesting its twin from this very server, with the render secret. */
+export function createLoopbackRenderer(origin: string): Renderer {
+  const secret = renderSecret();
+  return async (publicPath) => {
+    const response = await fetch(`${origin}${TWIN_PREFIX}${publicPath}`, {
+      headers: { [RENDER_SECRET_HEADER]: secret },
+      redirect: 'manual',
+      signal: AbortSignal.timeout(30_000),
+    });
+    if (response.status === 200) return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()) };
+    await response.body?.cancel();
+    // Only the twin's own "missing" removes a file: a misrouted request must never delete pages.
+    if (response.status === 404 && response.headers.get(RENDER_RESULT_HEADER) === 'missing') return { kind: 'missing' };
+    throw new Error(`the twin of ${publicPath} answered HTTP ${response.status}`);
+  };
+}
+
+/** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
+export function startPublishing(runtime: Runtime): void {
+  const state: Publishing = { worker: undefined, pendingHooks: 0 };
+  services.set(runtime, state);
+
+  const enqueue = async (paths: string[]) => {
+    if (paths.length === 0) return;
+    await runtime.store.jobs.enqueue(paths, nowIso());
+    state.worker?.wake();
+  };
+
+  let scheduler: Scheduler | undefined;
+  runtime.hooks.articlesChanged.push(async (changes) => {
+    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduler?.reschedule();
+    state.pendingHooks++;
+    try {
+      let paths: string[];
+      try {
+        paths = await computeAffectedPaths(runtime.store, changes);
+      } catch (error) {
+        // Never lose a change: fall back to every page the data has, and the old slugs.
+        console.error('[publish] computing affected pages failed; queueing every page', error);
+        const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
+        paths = [...old, ...(await listPublicPaths(runtime.store))];
+      }
+      try {
+        await enqueue(paths);
+      } catch (error) {
+        // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
+        console.error('[publish] queueing regeneration failed; reconciling every page', error);
+        void state.worker?.reconcile('a regeneration job could not be stored');
+      }
+    } finally {
+      state.pendingHooks--;
+    }
+  });
+
+  // Started after the hook is registered: its first tick may publish articles that came due.
+  scheduler = startScheduler(runtime, { enqueue });
+  runtime.services.set('publishing-scheduler', scheduler);
+  runtime.services.set('publishing-worker', {
+    stop: async () => {
+      await state.worker?.stop();
+    },
+  });
+}
+
+/** Starts the worker once the server listens: it renders through `origin` into `clientDir`. */
+export function attachPublishingSite(runtime: Runtime, site: PublishingSite): RegenerationWorker | undefined {
+  const state = services.get(runtime);
+  if (!state || state.worker) return state?.worker;
+  const settleMs = settleFromEnv();
+  state.worker = startRegenerationWorker(runtime, {
+    clientDir: site.clientDir,
+    render: createLoopbackRenderer(site.origin),
+    hooksPending: () => state.pendingHooks > 0,
+    ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
+  });
+  return state.worker;
+}
+
+/** The running worker of this runtime, if the site is attached. */
+export function usePublishingWorker(runtime: Runtime): RegenerationWorker | undefined {
+  return services.get(runtime)?.worker;
+}

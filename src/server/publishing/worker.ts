@@ -1,0 +1,343 @@
+/**
+ * The regeneration worker: takes stored jobs one page at a time, renders each page through its
+ * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
+ * does not match the store, and then rebuilds the search index and notifies the purge hook.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import type { Job } from '../../schemas/misc.ts';
+import type { Runtime } from '../runtime.ts';
+import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
+import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
+import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from './paths.ts';
+import { sendPurge } from './purge.ts';
+import { buildSearchIndex } from './search-index.ts';
+
+/** A page rendered for the current data, or word that it does not exist (its file is removed). */
+export type RenderOutcome = { kind: 'page'; body: Uint8Array } | { kind: 'missing' };
+export type Renderer = (publicPath: string) => Promise<RenderOutcome>;
+
+export type WorkerOptions = {
+  /** The served folder (OUT_DIR/client). */
+  clientDir: string;
+  render: Renderer;
+  /** Whether an article hook is still computing or enqueuing (the manifest waits for it). */
+  hooksPending: () => boolean;
+  /** A job waits until its path has been quiet this long, so a burst of saves renders once. @default 100 */
+  settleMs?: number;
+  /** ...but never longer than this after it was queued or last rendered. @default 1000 */
+  maxWaitMs?: number;
+  /** The search index is rebuilt this long after the last page changed. @default 2000 */
+  searchDebounceMs?: number;
+  /** ...and at the latest this long after the first unindexed change. @default 30000 */
+  searchMaxDelayMs?: number;
+  log?: (line: string) => void;
+};
+
+export type WorkerStats = {
+  jobs: number;
+  reconciled: number;
+  written: number;
+  deleted: number;
+  unchanged: number;
+  failed: number;
+  renderMs: number;
+  searchBuilds: number;
+  lastSearchMs: number | undefined;
+};
+
+export type RegenerationWorker = {
+  /** Looks at the queue now instead of at the next poll. */
+  wake(): void;
+  /** Renders every page again, writing those that changed and removing those that no longer exist. */
+  reconcile(reason: string): Promise<void>;
+  stats(): WorkerStats;
+  stop(): Promise<void>;
+};
+
+const IDLE_POLL_MS = 1000;
+/** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
+const MANIFEST_CHECK_MS = 15_000;
+const MAX_RETRY_MS = 5 * 60_000;
+const PURGE_BATCH = 500;
+
+/** Urgency of a path: the article itself first, then listing page 1, feeds, deeper listing pages. */
+function priorityOf(publicPath: string): number {
+  if (publicPath.startsWith('/article/')) return 0;
+  if (/^\/section\/[a-z]+$/.test(publicPath)) return 1;
+  if (!isHtmlPath(publicPath)) return 2;
+  return 3;
+}
+
+export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions): RegenerationWorker {
+  const { store } = runtime;
+  const clientDir = path.resolve(options.clientDir);
+  const manifestFile = manifestFileFor(clientDir);
+  const siteUrl = runtime.config.SITE_URL;
+  const settleMs = options.settleMs ?? 100;
+  const maxWaitMs = options.maxWaitMs ?? 1000;
+  const searchDebounceMs = options.searchDebounceMs ?? 2000;
+  const searchMaxDelayMs = options.searchMaxDelayMs ?? 30_000;
+  const log = options.log ?? ((line: string) => console.log(line));
+  const stats: WorkerStats = { jobs: 0, reconciled: 0, written: 0, deleted: 0, unchanged: 0, failed: 0, renderMs: 0, searchBuilds: 0, lastSearchMs: undefined };
+
+  let stopped = false;
+  let wakeUp: (() => void) | undefined;
+  const lastRendered = new Map<string, number>();
+  const retryAt = new Map<string, number>();
+  let reconcileQueue: string[] = [];
+  let reconcileSummary: { reason: string; started: number; total: number; counts: Record<FileOutcome, number> } | undefined;
+  /** Something was rendered since the manifest was last written. */
+  let manifestStale = false;
+  /** The manifest as this worker last wrote or accepted it; a different one on disk came from elsewhere. */
+  let knownManifest: string | undefined;
+  let lastManifestCheck = Date.now();
+  /** The article version the manifest on disk names, once this worker knows the pages match it. */
+  let writtenVersion: number | undefined;
+  let purgeBatch: string[] = [];
+
+  let searchTimer: NodeJS.Timeout | undefined;
+  let searchFirstDirty: number | undefined;
+  let searchRunning: Promise<void> | undefined;
+  let searchAgain = false;
+
+  const sleep = (ms: number) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        wakeUp = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      wakeUp = done;
+    });
+
+  function runSearchBuild(): void {
+    searchTimer = undefined;
+    searchFirstDirty = undefined;
+    if (searchRunning) {
+      searchAgain = true;
+      return;
+    }
+    searchRunning = buildSearchIndex(clientDir)
+      .then((result) => {
+        stats.searchBuilds++;
+        stats.lastSearchMs = result.ms;
+        log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms`);
+      })
+      .catch((error: unknown) => log(`[publish] ${(error as Error).message}: ${String((error as Error).cause ?? '')}`))
+      .finally(() => {
+        searchRunning = undefined;
+        if (searchAgain && !stopped) {
+          searchAgain = false;
+          scheduleSearch();
+        }
+      });
+  }
+
+  function scheduleSearch(delay = searchDebounceMs): void {
+    if (stopped) return;
+    const now = Date.now();
+    searchFirstDirty ??= now;
+    const latest = searchFirstDirty + searchMaxDelayMs;
+    if (searchTimer) clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearchBuild, Math.max(0, Math.min(delay, latest - now)));
+    searchTimer.unref();
+  }
+
+  function flushPurge(): void {
+    const purgeUrl = runtime.config.PURGE_URL;
+    if (!purgeUrl || purgeBatch.length === 0) {
+      purgeBatch = [];
+      return;
+    }
+    const paths = [...new Set(purgeBatch)];
+    purgeBatch = [];
+    void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, log);
+  }
+
+  /** Renders one path and brings its file in line; answers what happened to the file. */
+  async function regenerate(publicPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
+    if (!isRegenerablePath(publicPath)) throw new Error(`Refusing to regenerate ${publicPath}`);
+    const started = performance.now();
+    const rendered = await options.render(publicPath);
+    const file = fileForPath(clientDir, publicPath);
+    const outcome = rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body) : await deleteServedFile(file, clientDir);
+    const ms = performance.now() - started;
+    lastRendered.set(publicPath, Date.now());
+    stats.renderMs += ms;
+    manifestStale = true;
+    if (outcome === 'written' || outcome === 'deleted') {
+      stats[outcome]++;
+      purgeBatch.push(publicPath);
+      if (purgeBatch.length >= PURGE_BATCH) flushPurge();
+      if (isHtmlPath(publicPath)) scheduleSearch();
+    } else if (outcome === 'unchanged') {
+      stats.unchanged++;
+    }
+    return { outcome, ms };
+  }
+
+  async function runJob(job: Job): Promise<void> {
+    // One millisecond early, so a save landing in the same millisecond as the start re-queues the job.
+    const startedAt = new Date(Date.now() - 1).toISOString();
+    try {
+      const { outcome, ms } = await regenerate(job.path);
+      await store.jobs.complete(job.id, startedAt);
+      retryAt.delete(job.id);
+      stats.jobs++;
+      log(`[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`);
+    } catch (error) {
+      stats.failed++;
+      const message = (error as Error).message ?? String(error);
+      await store.jobs.fail(job.id, message);
+      const delay = Math.min(MAX_RETRY_MS, 1000 * 2 ** Math.min(job.attempts, 12));
+      retryAt.set(job.id, Date.now() + delay);
+      log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
+    }
+  }
+
+  async function runReconcileStep(): Promise<void> {
+    const publicPath = reconcileQueue.shift()!;
+    const summary = reconcileSummary!;
+    try {
+      const { outcome } = await regenerate(publicPath);
+      summary.counts[outcome]++;
+      stats.reconciled++;
+    } catch (error) {
+      // The page keeps its old file; it will be retried by the next reconcile or by a job.
+      stats.failed++;
+      log(`[publish] reconcile ${publicPath} failed: ${(error as Error).message}`);
+    }
+    if (reconcileQueue.length === 0) {
+      const { counts, total, started, reason } = summary;
+      log(
+        `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
+          `${counts.written} written, ${counts.deleted} deleted, ${counts.unchanged} unchanged`,
+      );
+      reconcileSummary = undefined;
+    }
+  }
+
+  async function currentState(): Promise<{ id: string; version: number }> {
+    return { id: store.id, version: await store.articles.version() };
+  }
+
+  /** Queue empty: record what the pages were rendered from, tell the CDN, and look for outside rebuilds. */
+  async function onDrained(): Promise<void> {
+    flushPurge();
+    if (options.hooksPending() || reconcileQueue.length > 0) return;
+    const state = await currentState();
+    // Re-check after the await: a write may have queued jobs meanwhile.
+    if (options.hooksPending() || (await store.jobs.size()) > 0) return;
+    // Every write either queued jobs (now done) or changed nothing readers see (a draft edit), so
+    // with the queue empty the pages match the store at this version.
+    if (manifestStale || writtenVersion !== state.version) {
+      const manifest: RenderManifest = { storeId: state.id, version: state.version, renderedAt: new Date().toISOString(), by: 'server', siteUrl };
+      writeRenderManifest(manifestFile, manifest);
+      knownManifest = JSON.stringify(manifest);
+      writtenVersion = state.version;
+      manifestStale = false;
+      return;
+    }
+    if (Date.now() - lastManifestCheck < MANIFEST_CHECK_MS) return;
+    lastManifestCheck = Date.now();
+    const onDisk = readRenderManifest(manifestFile);
+    if (JSON.stringify(onDisk) !== knownManifest) {
+      knownManifest = JSON.stringify(onDisk);
+      // A rebuild swapped in pages rendered from an older snapshot: bring them up to date.
+      if (manifestMatches(onDisk, state, siteUrl)) writtenVersion = state.version;
+      else await reconcile('the pages on disk were replaced by an older build');
+    }
+  }
+
+  async function reconcile(reason: string): Promise<void> {
+    const wanted = await listPublicPaths(store);
+    const wantedSet = new Set(wanted);
+    const orphans = listRenderedPaths(clientDir).filter((p) => !wantedSet.has(p));
+    // Orphans first: pages of other data disappear within moments; then listings, feeds, articles.
+    reconcileQueue = [...orphans, ...wanted];
+    reconcileSummary = { reason, started: Date.now(), total: reconcileQueue.length, counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 } };
+    log(`[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
+    wakeUp?.();
+  }
+
+  async function pickJob(): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
+    const jobs = await store.jobs.list(1000);
+    const now = Date.now();
+    let best: Job | undefined;
+    let waitMs = IDLE_POLL_MS;
+    for (const job of jobs) {
+      const base = Math.max(Date.parse(job.createdAt), lastRendered.get(job.path) ?? 0);
+      const readyAt = Math.max(retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settleMs, base + maxWaitMs));
+      if (readyAt > now) {
+        waitMs = Math.min(waitMs, readyAt - now);
+        continue;
+      }
+      if (!best || priorityOf(job.path) < priorityOf(best.path)) best = job;
+    }
+    return { job: best, queued: jobs.length, waitMs };
+  }
+
+  async function loop(): Promise<void> {
+    while (!stopped) {
+      try {
+        const { job, queued, waitMs } = await pickJob();
+        if (job) {
+          await runJob(job);
+          continue;
+        }
+        if (reconcileQueue.length > 0) {
+          await runReconcileStep();
+          continue;
+        }
+        if (queued === 0) await onDrained();
+        if (reconcileQueue.length > 0) continue;
+        await sleep(Math.max(1, waitMs));
+      } catch (error) {
+        log(`[publish] worker error: ${(error as Error).stack ?? String(error)}`);
+        await sleep(IDLE_POLL_MS);
+      }
+    }
+  }
+
+  async function checkOnStart(): Promise<void> {
+    const state = await currentState();
+    const manifest = readRenderManifest(manifestFile);
+    knownManifest = JSON.stringify(manifest);
+    if (manifestMatches(manifest, state, siteUrl)) writtenVersion = state.version;
+    else {
+      const why = !manifest
+        ? 'no render manifest beside the served pages'
+        : manifest.storeId !== state.id
+          ? 'the pages were rendered from another data folder'
+          : manifest.version !== state.version
+            ? `the pages were rendered from article version ${manifest.version}, the store is at ${state.version}`
+            : `the pages were rendered for SITE_URL ${manifest.siteUrl}, not ${siteUrl}`;
+      await reconcile(why);
+    }
+    // Index folders left half-written by a process that was killed mid-build.
+    for (const entry of fs.readdirSync(clientDir)) {
+      if (entry.startsWith('.pagefind-')) fs.rmSync(path.join(clientDir, entry), { recursive: true, force: true });
+    }
+    if (!fs.existsSync(path.join(clientDir, 'pagefind', 'pagefind.js'))) scheduleSearch(0);
+  }
+
+  const running = checkOnStart()
+    .catch((error: unknown) => log(`[publish] start-up check failed: ${(error as Error).stack ?? String(error)}`))
+    .then(() => loop());
+
+  return {
+    wake: () => wakeUp?.(),
+    reconcile,
+    stats: () => ({ ...stats }),
+    async stop() {
+      stopped = true;
+      wakeUp?.();
+      if (searchTimer) clearTimeout(searchTimer);
+      await running;
+      flushPurge();
+      await searchRunning;
+    },
+  };
+}

@@ -1,0 +1,303 @@
+/**
+ * The publishing pipeline end to end on the real built server: writes through the API regenerate
+ * the static files on disk and what is served, jobs survive a crash, scheduled articles come due,
+ * the caching headers, the twins' guard and the purge hook.
+ */
+import fs from 'node:fs';
+import http from 'node:http';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import type { Article } from '../../src/schemas/article.ts';
+import { TestClient, adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
+
+/** Polls until `check` answers a value (no timed assertion: the deadline only stops a hung test). */
+async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+const fileOf = (server: TestServer, publicPath: string) =>
+  path.join(server.clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
+
+async function fetchText(server: TestServer, publicPath: string): Promise<{ status: number; text: string; headers: Headers }> {
+  const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });
+  return { status: response.status, text: await response.text(), headers: response.headers };
+}
+
+/** Waits for the worker to drain: the queue empty and the manifest written after the last job. */
+async function waitForIdle(server: TestServer): Promise<void> {
+  const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
+  const describeState = () =>
+    `jobs ${JSON.stringify(readDataFile(server.dataDir, 'jobs'))}, articles v${readDataFile<{ version: number }>(server.dataDir, 'articles').version}, manifest ${fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : 'none'}`;
+  await waitFor(() => `the regeneration queue to drain (${describeState()})`, async () => {
+    const jobs = readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs').jobs;
+    if (jobs.length > 0) return false;
+    if (!fs.existsSync(manifestFile)) return false;
+    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
+    const articles = readDataFile<{ version: number }>(server.dataDir, 'articles');
+    return manifest.version === articles.version;
+  });
+}
+
+/** A GET with raw headers (fetch turns conditional requests into no-cache ones). */
+function rawGet(server: TestServer, publicPath: string, headers: Record<string, string>): Promise<number> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(new URL(publicPath, server.url), { headers }, (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      })
+      .on('error', reject);
+  });
+}
+
+function renderCount(server: TestServer, publicPath: string): number {
+  return server.output().split('\n').filter((line) => line.startsWith(`[publish] ${publicPath} `)).length;
+}
+
+describe('runtime regeneration', () => {
+  let server: TestServer;
+  let admin: TestClient;
+
+  beforeAll(async () => {
+    server = await startApiServer();
+    admin = await adminClient(server);
+  });
+
+  beforeEach(() => {
+    onTestFailed(() => console.log(`--- server output (tail) ---\n${server.output().slice(-6000)}`));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('publish -> the static file exists and is served, and the section page, feeds and sitemaps list it', async () => {
+    const started = performance.now();
+    const article = await createArticle(admin, { title: 'Harbour bridge reopens', section: 'tech', status: 'published', dek: 'Traffic flows again' });
+    const answered = performance.now();
+    const page = await waitFor('the article page', async () => {
+      const r = await fetchText(server, `/article/${article.slug}`);
+      return r.status === 200 ? r : undefined;
+    });
+    const served = performance.now();
+    console.log(`[figure] publish API call ${(answered - started).toFixed(0)} ms; API call -> article page served ${(served - started).toFixed(0)} ms`);
+    const file = fileOf(server, `/article/${article.slug}`);
+    expect(fs.existsSync(file)).toBe(true);
+    expect(page.text).toBe(fs.readFileSync(file, 'utf8'));
+    expect(page.text).toContain('Harbour bridge reopens');
+    expect(page.headers.get('content-type')).toMatch(/text\/html/);
+
+    await waitFor('the section page to list it', async () => (await fetchText(server, '/section/tech')).text.includes(`/article/${article.slug}`));
+    for (const feed of ['/rss.xml', '/section/tech/rss.xml', '/sitemap.xml', '/news-sitemap.xml']) {
+      await waitFor(`${feed} to list it`, async () => (await fetchText(server, feed)).text.includes(`/article/${article.slug}`));
+    }
+    expect((await fetchText(server, '/section/world')).text).not.toContain(`/article/${article.slug}`);
+  });
+
+  it('update -> the file changes; a draft edit regenerates nothing', async () => {
+    const article = await createArticle(admin, { title: 'Budget talks resume', section: 'business', status: 'published' });
+    const file = fileOf(server, `/article/${article.slug}`);
+    await waitFor('the first render', async () => fs.existsSync(file));
+    const before = fs.readFileSync(file, 'utf8');
+    const response = await admin.put(`/api/articles/${article.id}`, { dek: 'Negotiators return to the table' });
+    expect(response.status).toBe(200);
+    await waitFor('the file to change', async () => fs.readFileSync(file, 'utf8') !== before);
+    expect(fs.readFileSync(file, 'utf8')).toContain('Negotiators return to the table');
+
+    await waitForIdle(server);
+    const linesBefore = server.output().split('\n').length;
+    const draft = await createArticle(admin, { title: 'Quiet draft', section: 'business' });
+    await admin.put(`/api/articles/${draft.id}`, { title: 'Quiet draft, edited' });
+    await waitForIdle(server);
+    expect(server.output().split('\n').slice(linesBefore).filter((l) => l.startsWith('[publish] /'))).toEqual([]);
+    expect(fs.existsSync(fileOf(server, `/article/${draft.slug}`))).toBe(false);
+  });
+
+  it('unpublish and delete -> 404, the file gone, and gone from listings, feeds and sitemap', async () => {
+    const a = await createArticle(admin, { title: 'Mayor resigns', section: 'politics', status: 'published' });
+    const b = await createArticle(admin, { title: 'Council votes', section: 'politics', status: 'published' });
+    await waitFor('both pages', async () => fs.existsSync(fileOf(server, `/article/${a.slug}`)) && fs.existsSync(fileOf(server, `/article/${b.slug}`)));
+    await waitForIdle(server);
+
+    expect((await admin.put(`/api/articles/${a.id}`, { status: 'draft' })).status).toBe(200);
+    expect((await admin.delete(`/api/articles/${b.id}`)).status).toBeLessThan(300);
+    for (const slug of [a.slug, b.slug]) {
+      await waitFor(`${slug} to answer 404`, async () => (await fetchText(server, `/article/${slug}`)).status === 404);
+      expect(fs.existsSync(fileOf(server, `/article/${slug}`))).toBe(false);
+    }
+    await waitForIdle(server);
+    for (const publicPath of ['/section/politics', '/rss.xml', '/section/politics/rss.xml', '/sitemap.xml', '/news-sitemap.xml']) {
+      const { status, text } = await fetchText(server, publicPath);
+      expect(status, publicPath).toBe(200);
+      expect(text, publicPath).not.toContain(`/article/${a.slug}`);
+      expect(text, publicPath).not.toContain(`/article/${b.slug}`);
+    }
+  });
+
+  it('pagination: the 13th article creates page 2, unpublishing one removes it again (404)', async () => {
+    const made: Article[] = [];
+    for (let i = 1; i <= 13; i++) made.push(await createArticle(admin, { title: `Match report ${i}`, section: 'sports', status: 'published' }));
+    await waitFor('page 2', async () => (await fetchText(server, '/section/sports/page/2')).status === 200);
+    expect((await fetchText(server, '/section/sports/page/2')).text).toContain(`/article/${made[0]!.slug}`);
+    await waitForIdle(server);
+    expect((await admin.put(`/api/articles/${made[6]!.id}`, { status: 'archived' })).status).toBe(200);
+    await waitFor('page 2 to go', async () => (await fetchText(server, '/section/sports/page/2')).status === 404);
+    expect(fs.existsSync(fileOf(server, '/section/sports/page/2'))).toBe(false);
+    expect((await fetchText(server, '/section/sports')).text).toContain(`/article/${made[0]!.slug}`);
+  });
+
+  it('ten quick saves render the article far fewer than ten times', async () => {
+    const article = await createArticle(admin, { title: 'Storm warning', section: 'world', status: 'published' });
+    await waitForIdle(server);
+    const publicPath = `/article/${article.slug}`;
+    const before = renderCount(server, publicPath);
+    for (let i = 1; i <= 10; i++) {
+      expect((await admin.put(`/api/articles/${article.id}`, { dek: `Update number ${i}` })).status).toBe(200);
+    }
+    await waitFor('the last save on disk', async () => fs.readFileSync(fileOf(server, publicPath), 'utf8').includes('Update number 10'));
+    await waitForIdle(server);
+    const renders = renderCount(server, publicPath) - before;
+    console.log(`[figure] 10 quick saves -> ${renders} render(s) of the article`);
+    expect(renders).toBeGreaterThanOrEqual(1);
+    expect(renders).toBeLessThanOrEqual(3);
+  });
+
+  it('render twins refuse outside callers', async () => {
+    const article = await createArticle(admin, { title: 'Twin check', section: 'culture', status: 'published' });
+    await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
+    for (const twin of [`/render-twin/article/${article.slug}`, '/render-twin/section/culture', '/render-twin/sitemap.xml', '/render-twin/section/culture/rss.xml']) {
+      const plain = await fetch(new URL(twin, server.url));
+      expect(plain.status, twin).toBe(404);
+      const forged = await fetch(new URL(twin, server.url), { headers: { 'x-meridian-render': 'guess' } });
+      expect(forged.status, twin).toBe(404);
+      expect(forged.headers.get('x-meridian-render-result')).toBeNull();
+    }
+  });
+
+  it('HTML: short max-age, stale-while-revalidate, validators and 304; hashed assets immutable', async () => {
+    const article = await createArticle(admin, { title: 'Cache check', section: 'culture', status: 'published' });
+    await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
+    const first = await fetch(new URL(`/article/${article.slug}`, server.url));
+    await first.text();
+    expect(first.headers.get('cache-control')).toMatch(/max-age=\d+/);
+    expect(first.headers.get('cache-control')).toMatch(/stale-while-revalidate=\d+/);
+    const etag = first.headers.get('etag');
+    expect(etag).toBeTruthy();
+    expect(first.headers.get('last-modified')).toBeTruthy();
+    expect(await rawGet(server, `/article/${article.slug}`, { 'If-None-Match': etag! })).toBe(304);
+    expect(await rawGet(server, `/article/${article.slug}`, { 'If-Modified-Since': first.headers.get('last-modified')! })).toBe(304);
+    expect(await rawGet(server, `/article/${article.slug}`, { 'If-None-Match': 'W/"something-else"' })).toBe(200);
+
+    const asset = /\/_astro\/[^"' )]+\.(?:css|js)/.exec(await (await fetch(new URL(`/article/${article.slug}`, server.url))).text())?.[0];
+    expect(asset).toBeTruthy();
+    const assetResponse = await fetch(new URL(asset!, server.url));
+    await assetResponse.arrayBuffer();
+    expect(assetResponse.status).toBe(200);
+    expect(assetResponse.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
+  });
+
+  it('rebuilds the search index after regeneration and swaps it in', async () => {
+    const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
+    await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
+    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt')).length;
+    const before = builds();
+    await waitFor('a search index rebuild', async () => builds() > before);
+    const entry = await fetch(new URL('/pagefind/pagefind-entry.json', server.url));
+    expect(entry.status).toBe(200);
+    await entry.text();
+    expect((await fetch(new URL('/pagefind/pagefind.js', server.url))).status).toBe(200);
+    expect(fs.readdirSync(server.clientDir).filter((name) => name.startsWith('.pagefind'))).toEqual([]);
+  });
+});
+
+describe('jobs, restarts and scheduled publishing', () => {
+  it('restart in the middle of a queue (SIGKILL) -> the stored jobs complete', async () => {
+    const dataDir = makeDataDir();
+    // A long settle time keeps the jobs queued, so the crash lands while they are pending.
+    const first = await startServer({ dataDir, env: { REGENERATION_SETTLE_MS: '600000' } });
+    const admin = await adminClient(first);
+    const article = await createArticle(admin, { title: 'Crash course', section: 'world', status: 'published' });
+    const pending = readDataFile<{ jobs: Array<{ path: string }> }>(dataDir, 'jobs').jobs.map((j) => j.path);
+    expect(pending).toContain(`/article/${article.slug}`);
+    expect(pending).toContain('/section/world');
+    await first.kill();
+    expect(fs.existsSync(fileOf(first, `/article/${article.slug}`))).toBe(false);
+
+    const second = await startServer({ dataDir });
+    try {
+      await waitFor('the article page after the restart', async () => (await fetchText(second, `/article/${article.slug}`)).status === 200);
+      await waitForIdle(second);
+      expect((await fetchText(second, '/section/world')).text).toContain(`/article/${article.slug}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('a scheduled article that came due while the server was down is published right after it starts', async () => {
+    const dataDir = makeDataDir();
+    const first = await startServer({ dataDir });
+    const admin = await adminClient(first);
+    const due = new Date(Date.now() + 2500).toISOString();
+    const article = await createArticle(admin, { title: 'Embargoed results', section: 'business', status: 'scheduled', scheduledFor: due });
+    await first.stop();
+    const stillScheduled = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
+    expect(stillScheduled?.status).toBe('scheduled');
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(due) - Date.now() + 100)));
+
+    const second = await startServer({ dataDir });
+    try {
+      await waitFor('the scheduled article page', async () => (await fetchText(second, `/article/${article.slug}`)).status === 200);
+      expect(second.output()).toContain(`scheduled article published: ${article.slug}`);
+      const published = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
+      expect(published?.status).toBe('published');
+      expect((await fetchText(second, '/section/business')).text).toContain(`/article/${article.slug}`);
+    } finally {
+      await second.stop();
+    }
+  });
+
+  it('the running server publishes a scheduled article when it comes due', async () => {
+    const server = await startServer();
+    try {
+      const admin = await adminClient(server);
+      const article = await createArticle(admin, { title: 'Midday bulletin', section: 'home', status: 'scheduled', scheduledFor: new Date(Date.now() + 1500).toISOString() });
+      expect((await fetchText(server, `/article/${article.slug}`)).status).toBe(404);
+      await waitFor('the scheduled article page', async () => (await fetchText(server, `/article/${article.slug}`)).status === 200);
+      await waitFor('/section/home to list it', async () => (await fetchText(server, '/section/home')).text.includes(`/article/${article.slug}`));
+      expect(server.output().split('\n').filter((l) => l.includes(`scheduled article published: ${article.slug}`))).toHaveLength(1);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('PURGE_URL receives the regenerated paths', async () => {
+    const received: Array<{ paths: string[]; urls: string[] }> = [];
+    const hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        received.push(JSON.parse(body) as { paths: string[]; urls: string[] });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const port = (hook.address() as { port: number }).port;
+    const server = await startServer({ env: { PURGE_URL: `http://127.0.0.1:${port}/purge`, SITE_URL: 'https://news.example' } });
+    try {
+      const admin = await adminClient(server);
+      const article = await createArticle(admin, { title: 'Purge me', section: 'opinion', status: 'published' });
+      const batch = await waitFor('a purge notification', async () => received.find((b) => b.paths.includes(`/article/${article.slug}`)));
+      expect(batch.urls).toContain(`https://news.example/article/${article.slug}`);
+    } finally {
+      await server.stop();
+      hook.close();
+    }
+  });
+});

@@ -1,0 +1,232 @@
+/** The publishing pipeline's logic on a real lowdb store: which pages a write affects, the feeds and sitemaps, safe file writes. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.ts';
+import type { ArticleRecord } from '../../src/schemas/article.ts';
+import type { Section } from '../../src/schemas/common.ts';
+import type { ArticleChange } from '../../src/server/runtime.ts';
+import { computeAffectedPaths, fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from '../../src/server/publishing/paths.ts';
+import { buildNewsSitemap, buildRobots, buildRss, buildSitemap } from '../../src/server/publishing/feeds.ts';
+import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
+import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
+import { parseConfig } from '../../src/config.ts';
+
+let dir: string;
+let store: Store;
+let clock = Date.parse('2026-01-10T12:00:00Z');
+
+function article(overrides: Partial<ArticleRecord> & { slug: string; section?: Section }): ArticleRecord {
+  clock += 60_000;
+  const at = new Date(clock).toISOString();
+  return {
+    id: overrides.slug,
+    title: `Title of ${overrides.slug}`,
+    bodyHtml: '<p>Body</p>',
+    section: 'world',
+    tags: [],
+    authorName: 'A. Writer',
+    createdAt: at,
+    updatedAt: at,
+    publishedAt: at,
+    readingTime: 1,
+    isEditorsPick: false,
+    isBreaking: false,
+    status: 'published',
+    ...overrides,
+  };
+}
+
+/** Writes like the article service does, answering the change the hook receives. */
+async function save(before: ArticleRecord | undefined, after: ArticleRecord | undefined): Promise<ArticleChange[]> {
+  if (!before && after) await store.articles.insert(after);
+  else if (before && after) await store.articles.replace(after);
+  else if (before) await store.articles.delete(before.id);
+  return [{ before, after }];
+}
+
+async function seed(section: Section, count: number): Promise<ArticleRecord[]> {
+  const made: ArticleRecord[] = [];
+  for (let i = 0; i < count; i++) {
+    const a = article({ slug: `${section}-${i}`, section });
+    await store.articles.insert(a);
+    made.push(a);
+  }
+  return made;
+}
+
+beforeEach(async () => {
+  dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-publishing-unit-'));
+  store = await openStore(path.join(dir, 'data'), 'write');
+});
+
+afterEach(async () => {
+  await store.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+});
+
+describe('computeAffectedPaths', () => {
+  it('answers nothing for writes readers cannot see (drafts, scheduled)', async () => {
+    const draft = article({ slug: 'draft', status: 'draft' });
+    expect(await computeAffectedPaths(store, await save(undefined, draft))).toEqual([]);
+    const edited = { ...draft, title: 'Still a draft', updatedAt: new Date(++clock).toISOString() };
+    expect(await computeAffectedPaths(store, await save(draft, edited))).toEqual([]);
+    const scheduled = { ...edited, status: 'scheduled' as const, scheduledFor: '2099-01-01T00:00:00Z' };
+    expect(await computeAffectedPaths(store, await save(edited, scheduled))).toEqual([]);
+  });
+
+  it('publishing a first article: its page, its section page 1, both feeds and both sitemaps', async () => {
+    const a = article({ slug: 'first', section: 'tech' });
+    const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
+    expect(paths).toEqual(['/article/first', '/section/tech', '/section/tech/rss.xml', '/rss.xml', '/sitemap.xml', '/news-sitemap.xml']);
+  });
+
+  it('a new article on a full first page shifts every page and creates the next one', async () => {
+    await seed('world', 12);
+    const a = article({ slug: 'newest', section: 'world' });
+    const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
+    expect(paths).toContain('/section/world');
+    expect(paths).toContain('/section/world/page/2');
+    expect(paths.filter((p) => p.startsWith('/section/') && !p.endsWith('.xml'))).toHaveLength(2);
+  });
+
+  it('editing a card on page 2 touches page 2 only (same page count)', async () => {
+    const made = await seed('world', 20);
+    const oldest = made[0]!;
+    const after = { ...oldest, title: 'A better headline', updatedAt: new Date(++clock).toISOString() };
+    const paths = await computeAffectedPaths(store, await save(oldest, after), clock);
+    expect(paths).toContain('/article/world-0');
+    expect(paths).toContain('/section/world/page/2');
+    expect(paths).not.toContain('/section/world');
+    expect(paths).toContain('/sitemap.xml');
+  });
+
+  it('a body-only edit changes the article page and the sitemap date, not listings or feeds', async () => {
+    const [a] = await seed('culture', 3);
+    const after = { ...a!, bodyHtml: '<p>Corrected body</p>', updatedAt: new Date(++clock).toISOString() };
+    const paths = await computeAffectedPaths(store, await save(a, after), clock);
+    expect(paths).toEqual(['/article/culture-0', '/sitemap.xml']);
+  });
+
+  it('unpublishing removes the article and the now out-of-range last page', async () => {
+    const made = await seed('sports', 13);
+    const target = made[5]!;
+    const after = { ...target, status: 'archived' as const, updatedAt: new Date(++clock).toISOString() };
+    const paths = await computeAffectedPaths(store, await save(target, after), clock);
+    expect(paths).toContain('/article/sports-5');
+    expect(paths).toContain('/section/sports');
+    expect(paths).toContain('/section/sports/page/2'); // rendered as missing: the worker deletes it
+    expect(paths).toContain('/section/sports/rss.xml');
+    expect(paths).toContain('/rss.xml');
+  });
+
+  it('moving an article to another section touches both sections, and deleting touches its old slug', async () => {
+    const [w] = await seed('world', 2);
+    await seed('tech', 2);
+    const moved = { ...w!, section: 'tech' as const, updatedAt: new Date(++clock).toISOString() };
+    const paths = await computeAffectedPaths(store, await save(w, moved), clock);
+    expect(paths).toEqual(expect.arrayContaining(['/article/world-0', '/section/world', '/section/tech', '/section/world/rss.xml', '/section/tech/rss.xml']));
+    const gone = await computeAffectedPaths(store, await save(moved, undefined), clock);
+    expect(gone).toEqual(expect.arrayContaining(['/article/world-0', '/section/tech', '/sitemap.xml']));
+    expect(gone).not.toContain('/section/world');
+  });
+
+  it('an article older than the 50 newest leaves the feeds alone, and one outside two days leaves the news sitemap alone', async () => {
+    const old = article({ slug: 'ancient', section: 'opinion', publishedAt: '2020-01-01T00:00:00.000Z' });
+    await store.articles.insert(old);
+    for (let i = 0; i < 51; i++) await store.articles.insert(article({ slug: `op-${i}`, section: 'opinion' }));
+    const after = { ...old, title: 'Retitled', updatedAt: new Date(++clock).toISOString() };
+    const paths = await computeAffectedPaths(store, await save(old, after), clock);
+    expect(paths).not.toContain('/rss.xml');
+    expect(paths).not.toContain('/section/opinion/rss.xml');
+    expect(paths).not.toContain('/news-sitemap.xml');
+    expect(paths).toContain('/section/opinion/page/5');
+  });
+});
+
+describe('paths and files', () => {
+  it('lists every public path of the data and the rendered files on disk', async () => {
+    await seed('home', 13);
+    const paths = await listPublicPaths(store);
+    expect(paths).toContain('/section/home/page/2');
+    expect(paths).toContain('/article/home-12');
+    expect(paths).toContain('/robots.txt');
+    expect(paths.every(isRegenerablePath)).toBe(true);
+    const client = path.join(dir, 'client');
+    for (const p of ['/article/x', '/section/world', '/section/world/page/3', '/section/world/rss.xml']) {
+      fs.mkdirSync(path.dirname(fileForPath(client, p)), { recursive: true });
+      fs.writeFileSync(fileForPath(client, p), 'x');
+    }
+    expect(listRenderedPaths(client).sort()).toEqual(['/article/x', '/section/world', '/section/world/page/3', '/section/world/rss.xml']);
+  });
+
+  it('refuses paths outside the regenerable set', () => {
+    for (const bad of ['/article/../etc', '/article/.hidden', '/section/markets', '/section/world/page/0', '/admin', '/article/a/b']) {
+      expect(isRegenerablePath(bad), bad).toBe(false);
+      expect(() => fileForPath(dir, bad)).toThrow();
+    }
+    expect(fileForPath('/srv/client', '/article/a-b')).toBe('/srv/client/article/a-b/index.html');
+    expect(fileForPath('/srv/client', '/section/tech/rss.xml')).toBe('/srv/client/section/tech/rss.xml');
+  });
+
+  it('writes atomically, skips identical content, and deletes with the emptied folder', async () => {
+    const client = path.join(dir, 'client');
+    const target = fileForPath(client, '/article/atomic');
+    expect(await writeFileAtomic(target, Buffer.from('one'))).toBe('written');
+    const mtime = fs.statSync(target).mtimeMs;
+    expect(await writeFileAtomic(target, Buffer.from('one'))).toBe('unchanged');
+    expect(fs.statSync(target).mtimeMs).toBe(mtime);
+    expect(await writeFileAtomic(target, Buffer.from('two'))).toBe('written');
+    expect(fs.readFileSync(target, 'utf8')).toBe('two');
+    expect(fs.readdirSync(path.dirname(target))).toEqual(['index.html']);
+    expect(await deleteServedFile(target, client)).toBe('deleted');
+    expect(fs.existsSync(path.dirname(target))).toBe(false);
+    expect(fs.existsSync(client)).toBe(true);
+    expect(await deleteServedFile(target, client)).toBe('absent');
+  });
+
+  it('reads back the render manifest it wrote and compares it with a store', () => {
+    const file = path.join(dir, 'render-manifest.json');
+    expect(readRenderManifest(file)).toBeUndefined();
+    writeRenderManifest(file, { storeId: 's1', version: 4, renderedAt: new Date().toISOString(), by: 'build' });
+    expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 })).toBe(true);
+    expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 5 })).toBe(false);
+    expect(manifestMatches(readRenderManifest(file), { id: 's2', version: 4 })).toBe(false);
+    writeRenderManifest(file, { storeId: 's1', version: 4, renderedAt: new Date().toISOString(), by: 'server', siteUrl: 'https://a.example' });
+    expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 }, 'https://a.example')).toBe(true);
+    expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 }, 'https://b.example')).toBe(false);
+  });
+});
+
+describe('feeds and sitemaps', () => {
+  const config = parseConfig({ SITE_URL: 'https://news.example', SITE_NAME: 'Meridian News' });
+
+  it('RSS 2.0 with escaped text, absolute links and a date taken from the newest item', () => {
+    const a = article({ slug: 'rss-item', title: 'Cats & <dogs>', dek: 'A "quoted" dek', section: 'tech' });
+    const xml = buildRss(config, [a], 'tech');
+    expect(xml).toContain('<rss version="2.0"');
+    expect(xml).toContain('<title>Technology | Meridian News</title>');
+    expect(xml).toContain('<title>Cats &amp; &lt;dogs&gt;</title>');
+    expect(xml).toContain('<link>https://news.example/article/rss-item</link>');
+    expect(xml).toContain(`<lastBuildDate>${new Date(a.publishedAt!).toUTCString()}</lastBuildDate>`);
+    expect(xml).toContain('href="https://news.example/section/tech/rss.xml" rel="self"');
+    expect(buildRss(config, [a], 'tech')).toBe(xml);
+  });
+
+  it('sitemap with static pages, sections and articles; news sitemap with the last two days only', () => {
+    const fresh = article({ slug: 'fresh' });
+    const stale = article({ slug: 'stale', publishedAt: '2020-05-01T00:00:00.000Z' });
+    const sitemap = buildSitemap(config, [fresh, stale], ['/about']);
+    expect(sitemap).toContain('<loc>https://news.example/about</loc>');
+    expect(sitemap).toContain('<loc>https://news.example/section/home</loc>');
+    expect(sitemap).toContain(`<loc>https://news.example/article/stale</loc><lastmod>${stale.updatedAt}</lastmod>`);
+    const news = buildNewsSitemap(config, [fresh, stale], clock);
+    expect(news).toContain('xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"');
+    expect(news).toContain('https://news.example/article/fresh');
+    expect(news).not.toContain('stale');
+    const robots = buildRobots(config);
+    expect(robots).toContain('Sitemap: https://news.example/sitemap.xml');
+    expect(robots).toContain('Sitemap: https://news.example/news-sitemap.xml');
+  });
+});
