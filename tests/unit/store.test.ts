@@ -184,7 +184,8 @@ describe('counters and votes', () => {
     await store.counters.deleteArticle('a');
     expect(await store.counters.get('a')).toEqual({ likes: 0, dislikes: 0, views: 0 });
     expect(await store.counters.visitorVote('a', 'v1')).toBeUndefined();
-    expect(readFile('counters').counters).toEqual({});
+    expect(readFile('counters').views).toEqual({});
+    expect(readFile('votes').tallies).toEqual({});
   });
 
   it('keeps counters out of the articles file', async () => {
@@ -410,7 +411,7 @@ describe('files', () => {
     await all;
     expect(reads).toBeGreaterThan(0);
     expect(readFile('comments').comments).toHaveLength(200);
-    expect(readFile('counters').counters.a).toEqual({ likes: 100, dislikes: 100, views: 0 });
+    expect(readFile('votes').tallies.a).toEqual({ likes: 100, dislikes: 100 });
     expect(readFile('articles').articles).toHaveLength(200);
     expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
   });

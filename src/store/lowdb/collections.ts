@@ -19,11 +19,17 @@ import type {
 } from '../types.ts';
 import type { JsonCollection } from './file.ts';
 
-const ZERO: ArticleCounters = { likes: 0, dislikes: 0, views: 0 };
-
-export type CountersFile = { counters: Record<string, ArticleCounters> };
-/** votes[articleId][visitorId] = kind; a file of its own so a view never rewrites the votes. */
-export type VotesFile = { votes: Record<string, Record<string, VoteKind>> };
+/** Views per article: the hottest counter, in a file of its own so a page view never rewrites the votes. */
+export type CountersFile = { views: Record<string, number> };
+/**
+ * Votes and the like/dislike tallies they add up to, in one file: one write (one rename) records a
+ * vote and its count together, so a crash can never leave the two disagreeing.
+ * votes[articleId][visitorId] = kind; tallies[articleId] = counts (admin adjustments included).
+ */
+export type VotesFile = {
+  votes: Record<string, Record<string, VoteKind>>;
+  tallies: Record<string, { likes: number; dislikes: number }>;
+};
 
 export class LowdbCounters implements CounterRepository {
   readonly #counters: JsonCollection<CountersFile>;
@@ -34,18 +40,22 @@ export class LowdbCounters implements CounterRepository {
     this.#votes = votes;
   }
 
-  #entry(articleId: string): ArticleCounters {
-    const all = this.#counters.data.counters;
-    return (all[articleId] ??= { ...ZERO });
+  #read(articleId: string): ArticleCounters {
+    const tally = this.#votes.data.tallies[articleId];
+    return { likes: tally?.likes ?? 0, dislikes: tally?.dislikes ?? 0, views: this.#counters.data.views[articleId] ?? 0 };
+  }
+
+  #tally(articleId: string): { likes: number; dislikes: number } {
+    return (this.#votes.data.tallies[articleId] ??= { likes: 0, dislikes: 0 });
   }
 
   async get(articleId: string) {
-    return { ...(this.#counters.data.counters[articleId] ?? ZERO) };
+    return this.#read(articleId);
   }
 
   async getMany(articleIds: readonly string[]) {
     const out = new Map<string, ArticleCounters>();
-    for (const id of articleIds) out.set(id, { ...(this.#counters.data.counters[id] ?? ZERO) });
+    for (const id of articleIds) out.set(id, this.#read(id));
     return out;
   }
 
@@ -56,34 +66,36 @@ export class LowdbCounters implements CounterRepository {
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
     const votes = (this.#votes.data.votes[articleId] ??= {});
     const previous = votes[visitorId];
-    const counters = this.#entry(articleId);
     if (previous !== kind) {
+      const tally = this.#tally(articleId);
       votes[visitorId] = kind;
-      if (previous === 'like') counters.likes = Math.max(0, counters.likes - 1);
-      if (previous === 'dislike') counters.dislikes = Math.max(0, counters.dislikes - 1);
-      if (kind === 'like') counters.likes++;
-      else counters.dislikes++;
-      await Promise.all([this.#votes.write(), this.#counters.write()]);
+      if (previous === 'like') tally.likes = Math.max(0, tally.likes - 1);
+      if (previous === 'dislike') tally.dislikes = Math.max(0, tally.dislikes - 1);
+      if (kind === 'like') tally.likes++;
+      else tally.dislikes++;
+      await this.#votes.write();
     }
-    return { ...counters, vote: kind };
+    return { ...this.#read(articleId), vote: kind };
   }
 
   async adjust(articleId: string, kind: VoteKind, amount: number) {
-    const counters = this.#entry(articleId);
-    if (kind === 'like') counters.likes = Math.max(0, counters.likes + amount);
-    else counters.dislikes = Math.max(0, counters.dislikes + amount);
-    await this.#counters.write();
-    return { ...counters };
+    const tally = this.#tally(articleId);
+    if (kind === 'like') tally.likes = Math.max(0, tally.likes + amount);
+    else tally.dislikes = Math.max(0, tally.dislikes + amount);
+    await this.#votes.write();
+    return this.#read(articleId);
   }
 
   async incrementViews(articleId: string) {
-    this.#entry(articleId).views++;
+    const views = this.#counters.data.views;
+    views[articleId] = (views[articleId] ?? 0) + 1;
     await this.#counters.write();
   }
 
   async deleteArticle(articleId: string) {
-    delete this.#counters.data.counters[articleId];
+    delete this.#counters.data.views[articleId];
     delete this.#votes.data.votes[articleId];
+    delete this.#votes.data.tallies[articleId];
     await Promise.all([this.#votes.write(), this.#counters.write()]);
   }
 }

@@ -37,8 +37,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
     const open = <T>(name: string, defaults: T) => JsonCollection.open<T>(path.join(dir, `${name}.json`), defaults, readOnly);
     const [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta] = await Promise.all([
       open<ArticlesFile>('articles', { version: 0, articles: [] }),
-      open<CountersFile>('counters', { counters: {} }),
-      open<VotesFile>('votes', { votes: {} }),
+      open<CountersFile>('counters', { views: {} }),
+      open<VotesFile>('votes', { votes: {}, tallies: {} }),
       open<CommentsFile>('comments', { comments: [] }),
       open<SourcesFile>('sources', { sources: [] }),
       open<SubscribersFile>('subscribers', { subscribers: [] }),

@@ -1,0 +1,55 @@
+/** Unit-test fixtures: a real lowdb store in a temp dir, a runtime around it, article records. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseConfig } from '../../src/config.ts';
+import { openStore, type Store } from '../../src/store/index.ts';
+import type { ArticleRecord } from '../../src/schemas/article.ts';
+import type { ArticleChange, Runtime } from '../../src/server/runtime.ts';
+
+export function makeTempDir(prefix = 'meridian-unit-'): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+}
+
+/** A runtime over a fresh store; `changes` records what the article hooks were told. */
+export async function makeRuntime(dataDir = makeTempDir()): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
+  const store = await openStore(dataDir, 'write');
+  const changes: ArticleChange[][] = [];
+  return {
+    config: parseConfig({ DATA_DIR: dataDir, SEED: 'none' }),
+    store,
+    hooks: { articlesChanged: [(c) => void changes.push(c)] },
+    services: new Map(),
+    changes,
+    dataDir,
+  };
+}
+
+let counter = 0;
+
+/** A complete stored article; override what the test is about. */
+export function articleRecord(overrides: Partial<ArticleRecord> = {}): ArticleRecord {
+  counter++;
+  const at = new Date(Date.UTC(2025, 0, 1, 0, counter)).toISOString();
+  return {
+    id: `article-${counter}`,
+    title: `Article ${counter}`,
+    slug: `article-${counter}`,
+    bodyHtml: '<p>Body</p>',
+    section: 'world',
+    tags: [],
+    authorName: 'Desk',
+    createdAt: at,
+    updatedAt: at,
+    publishedAt: at,
+    readingTime: 1,
+    isEditorsPick: false,
+    isBreaking: false,
+    status: 'published',
+    ...overrides,
+  };
+}
+
+export async function closeQuietly(store: Store | undefined): Promise<void> {
+  await store?.close().catch(() => {});
+}
