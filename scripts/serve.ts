@@ -7,10 +7,14 @@ import { bootRuntime } from '../src/server/boot.ts';
 import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
+import { attachPublishingSite } from '../src/server/publishing/service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.resolve(root, process.env.OUT_DIR ?? 'dist');
 const entry = path.join(outDir, 'server/entry.mjs');
+// The folder readers are served from and the worker regenerates into. SERVE_DIR lets tests give each
+// server its own copy of the built pages. @default OUT_DIR/client
+const clientDir = process.env.SERVE_DIR ? path.resolve(process.env.SERVE_DIR) : path.join(outDir, 'client');
 
 async function main(): Promise<void> {
   const config = getConfig();
@@ -18,15 +22,18 @@ async function main(): Promise<void> {
     console.error('No build found (dist/server/entry.mjs). Run `npm run build` first, or use `npm start`.');
     process.exit(1);
   }
-  await bootRuntime(config);
+  const runtime = await bootRuntime(config);
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
-  const server = createHttpServer({ clientDir: path.join(outDir, 'client'), imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
+  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const shown = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
+    // The regeneration worker renders pages by calling this server's twin routes over loopback.
+    const loopback = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    attachPublishingSite(runtime, { clientDir, origin: `http://${loopback}:${port}` });
     console.log(`Listening on http://${shown}:${port}`);
   });
   let stopping = false;

@@ -1,7 +1,12 @@
 /** Background services that run inside the server process (scheduler, regeneration worker, feed fetcher). */
 import type { Runtime } from './runtime.ts';
+import { startFeedScheduler } from './ingest/feed-scheduler.ts';
+import { startPublishing } from './publishing/service.ts';
 
 /** Starts every background service and registers it on the runtime so stopRuntime() stops it. */
-export async function startBackgroundServices(_runtime: Runtime): Promise<void> {
+export async function startBackgroundServices(runtime: Runtime): Promise<void> {
   // Services are added here by the publishing pipeline and the feed ingestion.
+  runtime.services.set('feed-scheduler', startFeedScheduler(runtime));
+  // Publishing: article hook -> stored jobs, scheduled publishing; its worker starts once the server listens.
+  startPublishing(runtime);
 }

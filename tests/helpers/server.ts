@@ -11,6 +11,8 @@ export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as
 export type TestServer = {
   url: string;
   dataDir: string;
+  /** The folder this server serves and regenerates pages into (its own copy of OUT_DIR/client). */
+  clientDir: string;
   process: ChildProcess;
   /** Everything the server printed so far. */
   output: () => string;
@@ -25,11 +27,28 @@ export function makeDataDir(prefix = 'meridian-test-'): string {
 }
 
 /**
+ * The served folder of a test server: a copy of the build's client folder beside its DATA_DIR, made
+ * once and kept across restarts, so parallel servers never regenerate pages into the same files.
+ */
+export function siteCopyFor(dataDir: string): string {
+  const site = `${dataDir.replace(/[\\/]+$/, '')}-site`;
+  const clientDir = path.join(site, 'client');
+  if (!fs.existsSync(clientDir)) {
+    const outDir = path.resolve(ROOT, process.env.OUT_DIR ?? 'dist');
+    fs.cpSync(path.join(outDir, 'client'), clientDir, { recursive: true });
+    const manifest = path.join(outDir, 'render-manifest.json');
+    if (fs.existsSync(manifest)) fs.copyFileSync(manifest, path.join(site, 'render-manifest.json'));
+  }
+  return clientDir;
+}
+
+/**
  * Spawns the server and resolves once it prints its address. SEED defaults to `none` so tests
  * start from an empty store; pass { SEED: 'demo' } for demo content.
  */
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeDataDir();
+  const clientDir = options.env?.SERVE_DIR ?? siteCopyFor(dataDir);
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
     env: {
@@ -42,6 +61,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      SERVE_DIR: clientDir,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -68,6 +88,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   return {
     url,
     dataDir,
+    clientDir,
     process: child,
     output: () => output,
     stop: async () => {
