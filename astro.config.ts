@@ -16,8 +16,23 @@ export default defineConfig({
   integrations: [react()],
   trailingSlash: 'never',
   build: { format: 'directory' },
-  // Astro's own origin check covers form posts only; src/middleware.ts checks every state-changing request.
-  security: { checkOrigin: false },
+  security: {
+    // Astro's own origin check covers form posts only; src/middleware.ts checks every state-changing request.
+    checkOrigin: false,
+    // A CSP <meta> in every page: Astro hashes the scripts and styles it emits, so no other inline
+    // script runs. frame-ancestors cannot live in a <meta>: the server sends it as a header.
+    csp: {
+      directives: [
+        "default-src 'self'",
+        // Hero images of ingested articles may live on the source's host.
+        "img-src 'self' data: https: http:",
+        "connect-src 'self'",
+        "object-src 'none'",
+        "base-uri 'self'",
+        "form-action 'self'",
+      ],
+    },
+  },
   server: { port: Number(process.env.PORT ?? 4321), host: true },
   vite: { ssr: { external: ['sharp', '@node-rs/argon2', 'lowdb', 'feedparser', 'sanitize-html', 'pagefind'] } },
 });

@@ -30,6 +30,10 @@ const configSchema = z.object({
   FETCH_ALLOW_PRIVATE_NETWORKS: booleanFromEnv.default(false),
   /** Minutes between scheduled fetches of each enabled RSS source. @default 15 */
   FEED_FETCH_INTERVAL_MINUTES: z.coerce.number().positive().default(15),
+  /** Multiplies every per-IP rate limit (comments, votes, newsletter, page views); e.g. 20 for a shared test browser. @default 1 */
+  RATE_LIMIT_FACTOR: z.coerce.number().positive().max(10_000).default(1),
+  /** Milliseconds a regeneration job waits for its page to go quiet, so a burst of saves renders once. @default 100 */
+  REGENERATION_SETTLE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /** Trust X-Forwarded-For for the client address (behind a reverse proxy). @default false */
   TRUST_PROXY: booleanFromEnv.default(false),
   /** Optional URL that receives the list of regenerated paths (CDN purge hook). */

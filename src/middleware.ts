@@ -38,4 +38,17 @@ const loadSession = defineMiddleware(async (context, next) => {
   return next();
 });
 
-export const onRequest = sequence(checkOrigin, loadSession);
+/**
+ * On-demand pages get their CSP from Astro as a header, which replaces the server's own; frame-ancestors
+ * (which a <meta> cannot carry, and which the server sends everywhere else) is added back to it.
+ */
+const keepFrameAncestors = defineMiddleware(async (context, next) => {
+  const response = await next();
+  const policy = response.headers.get('content-security-policy');
+  if (!context.isPrerendered && policy && !/frame-ancestors/i.test(policy)) {
+    response.headers.set('content-security-policy', `${policy.replace(/;\s*$/, '')}; frame-ancestors 'none'`);
+  }
+  return response;
+});
+
+export const onRequest = sequence(keepFrameAncestors, checkOrigin, loadSession);

@@ -9,6 +9,24 @@ import type { Viewer } from '../server/articles.ts';
 /** JSON bodies are small: an article body is the largest at ~500 KB. */
 export const MAX_JSON_BYTES = 1024 * 1024;
 
+/**
+ * No contract nests more than a few levels; deeper bodies are refused before a schema sees them,
+ * because error messages that print the input (String([[[...]]])) recurse and overflow the stack.
+ */
+export const MAX_JSON_DEPTH = 32;
+
+/** Whether a parsed JSON value nests deeper than `max` objects or arrays (iterative: depth cannot overflow it). */
+function isNestedDeeperThan(value: unknown, max: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [current, depth] = stack.pop()!;
+    if (current === null || typeof current !== 'object') continue;
+    if (depth > max) return true;
+    for (const child of Object.values(current)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
+
 export function json(data: unknown, status = 200, headers: Record<string, string> = {}): Response {
   return new Response(JSON.stringify(data), {
     status,
@@ -65,7 +83,14 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
-    const { done, value } = await reader.read();
+    let chunk: ReadableStreamReadResult<Uint8Array>;
+    try {
+      chunk = await reader.read();
+    } catch (error) {
+      // The client went away or was cut off by the server's request timeout mid-body: not our failure.
+      throw new AppError(400, 'The request body was cut off', { headers: { Connection: 'close' }, cause: error });
+    }
+    const { done, value } = chunk;
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
@@ -112,6 +137,7 @@ export async function parseJsonBody<S extends z.ZodType>(
   } catch {
     throw new AppError(400, 'Malformed JSON body');
   }
+  if (isNestedDeeperThan(data, MAX_JSON_DEPTH)) throw new AppError(400, `The JSON body is nested deeper than ${MAX_JSON_DEPTH} levels`);
   return parseWith(schema, data, 'Invalid body');
 }
 

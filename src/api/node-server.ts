@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import send from 'send';
+import { sendFileSnapshot } from '../server/publishing/serve-file.ts';
 
 export type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next?: (err?: unknown) => void) => void | Promise<void>;
 
@@ -23,7 +24,12 @@ export const SECURITY_HEADERS: Record<string, string> = {
   'Referrer-Policy': 'strict-origin-when-cross-origin',
   'X-Frame-Options': 'DENY',
   'Cross-Origin-Opener-Policy': 'same-origin-allow-popups',
+  // Pages carry their script and style policy in a <meta> (Astro's security.csp); what a <meta> cannot say goes here.
+  'Content-Security-Policy': "frame-ancestors 'none'; object-src 'none'; base-uri 'self'",
 };
+
+/** What may be served from /images/: raster images only, whatever else ends up in that folder. */
+const IMAGE_FILE = /\.(?:webp|avif|png|jpe?g|gif)$/i;
 
 /** HTML may be a few seconds old at a cache; assets with a content hash never change. */
 const HTML_CACHE = 'public, max-age=10, stale-while-revalidate=60';
@@ -75,24 +81,41 @@ export function createRequestListener(options: ServerOptions): http.RequestListe
     const isImage = pathname.startsWith('/images/');
     const root = isImage ? imagesRoot : clientRoot;
     const file = isRead && !pathname.startsWith('/api/') ? resolveStaticFile(root, isImage ? pathname.slice('/images'.length) : pathname) : undefined;
-    if (isImage && !file) {
+    if (isImage && (!file || !IMAGE_FILE.test(file))) {
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('Not found');
       return;
     }
-    if (!file) {
+    const passToAstro = () => {
       void Promise.resolve(options.handler(req, res)).catch((error: unknown) => {
         console.error('[server] handler failed', error);
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ error: 'Internal server error' }));
       });
+    };
+    if (!file) {
+      passToAstro();
       return;
     }
     const relative = '/' + path.relative(root, file).split(path.sep).join('/');
+    if (!isImage) {
+      // Built pages are replaced while the server runs (regeneration): answer from one open descriptor,
+      // and let Astro answer (404) when the file was removed since it was found.
+      sendFileSnapshot(req, res, file, { 'Cache-Control': cacheControlFor(relative) })
+        .then((sent) => {
+          if (!sent) passToAstro();
+        })
+        .catch((error: unknown) => {
+          console.error('[server] static file failed', error);
+          if (!res.headersSent) res.writeHead(500);
+          res.end();
+        });
+      return;
+    }
     send(req, relative, { root, dotfiles: 'allow', index: false, etag: true, lastModified: true, cacheControl: false })
       .on('headers', (response: http.ServerResponse) => {
         response.setHeader('Cache-Control', isImage ? IMAGE_CACHE : cacheControlFor(relative));
-        if (isImage) response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox");
+        if (isImage) response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox; frame-ancestors 'none'");
       })
       .on('error', (error: { status?: number }) => {
         if (!res.headersSent) res.writeHead(error.status ?? 500);
@@ -110,6 +133,9 @@ export function createHttpServer(options: ServerOptions): http.Server {
       headersTimeout: 10_000,
       keepAliveTimeout: 5_000,
       maxHeaderSize: 16 * 1024,
+      // Node checks the two timeouts above only this often (default 30 s), which let a slow client hold
+      // a connection for 30 s of headers and 60 s of body; once a second keeps them close to their values.
+      connectionsCheckingInterval: 1_000,
     },
     createRequestListener(options),
   );

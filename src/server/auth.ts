@@ -9,7 +9,7 @@ import { hash, verify } from '@node-rs/argon2';
 import type { PublicUser, Session, User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
 import { AppError, unauthorized } from './errors.ts';
-import { checkLoginThrottle, clearLoginFailures, recordLoginFailure } from './rate-limit.ts';
+import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
 
 export const SESSION_COOKIE = 'session';
@@ -98,14 +98,12 @@ export async function logIn(
   clientIp: string,
 ): Promise<{ token: string; session: Session; user: User }> {
   const keys = [`ip:${clientIp}`, `user:${credentials.username.toLowerCase()}`];
-  await checkLoginThrottle(runtime, keys);
+  // Counted as a failure before the (slow) hash check, so concurrent guesses cannot slip past the throttle.
+  await reserveLoginAttempt(runtime, keys);
   const user = await runtime.store.users.getByUsername(credentials.username);
   dummyHash ??= hashPassword('not-a-real-password-just-timing');
   const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), credentials.password);
-  if (!user || !ok) {
-    await recordLoginFailure(runtime, keys);
-    throw new AppError(401, 'Invalid username or password.');
-  }
+  if (!user || !ok) throw new AppError(401, 'Invalid username or password.');
   await clearLoginFailures(runtime, keys);
   const { token, session } = await createSession(runtime, user.id);
   return { token, session, user };

@@ -17,7 +17,7 @@ export const RATE_LIMITS = {
 export async function consumeRateLimit(runtime: Runtime, rule: RateLimitRule, key: string): Promise<void> {
   const now = Date.now();
   const { count, resetAt } = await runtime.store.limits.hit(`rl:${rule.name}:${key}`, rule.windowMs, now);
-  if (count > rule.limit) throw tooManyRequests((resetAt - now) / 1000);
+  if (count > Math.ceil(rule.limit * runtime.config.RATE_LIMIT_FACTOR)) throw tooManyRequests((resetAt - now) / 1000);
 }
 
 type Throttle = { failures: number; lockedUntil: number };
@@ -46,6 +46,24 @@ export async function recordLoginFailure(runtime: Runtime, keys: string[]): Prom
     const delay = failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
     await runtime.store.limits.set<Throttle>(`login:${key}`, { failures, lockedUntil: now + delay }, now + THROTTLE_MEMORY_MS);
   }
+}
+
+// Check and record must be one step: guesses sent together would all pass the check while the first
+// password hash is still being verified. One queue per process is enough: the store is single-process
+// (its lock file); a shared store needs an atomic increment instead.
+let loginAttempts: Promise<unknown> = Promise.resolve();
+
+/**
+ * Throws 429 while any key is locked out; otherwise counts this attempt as a failure before the
+ * password is checked (clearLoginFailures undoes it on success), one attempt at a time.
+ */
+export function reserveLoginAttempt(runtime: Runtime, keys: string[]): Promise<void> {
+  const attempt = loginAttempts.then(async () => {
+    await checkLoginThrottle(runtime, keys);
+    await recordLoginFailure(runtime, keys);
+  });
+  loginAttempts = attempt.catch(() => {});
+  return attempt;
 }
 
 export async function clearLoginFailures(runtime: Runtime, keys: string[]): Promise<void> {

@@ -24,12 +24,6 @@ type Publishing = {
 
 const services = new WeakMap<Runtime, Publishing>();
 
-/** Optional tuning from the environment (operations and tests): milliseconds a job waits for its page to go quiet. */
-function settleFromEnv(): number | undefined {
-  const value = Number(process.env.REGENERATION_SETTLE_MS);
-  return process.env.REGENERATION_SETTLE_MS && Number.isFinite(value) && value >= 0 ? value : undefined;
-}
-
 /** Renders a public path by requesting its twin from this very server, with the render secret. */
 export function createLoopbackRenderer(origin: string): Renderer {
   const secret = renderSecret();
@@ -98,7 +92,7 @@ export function startPublishing(runtime: Runtime): void {
 export function attachPublishingSite(runtime: Runtime, site: PublishingSite): RegenerationWorker | undefined {
   const state = services.get(runtime);
   if (!state || state.worker) return state?.worker;
-  const settleMs = settleFromEnv();
+  const settleMs = runtime.config.REGENERATION_SETTLE_MS;
   state.worker = startRegenerationWorker(runtime, {
     clientDir: site.clientDir,
     render: createLoopbackRenderer(site.origin),

@@ -1,0 +1,119 @@
+/** Shared pieces of the hardening suite: servers with their own data, data snapshots, raw requests and a headless Chromium. */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { expect } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { startServer, type TestServer } from '../helpers/server.ts';
+
+export { ADMIN, ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+export { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile } from '../api/support.ts';
+
+/** The built server with TRUST_PROXY, so each simulated client can present its own address. */
+export function startHardenedServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
+  return startServer({ ...(dataDir ? { dataDir } : {}), env: { TRUST_PROXY: 'true', ...env } });
+}
+
+/**
+ * Every file under DATA_DIR (the lock aside) with a hash of its bytes: two snapshots are equal
+ * exactly when nothing in the store, the uploads or the images changed.
+ */
+export function snapshotDataDir(dataDir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else if (entry.name !== '.lock') out[path.relative(dataDir, full)] = createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+    }
+  };
+  walk(dataDir);
+  return out;
+}
+
+export type RawRequest = { method: string; path: string; headers?: Record<string, string>; body?: Uint8Array<ArrayBuffer> | string };
+
+/** Sends a request exactly as given (any bytes as body, any content type); answers status, headers and text. */
+export async function send(baseUrl: string, request: RawRequest): Promise<{ status: number; headers: Headers; text: string }> {
+  const headers: Record<string, string> = { Origin: baseUrl, ...request.headers };
+  const response = await fetch(new URL(request.path, baseUrl), {
+    method: request.method,
+    headers,
+    body: request.body === undefined ? null : request.body,
+    redirect: 'manual',
+  });
+  return { status: response.status, headers: response.headers, text: await response.text() };
+}
+
+/** Waits until the regeneration queue is empty (GET /api/health reports jobs). */
+export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let jobs = -1;
+  while (Date.now() < deadline) {
+    const response = await fetch(new URL('/api/health', baseUrl));
+    jobs = ((await response.json()) as { jobs: number }).jobs;
+    if (jobs === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The regeneration queue still holds ${jobs} jobs after ${timeoutMs} ms`);
+}
+
+/** Waits for a file the server writes on its own (pages regenerated after start). */
+export async function waitForFile(file: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!fs.existsSync(file)) {
+    if (Date.now() > deadline) throw new Error(`${file} did not appear in ${timeoutMs} ms`);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+/** Answers once the server is still up and serving: a process alive and a health check that passes. */
+export async function expectServerUp(server: TestServer): Promise<void> {
+  expect(server.process.exitCode, server.output()).toBeNull();
+  const response = await fetch(new URL('/api/health', server.url));
+  expect(response.status).toBe(200);
+  expect(server.output()).not.toMatch(/\[api\] unexpected error|\[server\] handler failed/);
+}
+
+/** A plain TCP connection to the server, for clients that misbehave below HTTP (slow headers, trickled bodies). */
+export function openSocket(baseUrl: string): Promise<net.Socket> {
+  const { hostname, port } = new URL(baseUrl);
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: hostname, port: Number(port) }, () => resolve(socket));
+    socket.once('error', reject);
+  });
+}
+
+/** Everything the server sent on a socket until it closed it, and when that was (ms after the call). */
+export function readUntilClosed(socket: net.Socket, limitMs: number): Promise<{ data: string; closedAfterMs: number | undefined }> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    let data = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      resolve({ data, closedAfterMs: undefined });
+    }, limitMs);
+    socket.on('data', (chunk) => (data += chunk.toString('latin1')));
+    socket.on('error', () => {});
+    socket.once('close', () => {
+      clearTimeout(timer);
+      resolve({ data, closedAfterMs: Date.now() - started });
+    });
+  });
+}
+
+/** Debian's Chromium, headless, as the e2e suite runs it. */
+export function launchChromium(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+  });
+}
+
+let nextIp = 1;
+/** A fresh client address for X-Forwarded-For (rate limits are per IP). */
+export function freshIp(): string {
+  const n = nextIp++;
+  return `198.18.${Math.floor(n / 250) % 250}.${(n % 250) + 1}`;
+}
