@@ -40,6 +40,8 @@ export default defineConfig({
       ADMIN_USERNAME: E2E_ADMIN.username,
       ADMIN_PASSWORD: E2E_ADMIN.password,
       FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      // Every spec posts comments and votes from the same 127.0.0.1; the limits themselves are tested in tests/api and tests/hardening.
+      RATE_LIMIT_FACTOR: '20',
     },
   },
 });

@@ -34,16 +34,23 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 
 ensureChromium();
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
-const only = process.argv[2]; // optional: unit | e2e
+const only = process.argv[2]; // optional: unit | hardening | e2e
 const env = { ...process.env, MERIDIAN_BUILT: '0' };
 
 let failedRuns = 0;
-if (only !== 'e2e') {
+if (only === undefined || only === 'unit') {
   failedRuns += run('unit and API tests (vitest)', [
     'node_modules/vitest/vitest.mjs', 'run', '--reporter=default', `--reporter=json`, `--outputFile.json=${path.join(reports, 'vitest.json')}`,
   ], env) === 0 ? 0 : 1;
 }
-if (only !== 'unit') {
+if (only === undefined || only === 'hardening') {
+  // The adversarial suite reuses the build the first run made (or makes its own when run alone).
+  const reuse = only === undefined ? { OUT_DIR: 'dist', MERIDIAN_BUILT: '1' } : {};
+  failedRuns += run('hardening suite (vitest)', [
+    'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening.json')}`,
+  ], { ...env, ...reuse }) === 0 ? 0 : 1;
+}
+if (only === undefined || only === 'e2e') {
   failedRuns += run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
     ...env,
     PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
@@ -57,7 +64,10 @@ function counts(file: string, pick: (data: any) => { passed: number; failed: num
     return { passed: 0, failed: 0, skipped: 0 };
   }
 }
-const vitest = counts(path.join(reports, 'vitest.json'), (d) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) }));
+const vitestCounts = (d: any) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) });
+const unit = counts(path.join(reports, 'vitest.json'), vitestCounts);
+const hardening = counts(path.join(reports, 'hardening.json'), vitestCounts);
+const vitest = { passed: unit.passed + hardening.passed, failed: unit.failed + hardening.failed, skipped: unit.skipped + hardening.skipped };
 const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({ passed: d.stats?.expected ?? 0, failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0), skipped: d.stats?.skipped ?? 0 }));
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);

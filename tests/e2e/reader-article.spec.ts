@@ -49,7 +49,7 @@ test('header of the article: badges, title, dek, byline, reading time, bookmark;
   await expect(main.locator('.badges .badge').first()).toHaveAttribute('href', `/section/${article.section}`);
   await expect(main.locator('.badges .badge-breaking')).toHaveCount(article.isBreaking ? 1 : 0);
   await expect(main.locator('.badges .badge-pick')).toHaveCount(article.isEditorsPick ? 1 : 0);
-  await expect(main.getByText(article.dek!, { exact: true })).toBeVisible();
+  await expect(page.getByTestId('article').locator('p.dek[data-pagefind-meta="dek"]')).toHaveText(article.dek!);
   if (article.authorName) await expect(main.locator('.byline')).toContainText(`By ${article.authorName}`);
   await expect(main.locator('.byline')).toContainText(article.sourceLabel!);
   await expect(main.locator('.byline')).toContainText(`${article.readingTime} min read`);
