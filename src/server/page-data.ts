@@ -1,6 +1,7 @@
 /** Data loaders for the reader pages: what each prerendered route (and its on-demand twin) renders, read from the store. */
 import { DEFAULT_PAGE_SIZE, NAV_SECTIONS, SECTIONS, sectionSchema, type Section } from '../schemas/common.ts';
 import type { Article, ArticleRecord, ArticleSummary } from '../schemas/article.ts';
+import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
@@ -18,21 +19,6 @@ export const SECTION_INFO: Record<Section, { title: string; description: string 
   culture: { title: 'Culture', description: 'Film, music, books, art and ideas: reviews, interviews and features from the world of culture.' },
   opinion: { title: 'Opinion', description: 'Columns, editorials and guest essays: informed perspectives and debate on the issues of the day.' },
   home: { title: 'Top Stories', description: 'The most important stories of the day, selected by the editors of Meridian News.' },
-};
-
-export type SectionPageData = {
-  section: Section;
-  title: string;
-  description: string;
-  page: number;
-  totalPages: number;
-  articles: ArticleSummary[];
-};
-
-export type ArticlePageData = {
-  article: Article;
-  /** Absolute URL of the article (canonical, share links, structured data). */
-  url: string;
 };
 
 const published = (section?: Section) => ({ statuses: ['published'] as const, section });

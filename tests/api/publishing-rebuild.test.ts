@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { adminClient, createArticle, readDataFile } from './support.ts';
 
@@ -51,7 +51,7 @@ async function waitForIdle(server: TestServer): Promise<void> {
 }
 
 describe('npm run rebuild', () => {
-  const outDir = fs.mkdtempSync(path.join(ROOT, '.out', 'test-rebuild-'));
+  const outDir = makeOutDir('test-rebuild-');
   const dataDir = makeDataDir('meridian-rebuild-');
   let articles: Article[] = [];
   let scheduled: Article;

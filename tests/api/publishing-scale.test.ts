@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import { SECTIONS } from '../../src/schemas/common.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { adminClient, createArticle, type TestClient } from './support.ts';
@@ -75,7 +75,7 @@ const stats = (values: number[]) => {
 };
 
 describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} articles`, () => {
-  const outDir = fs.mkdtempSync(path.join(ROOT, '.out', 'test-scale-'));
+  const outDir = makeOutDir('test-scale-');
   const dataDir = makeDataDir('meridian-scale-');
   let server: TestServer;
   let admin: TestClient;

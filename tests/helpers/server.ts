@@ -22,6 +22,13 @@ export type TestServer = {
   kill: () => Promise<void>;
 };
 
+/** A fresh build output folder under .out/ (inside the project, where the bundle resolves its packages). */
+export function makeOutDir(prefix: string): string {
+  const parent = path.join(ROOT, '.out');
+  fs.mkdirSync(parent, { recursive: true });
+  return fs.mkdtempSync(path.join(parent, prefix));
+}
+
 export function makeDataDir(prefix = 'meridian-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
