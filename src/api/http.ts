@@ -74,12 +74,44 @@ function bodyTooLarge(maxBytes: number): AppError {
   return new AppError(413, `Request body is larger than ${maxBytes} bytes`, { headers: { Connection: 'close' } });
 }
 
+/**
+ * How much of an over-limit body is still read (and thrown away) before the 413 is sent: answering
+ * while the client is still sending makes many clients fail with EPIPE/ECONNRESET instead of seeing
+ * the 413. Beyond this the connection is cut.
+ */
+const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
+
+/** Reads and discards the rest of a stream, up to DRAIN_LIMIT_BYTES; answers whether it ended. */
+async function drainBody(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<boolean> {
+  let total = alreadyRead;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) return true;
+      total += value.byteLength;
+      if (total > DRAIN_LIMIT_BYTES) break;
+    }
+  } catch {
+    return false;
+  }
+  await reader.cancel().catch(() => {});
+  return false;
+}
+
 /** Reads a request body up to a byte limit; a larger body is a 413. */
 export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
   const declared = Number(request.headers.get('content-length') ?? '0');
-  if (declared > maxBytes) throw bodyTooLarge(maxBytes);
-  if (!request.body) return new Uint8Array();
+  if (!request.body) {
+    if (declared > maxBytes) throw bodyTooLarge(maxBytes);
+    return new Uint8Array();
+  }
   const reader = request.body.getReader();
+  if (declared > maxBytes) {
+    // A body we would not even drain is refused before any of it is read.
+    if (declared <= DRAIN_LIMIT_BYTES) await drainBody(reader, 0);
+    else await reader.cancel().catch(() => {});
+    throw bodyTooLarge(maxBytes);
+  }
   const chunks: Uint8Array[] = [];
   let total = 0;
   for (;;) {
@@ -94,7 +126,7 @@ export async function readBodyBytes(request: Request, maxBytes: number): Promise
     if (done) break;
     total += value.byteLength;
     if (total > maxBytes) {
-      await reader.cancel().catch(() => {});
+      await drainBody(reader, total);
       throw bodyTooLarge(maxBytes);
     }
     chunks.push(value);
