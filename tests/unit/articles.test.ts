@@ -20,8 +20,7 @@ import {
 } from '../../src/server/articles.ts';
 import { articleInputSchema } from '../../src/schemas/article.ts';
 import { computeReadingTime } from '../../src/server/html.ts';
-import { isAppError } from '../../src/server/errors.ts';
-import { articleRecord, makeRuntime } from './support.ts';
+import { appErrorOf, articleRecord, makeRuntime } from './support.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
 let runtime: TestRuntime;
@@ -34,16 +33,8 @@ afterEach(async () => {
   await runtime.store.close();
 });
 
-/** Runs an async call and answers the AppError status it threw. */
-async function statusOf(promise: Promise<unknown>): Promise<number | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return error.status;
-  }
-}
+/** The AppError status a call threw (undefined when it succeeded). */
+const statusOf = async (promise: Promise<unknown>) => (await appErrorOf(promise))?.status;
 
 const input = (fields: Record<string, unknown>) => articleInputSchema.parse(fields);
 

@@ -19,8 +19,7 @@ import {
   verifyPassword,
 } from '../../src/server/auth.ts';
 import { checkLoginThrottle, clearLoginFailures, consumeRateLimit, recordLoginFailure } from '../../src/server/rate-limit.ts';
-import { isAppError, type AppError } from '../../src/server/errors.ts';
-import { makeRuntime } from './support.ts';
+import { appErrorOf, makeRuntime } from './support.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
 let runtime: TestRuntime;
@@ -33,15 +32,7 @@ afterEach(async () => {
   await runtime.store.close();
 });
 
-async function errorOf(promise: Promise<unknown>): Promise<AppError | undefined> {
-  try {
-    await promise;
-    return undefined;
-  } catch (error) {
-    if (!isAppError(error)) throw error;
-    return error;
-  }
-}
+const errorOf = appErrorOf;
 
 const DAY = 24 * 60 * 60 * 1000;
 
@@ -96,10 +87,12 @@ describe('validateSessionToken', () => {
     const { token, session } = await createSession(runtime, user.id);
     const fresh = await validateSessionToken(runtime, token);
     expect(fresh?.session.expiresAt).toBe(session.expiresAt);
+    expect(fresh?.renewed).toBe(false);
     const soon = new Date(Date.now() + 10 * DAY).toISOString();
     await runtime.store.sessions.setExpiry(session.id, soon);
     const before = Date.now();
     const renewed = await validateSessionToken(runtime, token);
+    expect(renewed?.renewed).toBe(true);
     const renewedAt = Date.parse(renewed!.session.expiresAt);
     expect(renewedAt).toBeGreaterThanOrEqual(before + SESSION_LIFETIME_MS);
     expect(renewedAt).toBeLessThanOrEqual(Date.now() + SESSION_LIFETIME_MS);

@@ -6,6 +6,7 @@ import { parseConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { ArticleChange, Runtime } from '../../src/server/runtime.ts';
+import { isAppError, type AppError } from '../../src/server/errors.ts';
 
 export function makeTempDir(prefix = 'meridian-unit-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -52,4 +53,15 @@ export function articleRecord(overrides: Partial<ArticleRecord> = {}): ArticleRe
 
 export async function closeQuietly(store: Store | undefined): Promise<void> {
   await store?.close().catch(() => {});
+}
+
+/** Awaits a call and answers the AppError it threw (undefined when it succeeded); other errors propagate. */
+export async function appErrorOf(promise: Promise<unknown>): Promise<AppError | undefined> {
+  try {
+    await promise;
+    return undefined;
+  } catch (error) {
+    if (!isAppError(error)) throw error;
+    return error;
+  }
 }
