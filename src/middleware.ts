@@ -3,7 +3,7 @@ import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useRuntime } from './server/runtime.ts';
 import { errorResponse } from './api/http.ts';
-import { setSessionCookie } from './api/cookies.ts';
+import { deleteSessionCookie, setSessionCookie } from './api/cookies.ts';
 import { getConfig } from './config.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -32,7 +32,10 @@ const loadSession = defineMiddleware(async (context, next) => {
     if (result) {
       context.locals.user = result.user;
       context.locals.session = result.session;
-      setSessionCookie(context.cookies, runtime.config, token, result.session.expiresAt);
+      // The cookie's expiry follows the session's only when it slid forward.
+      if (result.renewed) setSessionCookie(context.cookies, runtime.config, token, result.session.expiresAt);
+    } else {
+      deleteSessionCookie(context.cookies, runtime.config);
     }
   }
   return next();

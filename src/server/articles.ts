@@ -97,7 +97,7 @@ export function articleFilter(query: Omit<ArticleListQuery, 'page' | 'pageSize' 
 }
 
 export async function listArticles(runtime: Runtime, query: ArticleListQuery, viewer: Viewer): Promise<Article[]> {
-  const records = await runtime.store.articles.list(articleFilter(query, viewer), pageOf(query), viewer.isAdmin ? 'recent' : 'recent');
+  const records = await runtime.store.articles.list(articleFilter(query, viewer), pageOf(query), 'recent');
   return withCounters(runtime, records);
 }
 

@@ -61,7 +61,10 @@ export async function createSession(runtime: Runtime, userId: string): Promise<{
 }
 
 /** The session and user behind a token, extending the session when it is past half its life. */
-export async function validateSessionToken(runtime: Runtime, token: string): Promise<{ session: Session; user: User } | undefined> {
+export async function validateSessionToken(
+  runtime: Runtime,
+  token: string,
+): Promise<{ session: Session; user: User; renewed: boolean } | undefined> {
   if (!/^[a-z2-7]{32}$/.test(token)) return undefined;
   const id = sessionIdFromToken(token);
   const session = await runtime.store.sessions.get(id);
@@ -77,11 +80,12 @@ export async function validateSessionToken(runtime: Runtime, token: string): Pro
     await runtime.store.sessions.delete(id);
     return undefined;
   }
-  if (expiresAt - now < SESSION_RENEW_WITHIN_MS) {
+  const renewed = expiresAt - now < SESSION_RENEW_WITHIN_MS;
+  if (renewed) {
     session.expiresAt = new Date(now + SESSION_LIFETIME_MS).toISOString();
     await runtime.store.sessions.setExpiry(id, session.expiresAt);
   }
-  return { session, user };
+  return { session, user, renewed };
 }
 
 export async function invalidateSession(runtime: Runtime, sessionId: string): Promise<void> {
