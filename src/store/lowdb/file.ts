@@ -5,6 +5,9 @@ import { DataFile } from 'lowdb/node';
 export class JsonCollection<T> {
   readonly #db: Low<T>;
   readonly #readOnly: boolean;
+  /** The disk write in progress, and the one queued behind it that will carry every change made meanwhile. */
+  #writing: Promise<void> | undefined;
+  #queued: Promise<void> | undefined;
 
   private constructor(db: Low<T>, readOnly: boolean) {
     this.#db = db;
@@ -33,9 +36,28 @@ export class JsonCollection<T> {
     return this.#db.data;
   }
 
-  /** Persists the current data. Concurrent calls are coalesced by steno into the latest state. */
-  async write(): Promise<void> {
-    if (this.#readOnly) throw new Error('The store was opened read-only');
-    await this.#db.write();
+  /**
+   * Persists the current data; resolves once a write that includes it is on disk. Calls made while a
+   * write is running share one queued write, so a burst of N changes costs one stringify and one
+   * rename, not N (lowdb stringifies the whole document on every call it gets).
+   */
+  write(): Promise<void> {
+    if (this.#readOnly) return Promise.reject(new Error('The store was opened read-only'));
+    if (this.#queued) return this.#queued;
+    const previous = this.#writing ?? Promise.resolve();
+    const next: Promise<void> = previous
+      .catch(() => {})
+      .then(() => {
+        this.#queued = undefined;
+        const current = this.#db.write();
+        this.#writing = current;
+        current.then(
+          () => this.#writing === current && (this.#writing = undefined),
+          () => this.#writing === current && (this.#writing = undefined),
+        );
+        return current;
+      });
+    this.#queued = next;
+    return next;
   }
 }
