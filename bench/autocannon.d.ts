@@ -1,0 +1,34 @@
+/** The part of autocannon's API the bench uses (the package ships no types). */
+declare module 'autocannon' {
+  type Histogram = { average: number; mean: number; stddev: number; min: number; max: number; p50: number; p90: number; p97_5: number; p99: number; total: number };
+  type Request = {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string;
+    setupRequest?: (request: Request, context: Record<string, unknown>) => Request;
+    onResponse?: (status: number, body: string, context: Record<string, unknown>) => void;
+  };
+  type Options = {
+    url: string;
+    connections?: number;
+    duration?: number;
+    pipelining?: number;
+    timeout?: number;
+    method?: string;
+    headers?: Record<string, string>;
+    requests?: Request[];
+  };
+  type Result = {
+    requests: Histogram;
+    latency: Histogram;
+    throughput: Histogram;
+    errors: number;
+    timeouts: number;
+    non2xx: number;
+    '2xx': number;
+    duration: number;
+  };
+  function autocannon(options: Options): Promise<Result>;
+  export default autocannon;
+}

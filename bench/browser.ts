@@ -1,0 +1,83 @@
+/** Measurements in Debian's Chromium: bytes a page really downloads, Pagefind's first query, and when a new article becomes findable. */
+import { gzipSync } from 'node:zlib';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+}
+
+type Transfer = { url: string; bytes: number; type: string };
+
+/** Records every finished request's bytes on the wire (headers and body, as Chromium counts them). */
+async function recordTransfers(page: Page): Promise<Transfer[]> {
+  const cdp = await page.context().newCDPSession(page);
+  const pending = new Map<string, { url: string; type: string }>();
+  const done: Transfer[] = [];
+  cdp.on('Network.responseReceived', (event) => pending.set(event.requestId, { url: event.response.url, type: event.response.mimeType }));
+  cdp.on('Network.loadingFinished', (event) => {
+    const seen = pending.get(event.requestId);
+    if (seen) done.push({ ...seen, bytes: event.encodedDataLength });
+  });
+  await cdp.send('Network.enable');
+  await cdp.send('Network.setCacheDisabled', { cacheDisabled: true });
+  return done;
+}
+
+export type PageWeight = { totalBytes: number; requests: number; jsRawBytes: number; jsGzipBytes: number; jsFiles: number };
+
+/**
+ * Loads a page in a fresh context, scrolls to the end (islands that hydrate when visible load their
+ * code too) and sums what came over the wire. The JavaScript is also gzipped here, as a compressing
+ * server or CDN would send it: our Node server sends files as they are.
+ */
+export async function measurePageWeight(browser: Browser, url: string): Promise<PageWeight> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const transfers = await recordTransfers(page);
+    const scripts = new Map<string, Buffer>();
+    page.on('response', (response) => {
+      if (/javascript/.test(response.headers()['content-type'] ?? '')) {
+        void response.body().then((body) => scripts.set(response.url(), body), () => {});
+      }
+    });
+    // Not "networkidle": the live islands (ticker, counts) keep polling.
+    await page.goto(url, { waitUntil: 'load' });
+    await page.waitForTimeout(1000);
+    await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
+    await page.waitForTimeout(1500);
+    const js = [...scripts.values()];
+    return {
+      totalBytes: transfers.reduce((sum, t) => sum + t.bytes, 0),
+      requests: transfers.length,
+      jsRawBytes: js.reduce((sum, b) => sum + b.length, 0),
+      jsGzipBytes: js.reduce((sum, b) => sum + gzipSync(b).length, 0),
+      jsFiles: js.length,
+    };
+  } finally {
+    await context.close();
+  }
+}
+
+/** Runs one search on /search in a fresh context; answers whether `expectHref` was among the results and what /pagefind/ cost. */
+export async function searchOnce(browser: Browser, origin: string, query: string, expectHref?: string, timeoutMs = 5000): Promise<{ found: boolean; results: number; pagefindBytes: number; pagefindRequests: number }> {
+  const context = await browser.newContext();
+  try {
+    const page = await context.newPage();
+    const transfers = await recordTransfers(page);
+    await page.goto(`${origin}/search?q=${encodeURIComponent(query)}`, { waitUntil: 'domcontentloaded' });
+    const selector = expectHref ? `main a[href="${expectHref}"]` : 'main a[href^="/article/"]';
+    const found = await page
+      .waitForSelector(selector, { timeout: timeoutMs })
+      .then(() => true)
+      .catch(() => false);
+    await page.waitForTimeout(300);
+    const results = await page.locator('main a[href^="/article/"]').count();
+    const pagefind = transfers.filter((t) => new URL(t.url).pathname.startsWith('/pagefind/'));
+    return { found, results, pagefindBytes: pagefind.reduce((sum, t) => sum + t.bytes, 0), pagefindRequests: pagefind.length };
+  } finally {
+    await context.close();
+  }
+}
