@@ -12,6 +12,7 @@ import { buildNewsSitemap, buildRobots, buildRss, buildSitemap } from '../../src
 import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
 import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { parseConfig } from '../../src/config.ts';
+import { articleRecord } from './support.ts';
 
 let dir: string;
 let store: Store;
@@ -20,22 +21,7 @@ let clock = Date.parse('2026-01-10T12:00:00Z');
 function article(overrides: Partial<ArticleRecord> & { slug: string; section?: Section }): ArticleRecord {
   clock += 60_000;
   const at = new Date(clock).toISOString();
-  return {
-    id: overrides.slug,
-    title: `Title of ${overrides.slug}`,
-    bodyHtml: '<p>Body</p>',
-    section: 'world',
-    tags: [],
-    authorName: 'A. Writer',
-    createdAt: at,
-    updatedAt: at,
-    publishedAt: at,
-    readingTime: 1,
-    isEditorsPick: false,
-    isBreaking: false,
-    status: 'published',
-    ...overrides,
-  };
+  return articleRecord({ id: overrides.slug, title: `Title of ${overrides.slug}`, authorName: 'A. Writer', createdAt: at, updatedAt: at, publishedAt: at, ...overrides });
 }
 
 /** Writes like the article service does, answering the change the hook receives. */
