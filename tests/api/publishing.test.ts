@@ -184,7 +184,8 @@ describe('runtime regeneration', () => {
   it('HTML: short max-age, stale-while-revalidate, validators and 304; hashed assets immutable', async () => {
     const article = await createArticle(admin, { title: 'Cache check', section: 'culture', status: 'published' });
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const first = await fetch(new URL(`/article/${article.slug}`, server.url));
+    // Validators are per encoding (tests/api/compression.test.ts): ask for the identity bytes, as rawGet does.
+    const first = await fetch(new URL(`/article/${article.slug}`, server.url), { headers: { 'Accept-Encoding': 'identity' } });
     await first.text();
     expect(first.headers.get('cache-control')).toMatch(/max-age=\d+/);
     expect(first.headers.get('cache-control')).toMatch(/stale-while-revalidate=\d+/);
