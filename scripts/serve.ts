@@ -28,7 +28,7 @@ async function main(): Promise<void> {
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
-  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
+  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler, staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024 });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
