@@ -11,8 +11,9 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = getConfig();
 
 // Before anything is built: a build would replace the folder another server is serving.
+let releaseServed: () => void;
 try {
-  lockServedFolder(serveDirOf(root));
+  releaseServed = lockServedFolder(serveDirOf(root));
 } catch (error) {
   if (!(error instanceof ServedFolderLockedError)) throw error;
   console.error(`Cannot start: ${error.message}`);
@@ -42,5 +43,8 @@ if (reason) {
   console.log(`Building the site (${reason})...`);
   runBuild(root, { ...process.env, DATA_DIR: config.DATA_DIR }, store);
   releaseBuilt?.();
+  // astro build empties OUT_DIR first, lock files included: take the served folder's lock again.
+  releaseServed();
+  lockServedFolder(serveDirOf(root));
 }
 await import('./serve.ts');

@@ -121,7 +121,8 @@ export class StaticFiles {
 
   constructor(options: StaticFilesOptions) {
     this.#lru = new LRUCache<string, Entry>({ maxSize: Math.max(1, options.maxBytes), sizeCalculation: (entry) => Math.max(1, entry.bytes) });
-    this.#maxFileBytes = Math.min(options.maxFileBytes ?? 2 * 1024 * 1024, Math.max(0, options.maxBytes));
+    // With no memory budget files are still read with their twins per request, just not kept.
+    this.#maxFileBytes = options.maxFileBytes ?? 2 * 1024 * 1024;
     this.#revalidateMs = options.revalidateMs ?? 1000;
     this.#base = Object.entries(options.baseHeaders).flat();
   }
