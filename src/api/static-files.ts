@@ -108,6 +108,29 @@ const AVAILABLE: readonly (readonly string[])[] = [
 const PREFERRED = ['br', 'gzip', 'identity'];
 const MEMO_LIMIT = 512;
 
+/** Whether the request scanHeaders last read carries If-None-Match or If-Modified-Since. */
+let conditional = false;
+
+/**
+ * The Accept-Encoding of a request, read from its raw header list, and whether it is conditional:
+ * Node builds `req.headers` (an object) only when asked, and most requests never need it.
+ */
+function scanHeaders(raw: string[]): string | undefined {
+  conditional = false;
+  let accept: string | undefined;
+  for (let i = 0; i < raw.length; i += 2) {
+    const name = raw[i]!;
+    const length = name.length;
+    if (length === 15) {
+      if (name.toLowerCase() === 'accept-encoding') accept = accept === undefined ? raw[i + 1] : `${accept}, ${raw[i + 1]}`;
+    } else if (length === 13 || length === 17) {
+      const lower = name.toLowerCase();
+      if (lower === 'if-none-match' || lower === 'if-modified-since') conditional = true;
+    }
+  }
+  return accept;
+}
+
 export class StaticFiles {
   readonly #lru: LRUCache<string, Entry>;
   /** URL path -> file it resolved to; bounded, because every spelling of a path is a key. */
@@ -266,9 +289,8 @@ export class StaticFiles {
 
   /** Answers GET/HEAD for a held entry: 200 with the chosen representation, or 304 for a current validator. */
   respond(req: http.IncomingMessage, res: http.ServerResponse, entry: Entry): void {
-    const headers = req.headers;
-    const chosen = this.pick(entry, headers['accept-encoding']);
-    if ((headers['if-none-match'] !== undefined || headers['if-modified-since'] !== undefined) && isNotModified(headers, chosen.etag, entry.mtimeMs)) {
+    const chosen = this.pick(entry, scanHeaders(req.rawHeaders));
+    if (conditional && isNotModified(req.headers, chosen.etag, entry.mtimeMs)) {
       res.writeHead(304, chosen.notModified);
       res.end();
       return;
