@@ -42,8 +42,11 @@ const configSchema = z.object({
   TRUST_PROXY: z
     .union([booleanFromEnv.transform((trusted) => (trusted ? 1 : 0)), z.coerce.number().int().min(0).max(32)])
     .default(0),
-  /** Memory the server keeps hot static files (and their brotli and gzip twins) in, in MiB; 0 reads every file from disk. @default 64 */
-  STATIC_CACHE_MB: z.coerce.number().min(0).max(65_536).default(64),
+  /**
+   * Memory the server keeps hot static files (and their brotli and gzip twins) in, in MiB. Not 0: a
+   * file read from disk is checked against its twins, which is cheap once but not on every request. @default 64
+   */
+  STATIC_CACHE_MB: z.coerce.number().min(1).max(65_536).default(64),
   /** Optional URL that receives the list of regenerated paths (CDN purge hook). */
   PURGE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Secret for signing upload URLs and internal render requests; derived and stored in DATA_DIR when absent. */
