@@ -258,7 +258,8 @@ describe('jobs, restarts and scheduled publishing', () => {
       expect(second.output()).toContain(`scheduled article published: ${article.slug}`);
       const published = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
       expect(published?.status).toBe('published');
-      expect((await fetchText(second, '/section/business')).text).toContain(`/article/${article.slug}`);
+      // The section page is a job of its own, which may land a moment after the article page.
+      await waitFor('/section/business to list it', async () => (await fetchText(second, '/section/business')).text.includes(`/article/${article.slug}`));
     } finally {
       await second.stop();
     }
