@@ -2,9 +2,23 @@ import { defineConfig } from 'astro/config';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
 import path from 'node:path';
+import type { AstroIntegration } from 'astro';
+import { compressTree } from './src/server/publishing/compress.ts';
 
 // OUT_DIR lets several builds (tests, benchmarks, parallel work) live side by side. @default "dist"
 const outDir = process.env.OUT_DIR ?? 'dist';
+
+/** The post-build step of every build (npm run build, npm start, rebuild, tests): brotli and gzip twins of the static files. */
+const precompress: AstroIntegration = {
+  name: 'meridian-precompress',
+  hooks: {
+    'astro:build:done': async ({ logger }) => {
+      const result = await compressTree(path.resolve(outDir, 'client'));
+      const kb = (n: number) => `${Math.round(n / 1024)} KB`;
+      logger.info(`compressed ${result.files} files (${kb(result.bytes)}: brotli ${kb(result.brotliBytes)}, gzip ${kb(result.gzipBytes)}) in ${(result.ms / 1000).toFixed(1)} s`);
+    },
+  },
+};
 
 // Reader pages opt into prerendering (`export const prerender = true`); everything else is on demand.
 export default defineConfig({
@@ -13,7 +27,7 @@ export default defineConfig({
   outDir,
   cacheDir: path.join(outDir, '.astro-cache'),
   adapter: node({ mode: 'middleware', bodySizeLimit: 11 * 1024 * 1024 }),
-  integrations: [react()],
+  integrations: [react(), precompress],
   trailingSlash: 'never',
   build: { format: 'directory' },
   security: {

@@ -3,8 +3,12 @@ import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
 
-/** E2E runs against the real server started by `npm start` on a demo-seeded DATA_DIR of its own. */
+/**
+ * E2E runs against the real server started by `npm start` on a demo-seeded DATA_DIR of its own,
+ * built into and served from a folder of its own (.out/e2e), so a site running from dist/ is never touched.
+ */
 const PORT = Number(process.env.E2E_PORT ?? 4399);
+const outDir = path.resolve(import.meta.dirname, process.env.E2E_OUT_DIR ?? '.out/e2e');
 const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-e2e-'));
 export const E2E_ADMIN = { username: 'admin', password: 'e2e-admin-password' };
 
@@ -36,6 +40,8 @@ export default defineConfig({
       HOST: '127.0.0.1',
       SITE_URL: `http://127.0.0.1:${PORT}`,
       DATA_DIR: dataDir,
+      OUT_DIR: outDir,
+      SERVE_DIR: path.join(outDir, 'client'),
       SEED: 'demo',
       ADMIN_USERNAME: E2E_ADMIN.username,
       ADMIN_PASSWORD: E2E_ADMIN.password,

@@ -1,8 +1,8 @@
 /** The adversarial suite (`npm run test:hardening`): attacks the real built server; its own config so `npm test` stays fast. */
 import { defineConfig } from 'vitest/config';
 
-// Its own build folder, so the suite can run beside `npm test` (which builds into dist/) without clobbering it.
-process.env.OUT_DIR ??= '.out/hardening';
+// Its own build folder (never dist/, which `npm start` serves); `npm test` passes TEST_OUT_DIR to reuse its build.
+process.env.OUT_DIR = process.env.TEST_OUT_DIR ?? '.out/hardening';
 
 export default defineConfig({
   test: {

@@ -25,12 +25,22 @@ async function recordTransfers(page: Page): Promise<Transfer[]> {
   return done;
 }
 
-export type PageWeight = { totalBytes: number; requests: number; jsRawBytes: number; jsGzipBytes: number; jsFiles: number };
+export type PageWeight = {
+  totalBytes: number;
+  requests: number;
+  /** Bytes on the wire (compressed as the server sent them) for the HTML, the scripts and the stylesheets. */
+  documentBytes: number;
+  scriptBytes: number;
+  styleBytes: number;
+  jsRawBytes: number;
+  jsGzipBytes: number;
+  jsFiles: number;
+};
 
 /**
  * Loads a page in a fresh context, scrolls to the end (islands that hydrate when visible load their
- * code too) and sums what came over the wire. The JavaScript is also gzipped here, as a compressing
- * server or CDN would send it: our Node server sends files as they are.
+ * code too) and sums what came over the wire (Chromium asks for brotli, which our server sends
+ * from the twins written at build time). The JavaScript is also gzipped here, for the gzip budget.
  */
 export async function measurePageWeight(browser: Browser, url: string): Promise<PageWeight> {
   const context = await browser.newContext();
@@ -49,9 +59,13 @@ export async function measurePageWeight(browser: Browser, url: string): Promise<
     await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
     await page.waitForTimeout(1500);
     const js = [...scripts.values()];
+    const bytesOf = (type: RegExp) => transfers.filter((t) => type.test(t.type)).reduce((sum, t) => sum + t.bytes, 0);
     return {
       totalBytes: transfers.reduce((sum, t) => sum + t.bytes, 0),
       requests: transfers.length,
+      documentBytes: bytesOf(/html/),
+      scriptBytes: bytesOf(/javascript/),
+      styleBytes: bytesOf(/css/),
       jsRawBytes: js.reduce((sum, b) => sum + b.length, 0),
       jsGzipBytes: js.reduce((sum, b) => sum + gzipSync(b).length, 0),
       jsFiles: js.length,

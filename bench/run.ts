@@ -1,5 +1,5 @@
 /**
- * `npm run bench [-- --articles N] [--quick] [--duration S] [--keep]`: builds an N-article newsroom and measures
+ * `npm run bench [-- --articles N] [--quick] [--serving] [--duration S] [--keep]`: builds an N-article newsroom and measures
  * serving, publishing, votes, search, page weight and Lighthouse scores against the targets of issue 7;
  * prints one table and writes bench/results/latest.json. Nothing here is a timed test: it only measures.
  */
@@ -19,20 +19,23 @@ import { CHROMIUM, launchBrowser, measurePageWeight, searchOnce } from './browse
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
 const started = performance.now();
+let machine = '';
 
-type Options = { articles: number; quick: boolean; durationS: number; keep: boolean };
+type Options = { articles: number; quick: boolean; serving: boolean; durationS: number; keep: boolean };
 
 function parseOptions(argv: string[]): Options {
   const quick = argv.includes('--quick');
+  // Only the serving comparison and the page weight, on a small store: the loop for tuning the static server.
+  const serving = argv.includes('--serving');
   const value = (name: string) => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
   };
-  const articles = Number(value('--articles') ?? (quick ? 1000 : 10_000));
+  const articles = Number(value('--articles') ?? (serving ? 200 : quick ? 1000 : 10_000));
   const durationS = Number(value('--duration') ?? (quick ? 5 : 10));
   if (!Number.isInteger(articles) || articles < 16 || articles > 100_000) throw new Error('--articles must be an integer from 16 to 100000');
   if (!(durationS >= 1 && durationS <= 60)) throw new Error('--duration must be 1-60 seconds');
-  return { articles, quick, durationS, keep: argv.includes('--keep') };
+  return { articles, quick, serving, durationS, keep: argv.includes('--keep') };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -176,7 +179,11 @@ function findNginx(): string | undefined {
   return undefined;
 }
 
-/** nginx serving the same output folder as our server: sendfile, no logging; `auto` is one worker per core (Debian's default). */
+/**
+ * nginx serving the same output folder as our server: sendfile, no logging; `auto` is one worker per
+ * core (Debian's default). No compressing per request (gzip off), and the same precompressed .gz twins
+ * ours serves (gzip_static; Debian's nginx has no brotli module), so both send the same bytes.
+ */
 async function startNginx(binary: string, clientDir: string, imagesDir: string, workDir: string, workers: number | 'auto'): Promise<{ url: string; workers: string; stop: () => Promise<void> }> {
   const port = await freePort();
   const prefix = path.join(workDir, `nginx-${workers}`);
@@ -194,6 +201,10 @@ http {
   access_log off;
   sendfile on;
   tcp_nopush on;
+  gzip off;
+  gzip_static on;
+  gzip_vary on;
+  etag on;
   keepalive_requests 100000;
   client_body_temp_path ${prefix}/body;
   proxy_temp_path ${prefix}/proxy;
@@ -328,6 +339,10 @@ async function measureServing(server: BenchServer, slug: string, options: Option
     return;
   }
   // One worker per core is how nginx ships; one worker is the like-for-like figure beside our one Node process.
+  const gzipHeaders = { 'accept-encoding': 'gzip' };
+  await warm(job(`${server.url}${page}`, { headers: gzipHeaders }));
+  const agz = await runLoad(job(`${server.url}${page}`, { headers: gzipHeaders }));
+  record('serving', '(a-gz) static article page, our server, Accept-Encoding: gzip (its .gz twin)', agz.rps, 'req/s');
   for (const workers of ['auto', 1] as const) {
     const proxy = await startNginx(nginx, clientDir, imagesDir, workDir, workers);
     try {
@@ -341,6 +356,11 @@ async function measureServing(server: BenchServer, slug: string, options: Option
       const ac = a.rps / c.rps;
       if (workers === 'auto') record('serving', 'ratio a/c', Number(ac.toFixed(2)), 'x', '>= 0.5', ac >= 0.5);
       else record('serving', 'ratio a/c1 (nginx with one worker, for reference)', Number(ac.toFixed(2)), 'x');
+      if (workers === 'auto') {
+        const cgz = await runLoad(job(`${proxy.url}${page}`, { headers: gzipHeaders }));
+        record('serving', '(c-gz) nginx, same .gz twin (gzip_static)', cgz.rps, 'req/s');
+        record('serving', 'ratio a-gz/c-gz', Number((agz.rps / cgz.rps).toFixed(2)), 'x');
+      }
     } finally {
       await proxy.stop();
     }
@@ -471,12 +491,24 @@ async function measurePagefind(server: BenchServer, admin: ApiClient, browser: B
   record('search', 'publish -> findable through Pagefind', found ? Number((ms / 1000).toFixed(1)) : 'not within 240 s', 's', detail);
 }
 
+async function measureWeight(server: BenchServer, browser: Browser, slug: string): Promise<void> {
+  say('page weight in Chromium...');
+  for (const [name, url] of [['article page', `/article/${slug}`], ['section page', '/section/world']] as const) {
+    const weight = await measurePageWeight(browser, `${server.url}${url}`);
+    const js = weight.jsGzipBytes / 1024;
+    const kb = (n: number) => Number((n / 1024).toFixed(1));
+    record('weight', `${name}: JavaScript gzip (${weight.jsFiles} files, ${Math.round(weight.jsRawBytes / 1024)} KB raw)`, Number(js.toFixed(1)), 'KB', name === 'article page' ? '<= 90' : '', name === 'article page' ? js <= 90 : undefined);
+    record('weight', `${name}: HTML + JS + CSS transferred (brotli; ${kb(weight.documentBytes)} + ${kb(weight.scriptBytes)} + ${kb(weight.styleBytes)} KB)`, kb(weight.documentBytes + weight.scriptBytes + weight.styleBytes), 'KB');
+    record('weight', `${name}: total transfer (${weight.requests} requests, images included)`, kb(weight.totalBytes), 'KB');
+  }
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   const outDir = path.join(ROOT, '.out', 'bench');
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-'));
   const dataDir = path.join(workDir, 'data');
-  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+  machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
   say(`${options.articles} articles, ${options.durationS} s per load run${options.quick ? ' (quick)' : ''}; machine: ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
   say(`data in ${dataDir}, build in ${path.relative(ROOT, outDir)}`);
   let server: BenchServer | undefined;
@@ -513,6 +545,16 @@ async function main(): Promise<void> {
     say('reader serving (a) static, (b) per-request render, (c) nginx...');
     await measureServing(server, sample.slug, options, path.join(outDir, 'client'), path.join(dataDir, 'images'), workDir);
 
+    if (options.serving) {
+      browser = await launchBrowser();
+      await measureWeight(server, browser, sample.slug);
+      await browser.close();
+      browser = undefined;
+      await server.stop();
+      server = undefined;
+      return finish(options);
+    }
+
     say('publish -> live...');
     await measurePublishing(server, admin, options.quick ? 20 : 24, rebuild.ms, sample.heroImage);
 
@@ -524,13 +566,7 @@ async function main(): Promise<void> {
     say('votes...');
     const votes = await measureVotes(server, admin, options);
 
-    say('page weight in Chromium...');
-    for (const [name, url] of [['article page', `/article/${sample.slug}`], ['section page', '/section/world']] as const) {
-      const weight = await measurePageWeight(browser, `${server.url}${url}`);
-      const js = weight.jsGzipBytes / 1024;
-      record('weight', `${name}: JavaScript gzip (${weight.jsFiles} files, ${Math.round(weight.jsRawBytes / 1024)} KB raw)`, Number(js.toFixed(1)), 'KB', name === 'article page' ? '<= 90' : '', name === 'article page' ? js <= 90 : undefined);
-      record('weight', `${name}: total transfer (${weight.requests} requests, uncompressed server)`, Number((weight.totalBytes / 1024).toFixed(1)), 'KB');
-    }
+    await measureWeight(server, browser, sample.slug);
     await browser.close();
     browser = undefined;
 
@@ -562,13 +598,17 @@ async function main(): Promise<void> {
     } else say(`kept: data in ${dataDir}, build in ${outDir}`);
   }
 
+  finish(options);
+}
+
+function finish(options: Options): void {
   const missed = rows.filter((r) => r.verdict === 'MISSED');
   const table = printTable();
-  console.log(`\nMeridian News bench: ${options.articles} articles; ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+  console.log(`\nMeridian News bench: ${options.articles} articles${options.serving ? ' (--serving: serving and page weight only)' : ''}; ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
   console.log(table);
   if (notes.length) console.log(`\nNotes:\n  ${notes.join('\n  ')}`);
   console.log(missed.length ? `\nMISSED ${missed.length} target(s): ${missed.map((r) => `${r.group}: ${r.figure}`).join('; ')}` : '\nEvery target met.');
-  const results = path.join(ROOT, 'bench/results/latest.json');
+  const results = path.join(ROOT, `bench/results/${options.serving ? 'serving' : 'latest'}.json`);
   fs.mkdirSync(path.dirname(results), { recursive: true });
   fs.writeFileSync(
     results,

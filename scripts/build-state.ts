@@ -10,6 +10,13 @@ export function outDirOf(root: string): string {
   return path.resolve(root, process.env.OUT_DIR ?? 'dist');
 }
 
+/**
+ * The folder readers are served from and the worker regenerates into. SERVE_DIR gives a server a
+ * folder of its own (tests give each server a copy of the built pages). @default OUT_DIR/client
+ */
+export function serveDirOf(root: string): string {
+  return process.env.SERVE_DIR ? path.resolve(process.env.SERVE_DIR) : path.join(outDirOf(root), 'client');
+}
 
 type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number };
 

@@ -8,25 +8,27 @@ import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
 import { attachPublishingSite } from '../src/server/publishing/service.ts';
+import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
+import { outDirOf, serveDirOf } from './build-state.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = path.resolve(root, process.env.OUT_DIR ?? 'dist');
+const outDir = outDirOf(root);
 const entry = path.join(outDir, 'server/entry.mjs');
-// The folder readers are served from and the worker regenerates into. SERVE_DIR lets tests give each
-// server its own copy of the built pages. @default OUT_DIR/client
-const clientDir = process.env.SERVE_DIR ? path.resolve(process.env.SERVE_DIR) : path.join(outDir, 'client');
+const clientDir = serveDirOf(root);
 
 async function main(): Promise<void> {
   const config = getConfig();
   if (!fs.existsSync(entry)) {
-    console.error('No build found (dist/server/entry.mjs). Run `npm run build` first, or use `npm start`.');
+    console.error(`No build found (${path.relative(root, entry) || entry}). Run \`npm run build\` first, or use \`npm start\`.`);
     process.exit(1);
   }
+  // Before the store: a second server on this folder must not even open its data.
+  lockServedFolder(clientDir);
   const runtime = await bootRuntime(config);
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
-  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler });
+  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler, staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024 });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
@@ -51,7 +53,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof StoreLockedError || (error as Error)?.name === 'StoreLockedError') {
+  if (error instanceof StoreLockedError || error instanceof ServedFolderLockedError || (error as Error)?.name === 'StoreLockedError') {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
   }

@@ -4,10 +4,21 @@ import { fileURLToPath } from 'node:url';
 import { getConfig } from '../src/config.ts';
 import { prepareDataDir } from '../src/server/boot.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
-import { needsBuild, runBuild } from './build-state.ts';
+import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
+import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = getConfig();
+
+// Before anything is built: a build would replace the folder another server is serving.
+let releaseServed: () => void;
+try {
+  releaseServed = lockServedFolder(serveDirOf(root));
+} catch (error) {
+  if (!(error instanceof ServedFolderLockedError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(2);
+}
 
 const runtime = await startRuntime(config).catch((error: Error) => {
   console.error(`Cannot start: ${error.message}`);
@@ -19,7 +30,21 @@ await stopRuntime();
 
 const reason = needsBuild(root, store);
 if (reason) {
+  // The build replaces OUT_DIR/client, which may be another server's folder even when SERVE_DIR is ours.
+  const builtClient = path.join(outDirOf(root), 'client');
+  let releaseBuilt: (() => void) | undefined;
+  try {
+    releaseBuilt = builtClient === serveDirOf(root) ? undefined : lockServedFolder(builtClient);
+  } catch (error) {
+    if (!(error instanceof ServedFolderLockedError)) throw error;
+    console.error(`Cannot build: ${error.message}`);
+    process.exit(2);
+  }
   console.log(`Building the site (${reason})...`);
   runBuild(root, { ...process.env, DATA_DIR: config.DATA_DIR }, store);
+  releaseBuilt?.();
+  // astro build empties OUT_DIR first, lock files included: take the served folder's lock again.
+  releaseServed();
+  lockServedFolder(serveDirOf(root));
 }
 await import('./serve.ts');

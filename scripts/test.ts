@@ -35,7 +35,11 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 ensureChromium();
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
 const only = process.argv[2]; // optional: unit | hardening | e2e
-const env = { ...process.env, MERIDIAN_BUILT: '0' };
+// The suite builds into .out/ and gives every server a served folder of its own, so a site started
+// with `npm start` from this checkout (dist/, DATA_DIR, port 4321) is never touched.
+const TEST_OUT_DIR = '.out/test';
+const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR };
+delete env.SERVE_DIR;
 
 let failedRuns = 0;
 if (only === undefined || only === 'unit') {
@@ -45,7 +49,7 @@ if (only === undefined || only === 'unit') {
 }
 if (only === undefined || only === 'hardening') {
   // The adversarial suite reuses the build the first run made (or makes its own when run alone).
-  const reuse = only === undefined ? { OUT_DIR: 'dist', MERIDIAN_BUILT: '1' } : {};
+  const reuse = only === undefined ? { MERIDIAN_BUILT: '1' } : { TEST_OUT_DIR: '.out/hardening' };
   failedRuns += run('hardening suite (vitest)', [
     'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening.json')}`,
   ], { ...env, ...reuse }) === 0 ? 0 : 1;

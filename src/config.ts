@@ -34,8 +34,19 @@ const configSchema = z.object({
   RATE_LIMIT_FACTOR: z.coerce.number().positive().max(10_000).default(1),
   /** Milliseconds a regeneration job waits for its page to go quiet, so a burst of saves renders once. @default 100 */
   REGENERATION_SETTLE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
-  /** Trust X-Forwarded-For for the client address (behind a reverse proxy). @default false */
-  TRUST_PROXY: booleanFromEnv.default(false),
+  /**
+   * How many reverse proxies in front of the server append to X-Forwarded-For: the client address is
+   * the entry the outermost trusted one appended, never one the client wrote itself. `true` means 1,
+   * `false` or 0 none (the socket address counts). @default 0
+   */
+  TRUST_PROXY: z
+    .union([booleanFromEnv.transform((trusted) => (trusted ? 1 : 0)), z.coerce.number().int().min(0).max(32)])
+    .default(0),
+  /**
+   * Memory the server keeps hot static files (and their brotli and gzip twins) in, in MiB. Not 0: a
+   * file read from disk is checked against its twins, which is cheap once but not on every request. @default 64
+   */
+  STATIC_CACHE_MB: z.coerce.number().min(1).max(65_536).default(64),
   /** Optional URL that receives the list of regenerated paths (CDN purge hook). */
   PURGE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Secret for signing upload URLs and internal render requests; derived and stored in DATA_DIR when absent. */

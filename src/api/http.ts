@@ -1,5 +1,7 @@
 /** The HTTP edge of the API: parse input with zod, map errors to statuses, one JSON error shape. */
 import type { APIContext, APIRoute } from 'astro';
+import type { IncomingMessage } from 'node:http';
+import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
 import { AppError, isAppError, unauthorized, type AppErrorIssue } from '../server/errors.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
@@ -233,15 +235,24 @@ export function param(context: APIContext, name: string): string {
   return value;
 }
 
-/** The client's IP, from the socket (or X-Forwarded-For when TRUST_PROXY is set). */
+/**
+ * The client's IP: the socket address, or with TRUST_PROXY = n hops the address the n-th trusted
+ * proxy saw (the entry it appended to X-Forwarded-For), so entries a client writes itself never count.
+ */
 export function clientIp(context: APIContext, runtime: Runtime): string {
-  if (runtime.config.TRUST_PROXY) {
-    const forwarded = context.request.headers.get('x-forwarded-for')?.split(',')[0]?.trim();
-    if (forwarded) return forwarded;
-  }
+  let socketAddress: string;
   try {
-    return context.clientAddress;
+    socketAddress = context.clientAddress;
   } catch {
     return 'unknown';
   }
+  return clientAddressOf(socketAddress, context.request.headers.get('x-forwarded-for'), runtime.config.TRUST_PROXY);
+}
+
+/** The address `proxy-addr` picks from a socket address and an X-Forwarded-For value, trusting `hops` proxies. */
+export function clientAddressOf(socketAddress: string, forwardedFor: string | null, hops: number): string {
+  if (hops <= 0 || !forwardedFor) return socketAddress;
+  // proxy-addr reads a Node request; these are the only two fields it looks at.
+  const request = { socket: { remoteAddress: socketAddress }, connection: { remoteAddress: socketAddress }, headers: { 'x-forwarded-for': forwardedFor } };
+  return proxyaddr(request as unknown as IncomingMessage, (_address, hop) => hop < hops);
 }

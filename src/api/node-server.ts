@@ -6,7 +6,9 @@ import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import send from 'send';
-import { sendFileSnapshot } from '../server/publishing/serve-file.ts';
+import { isCompressedTwin } from '../server/publishing/compress.ts';
+import { onServedFileChange } from '../server/publishing/files.ts';
+import { StaticFiles } from './static-files.ts';
 
 export type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next?: (err?: unknown) => void) => void | Promise<void>;
 
@@ -16,6 +18,8 @@ export type ServerOptions = {
   /** Folder with processed images (DATA_DIR/images), served under /images/. */
   imagesDir: string;
   handler: AstroHandler;
+  /** Memory for hot static files and their compressed twins, in bytes. @default 64 MiB */
+  staticCacheBytes?: number;
 };
 
 /** Headers every answer carries. */
@@ -45,6 +49,8 @@ export function resolveStaticFile(clientDir: string, urlPath: string): string | 
     return undefined;
   }
   if (decoded.includes('\0') || decoded.split('/').some((part) => part === '..' || (part.startsWith('.') && part !== '.well-known'))) return undefined;
+  // Compressed twins are answers to Accept-Encoding, not files of their own.
+  if (isCompressedTwin(decoded)) return undefined;
   const root = path.resolve(clientDir);
   const target = path.resolve(root, `.${decoded}`);
   if (target !== root && !target.startsWith(root + path.sep)) return undefined;
@@ -64,15 +70,53 @@ function cacheControlFor(relative: string): string {
   return HTML_CACHE;
 }
 
-export function createRequestListener(options: ServerOptions): http.RequestListener {
+function setSecurityHeaders(res: http.ServerResponse): void {
+  for (const name in SECURITY_HEADERS) res.setHeader(name, SECURITY_HEADERS[name]!);
+}
+
+/**
+ * Clears `files` when the served folder itself is replaced (`npm run rebuild` renames a new build
+ * over it): every held file is then another build's. Watches the parent folder, which outlives swaps.
+ */
+function watchFolderSwaps(clientRoot: string, files: StaticFiles): () => void {
+  try {
+    const name = path.basename(clientRoot);
+    const watcher = fs.watch(path.dirname(clientRoot), { persistent: false }, (_event, changed) => {
+      if (changed === null || changed === name) files.clear();
+    });
+    watcher.on('error', () => files.clear());
+    return () => watcher.close();
+  } catch {
+    return () => {};
+  }
+}
+
+export type RequestListener = http.RequestListener & { close: () => void; files: StaticFiles };
+
+export function createRequestListener(options: ServerOptions): RequestListener {
   const clientRoot = path.resolve(options.clientDir);
   const imagesRoot = path.resolve(options.imagesDir);
-  return (req, res) => {
-    for (const [name, value] of Object.entries(SECURITY_HEADERS)) res.setHeader(name, value);
+  const files = new StaticFiles({ maxBytes: options.staticCacheBytes ?? 64 * 1024 * 1024, baseHeaders: SECURITY_HEADERS });
+  // Pages this process regenerates are dropped from memory as they are renamed into place.
+  const stopInvalidating = onServedFileChange((changed) => files.invalidate(changed));
+  const stopWatching = watchFolderSwaps(clientRoot, files);
+
+  const listener = ((req, res) => {
     const url = req.url ?? '/';
+    const method = req.method;
+    const isRead = method === 'GET' || method === 'HEAD';
+    if (isRead) {
+      // The hot path: a held file answers from memory with headers made when it was read.
+      const query = url.indexOf('?');
+      const entry = files.lookup(query === -1 ? url : url.slice(0, query), Date.now());
+      if (entry !== undefined) {
+        files.respond(req, res, entry);
+        return;
+      }
+    }
     const pathname = url.split('?')[0]!.split('#')[0]!;
-    const isRead = req.method === 'GET' || req.method === 'HEAD';
     if (isRead && pathname === '/') {
+      setSecurityHeaders(res);
       res.writeHead(302, { Location: '/section/world', 'Cache-Control': 'public, max-age=3600' });
       res.end();
       return;
@@ -81,29 +125,35 @@ export function createRequestListener(options: ServerOptions): http.RequestListe
     const isImage = pathname.startsWith('/images/');
     const root = isImage ? imagesRoot : clientRoot;
     const file = isRead && !pathname.startsWith('/api/') ? resolveStaticFile(root, isImage ? pathname.slice('/images'.length) : pathname) : undefined;
-    if (isImage && (!file || !IMAGE_FILE.test(file))) {
-      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
-      res.end('Not found');
-      return;
-    }
     const passToAstro = () => {
+      setSecurityHeaders(res);
       void Promise.resolve(options.handler(req, res)).catch((error: unknown) => {
         console.error('[server] handler failed', error);
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ error: 'Internal server error' }));
       });
     };
+    if (isImage && (!file || !IMAGE_FILE.test(file))) {
+      setSecurityHeaders(res);
+      res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+      res.end('Not found');
+      return;
+    }
     if (!file) {
       passToAstro();
       return;
     }
     const relative = '/' + path.relative(root, file).split(path.sep).join('/');
     if (!isImage) {
-      // Built pages are replaced while the server runs (regeneration): answer from one open descriptor,
-      // and let Astro answer (404) when the file was removed since it was found.
-      sendFileSnapshot(req, res, file, { 'Cache-Control': cacheControlFor(relative) })
-        .then((sent) => {
-          if (!sent) passToAstro();
+      // Built pages are replaced while the server runs (regeneration): they are read from one open
+      // descriptor, and Astro answers (404) when the file was removed since it was found.
+      const cacheControl = cacheControlFor(relative);
+      files
+        .load(pathname, file, cacheControl)
+        .then(async (loaded) => {
+          if (loaded === undefined) passToAstro();
+          else if ('large' in loaded) await files.respondLarge(req, res, loaded, cacheControl);
+          else files.respond(req, res, loaded);
         })
         .catch((error: unknown) => {
           console.error('[server] static file failed', error);
@@ -112,21 +162,29 @@ export function createRequestListener(options: ServerOptions): http.RequestListe
         });
       return;
     }
+    setSecurityHeaders(res);
     send(req, relative, { root, dotfiles: 'allow', index: false, etag: true, lastModified: true, cacheControl: false })
       .on('headers', (response: http.ServerResponse) => {
-        response.setHeader('Cache-Control', isImage ? IMAGE_CACHE : cacheControlFor(relative));
-        if (isImage) response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox; frame-ancestors 'none'");
+        response.setHeader('Cache-Control', IMAGE_CACHE);
+        response.setHeader('Content-Security-Policy', "default-src 'none'; sandbox; frame-ancestors 'none'");
       })
       .on('error', (error: { status?: number }) => {
         if (!res.headersSent) res.writeHead(error.status ?? 500);
         res.end();
       })
       .pipe(res);
+  }) as RequestListener;
+  listener.files = files;
+  listener.close = () => {
+    stopInvalidating();
+    stopWatching();
   };
+  return listener;
 }
 
 /** An HTTP server with timeouts that cut off slow or idle clients. */
 export function createHttpServer(options: ServerOptions): http.Server {
+  const listener = createRequestListener(options);
   const server = http.createServer(
     {
       requestTimeout: 30_000,
@@ -137,7 +195,8 @@ export function createHttpServer(options: ServerOptions): http.Server {
       // a connection for 30 s of headers and 60 s of body; once a second keeps them close to their values.
       connectionsCheckingInterval: 1_000,
     },
-    createRequestListener(options),
+    listener,
   );
+  server.once('close', () => listener.close());
   return server;
 }

@@ -1,6 +1,9 @@
 /** The server as a whole: health, unknown /api paths, methods, and one process per DATA_DIR. */
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startServer, type TestServer } from '../helpers/server.ts';
+import { ROOT, makeDataDir, makeOutDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
 import { TestClient, expectDataFilesValid, expectError, read, startApiServer } from './support.ts';
 
 let server: TestServer;
@@ -58,7 +61,8 @@ describe('unknown /api paths', () => {
 
 describe('the DATA_DIR lock', () => {
   it('refuses a second server on the same DATA_DIR with exit code 2 and a clear message', async () => {
-    const error = await startServer({ dataDir: server.dataDir }).then(
+    // A served folder of its own, so it is the DATA_DIR lock (not the served-folder lock) that refuses it.
+    const error = await startServer({ dataDir: server.dataDir, env: { SERVE_DIR: siteCopyFor(makeDataDir()) } }).then(
       async (second) => {
         await second.stop();
         return undefined;
@@ -72,7 +76,7 @@ describe('the DATA_DIR lock', () => {
     expect((await new TestClient(server.url).get('/api/health')).status).toBe(200);
   });
 
-  it('lets a new server take over after a crash (stale lock)', async () => {
+  it('lets a new server take over after a crash (stale locks of the data and the served folder)', async () => {
     const crashing = await startApiServer();
     await crashing.kill();
     const next = await startServer({ dataDir: crashing.dataDir });
@@ -86,4 +90,37 @@ describe('the DATA_DIR lock', () => {
 
 it('keeps the data files valid JSON', () => {
   expectDataFilesValid(server.dataDir);
+});
+
+describe('the served-folder lock', () => {
+  it('refuses a second server on the same served folder (exit code 2, names the folder and SERVE_DIR), before it opens any data', async () => {
+    const otherData = makeDataDir();
+    const error = await startServer({ dataDir: otherData, env: { SERVE_DIR: server.clientDir } }).then(
+      async (second) => {
+        await second.stop();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error!.message).toMatch(/exited with code 2/);
+    expect(error!.message).toContain(`Cannot start: ${server.clientDir} is served by another server (pid ${server.process.pid})`);
+    expect(error!.message).toContain('SERVE_DIR=');
+    expect(fs.readdirSync(otherData)).toEqual([]);
+    expect((await new TestClient(server.url).get('/api/health')).status).toBe(200);
+  });
+
+  it('`npm start` on a served folder refuses before it builds anything', async () => {
+    const outDir = makeOutDir('serve-lock-');
+    const child = spawnSync(process.execPath, [path.join(ROOT, 'scripts/start.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, OUT_DIR: outDir, SERVE_DIR: server.clientDir, DATA_DIR: makeDataDir(), PORT: '0', HOST: '127.0.0.1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.status, child.stdout + child.stderr).toBe(2);
+    expect(child.stderr).toContain(`${server.clientDir} is served by another server`);
+    expect(fs.readdirSync(outDir)).toEqual([]);
+    fs.rmSync(outDir, { recursive: true, force: true });
+  });
 });

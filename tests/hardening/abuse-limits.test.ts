@@ -123,6 +123,36 @@ describe('rate limits per client address', () => {
   });
 });
 
+describe('client address behind one trusted proxy (TRUST_PROXY=true, one hop)', () => {
+  // What nginx's $proxy_add_x_forwarded_for sends: whatever the client wrote, then the address nginx saw.
+  const throughProxy = (realIp: string) => new TestClient(server.url, `${freshIp()}, ${realIp}`);
+
+  it('a forged leftmost X-Forwarded-For entry does not buy a new window: the entry the proxy appended counts', async () => {
+    const real = freshIp();
+    const { limited } = await untilLimited(() => throughProxy(real).post('/api/newsletter/subscribe', { email: `p${Math.random()}@example.com` }), 50);
+    expectRetryAfter(limited, 60);
+    const votes = await untilLimited(() => throughProxy(real).post(`/api/articles/${articleId}/like`), 200);
+    expect(votes.passed).toBeLessThan(200);
+    const comments = await untilLimited(() => throughProxy(real).post(`/api/articles/${articleId}/comments`, comment(7)), 20);
+    expect(comments.passed).toBeLessThan(20);
+    // Another client behind the same proxy has a window of its own.
+    expect((await throughProxy(freshIp()).post('/api/newsletter/subscribe', { email: 'other-client@example.com' })).status).toBeLessThan(300);
+  });
+
+  it('TRUST_PROXY=2 takes the address the second proxy appended', async () => {
+    const two = await startServer({ env: { TRUST_PROXY: '2' } });
+    try {
+      const real = freshIp();
+      // Client -> CDN (appends real) -> nginx (appends the CDN's address) -> server.
+      const viaTwo = () => new TestClient(two.url, `${freshIp()}, ${real}, ${freshIp()}`);
+      const { limited } = await untilLimited(() => viaTwo().post('/api/newsletter/subscribe', { email: `t${Math.random()}@example.com` }), 50);
+      expectRetryAfter(limited, 60);
+    } finally {
+      await two.stop();
+    }
+  });
+});
+
 describe('the comment honeypot', () => {
   it('answers like a success but stores nothing when the hidden field is filled', async () => {
     const before = storedComments();

@@ -21,6 +21,7 @@ import {
   waitForIdleQueue,
   type TestServer,
 } from './support.ts';
+import { siteCopyFor } from '../helpers/server.ts';
 
 const ROUNDS = 10;
 /** Tallies that disagree with the votes they count, per round: must stay empty (votes and tallies share one file). */
@@ -229,8 +230,9 @@ describe(`SIGKILL under load, ${ROUNDS} rounds`, () => {
 
   it('refuses a second server on the same DATA_DIR while one runs (exit code 2)', async () => {
     expect(server).toBeDefined();
-    const second = startServer({ dataDir, env: { TRUST_PROXY: 'true' } });
-    await expect(second).rejects.toThrow(/exited with code 2/);
+    // A served folder of its own, so it is the DATA_DIR lock (not the served-folder lock) that refuses it.
+    const second = startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: siteCopyFor(makeDataDir()) } });
+    await expect(second).rejects.toThrow(/exited with code 2[\s\S]*using the data folder/);
     // The first one is unharmed.
     expect((await fetch(new URL('/api/health', server!.url))).status).toBe(200);
   });

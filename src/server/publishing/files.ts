@@ -1,42 +1,75 @@
 /** Writing and removing served files so a reader never gets half a file: temp file beside the target, then rename. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { randomBytes } from 'node:crypto';
+import { ENCODINGS, isCompressible, MIN_COMPRESS_BYTES, removeTwins, renameIntoPlace, writeTwins } from './compress.ts';
 
 export type FileOutcome = 'written' | 'unchanged' | 'deleted' | 'absent';
 
+type ChangeListener = (fileOrFolder: string) => void;
+const listeners = new Set<ChangeListener>();
+
+/**
+ * Calls `listener` with the absolute path of every served file (or folder, for a swapped search
+ * index) this process replaces or removes; the static server drops what it holds in memory for it.
+ */
+export function onServedFileChange(listener: ChangeListener): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
+export function notifyServedFileChange(fileOrFolder: string): void {
+  for (const listener of listeners) listener(path.resolve(fileOrFolder));
+}
+
+/** Whether a file that should have twins has them (existence only: a stale twin is never served anyway). */
+async function twinsPresent(target: string, body: Uint8Array): Promise<boolean> {
+  if (!isCompressible(target) || body.byteLength < MIN_COMPRESS_BYTES) return true;
+  for (const { suffix } of ENCODINGS) {
+    if (!(await fs.access(target + suffix).then(() => true, () => false))) return false;
+  }
+  return true;
+}
+
 /**
  * Replaces `target` with `body` unless it already holds exactly that (unaffected files keep their
- * mtime and ETag). The temp name starts with a dot, which the static server never serves.
+ * mtime and ETag). The compressed twins go first, each by temp + rename, then the file itself: the
+ * static server serves a twin only when it decodes to the file, so a reader between the renames
+ * gets the old or the new page, never a mix. Temp names start with a dot, which is never served.
  */
 export async function writeFileAtomic(target: string, body: Uint8Array): Promise<FileOutcome> {
   try {
     const current = await fs.readFile(target);
-    if (Buffer.compare(current, body) === 0) return 'unchanged';
+    if (Buffer.compare(current, body) === 0) {
+      // Twins can be missing on a folder built before compression existed: make them, keep the file.
+      if (!(await twinsPresent(target, body))) {
+        await writeTwins(target, body);
+        notifyServedFileChange(target);
+      }
+      return 'unchanged';
+    }
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
-  const dir = path.dirname(target);
-  await fs.mkdir(dir, { recursive: true });
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`);
-  try {
-    await fs.writeFile(temp, body);
-    await fs.rename(temp, target);
-  } catch (error) {
-    await fs.rm(temp, { force: true });
-    throw error;
-  }
+  await fs.mkdir(path.dirname(target), { recursive: true });
+  await writeTwins(target, body);
+  await renameIntoPlace(target, body);
+  notifyServedFileChange(target);
   return 'written';
 }
 
-/** Removes a served file, and its folder when that leaves it empty (article/slug/). */
+/** Removes a served file (and its twins), and its folder when that leaves it empty (article/slug/). */
 export async function deleteServedFile(target: string, clientDir: string): Promise<FileOutcome> {
   try {
     await fs.unlink(target);
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return 'absent';
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      await removeTwins(target);
+      return 'absent';
+    }
     throw error;
   }
+  notifyServedFileChange(target);
+  await removeTwins(target);
   const root = path.resolve(clientDir);
   for (let dir = path.dirname(target); dir.startsWith(root + path.sep); dir = path.dirname(dir)) {
     try {

@@ -1,10 +1,12 @@
 /**
  * The Pagefind search index of the served pages, built through Pagefind's Node API into a fresh
- * folder and renamed into place, so readers never load a half-written index.
+ * folder (with compressed twins of its text files) and renamed into place, so readers never load a half-written index.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as pagefind from 'pagefind';
+import { compressTree } from './compress.ts';
+import { notifyServedFileChange } from './files.ts';
 
 export type SearchIndexResult = { pages: number; ms: number };
 
@@ -24,6 +26,8 @@ export async function buildSearchIndex(clientDir: string): Promise<SearchIndexRe
     if (added.errors.length) throw new Error(added.errors.join('; '));
     const written = await index.writeFiles({ outputPath: next });
     if (written.errors.length) throw new Error(written.errors.join('; '));
+    // Pagefind's script, styles and entry file get brotli and gzip twins (its index fragments are gzip already).
+    await compressTree(next);
     let hadOld = true;
     try {
       await fs.rename(target, old);
@@ -32,6 +36,7 @@ export async function buildSearchIndex(clientDir: string): Promise<SearchIndexRe
       hadOld = false;
     }
     await fs.rename(next, target);
+    notifyServedFileChange(target);
     if (hadOld) await fs.rm(old, { recursive: true, force: true });
     return { pages: added.page_count, ms: performance.now() - started };
   } catch (error) {

@@ -1,4 +1,4 @@
-/** A lock file that keeps a second process off the same DATA_DIR. */
+/** A lock file that keeps a second process off the same DATA_DIR (and, through acquireLockFile, off a served folder). */
 import fs from 'node:fs';
 import path from 'node:path';
 import { StoreLockedError } from '../types.ts';
@@ -14,7 +14,14 @@ function isAlive(pid: number): boolean {
 
 /** Takes the lock or throws StoreLockedError; a lock left by a dead process is taken over. */
 export function acquireLock(dataDir: string): () => void {
-  const lockPath = path.join(dataDir, '.lock');
+  return acquireLockFile(path.join(dataDir, '.lock'), (pid) => new StoreLockedError(dataDir, pid));
+}
+
+/**
+ * Creates `lockPath` holding this pid, or throws what `held` makes of the live holder's pid; a lock
+ * left by a dead process is taken over. Answers the release function (also run at exit).
+ */
+export function acquireLockFile(lockPath: string, held: (pid: number | undefined) => Error): () => void {
   for (let attempt = 0; attempt < 3; attempt++) {
     try {
       const fd = fs.openSync(lockPath, 'wx');
@@ -38,13 +45,13 @@ export function acquireLock(dataDir: string): () => void {
       if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       const pid = Number.parseInt(fs.readFileSync(lockPath, 'utf8').trim(), 10);
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && isAlive(pid)) {
-        throw new StoreLockedError(dataDir, pid);
+        throw held(pid);
       }
       // Stale lock from a process that died (e.g. SIGKILL): remove it and try again.
       fs.rmSync(lockPath, { force: true });
     }
   }
-  throw new StoreLockedError(dataDir, undefined);
+  throw held(undefined);
 }
 
 /** The pid holding the lock, if a live process holds it. */

@@ -1,0 +1,143 @@
+/**
+ * Brotli and gzip twins of served text files (`page.html.br`, `page.html.gz`), made when the file is
+ * written (build, regeneration, rebuild, search index) so that no request pays for compressing.
+ */
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import zlib from 'node:zlib';
+
+const brotli = promisify(zlib.brotliCompress);
+const gzip = promisify(zlib.gzip);
+const unbrotli = promisify(zlib.brotliDecompress);
+const gunzip = promisify(zlib.gunzip);
+
+/** The encodings a served file may have a twin in, and the suffix of that twin. */
+export const ENCODINGS = [
+  { name: 'br', suffix: '.br' },
+  { name: 'gzip', suffix: '.gz' },
+] as const;
+export type Encoding = (typeof ENCODINGS)[number]['name'];
+
+/** Text formats worth compressing: HTML, JavaScript, CSS, XML (feeds, sitemaps), JSON, SVG, plain text. */
+const COMPRESSIBLE = /\.(?:html?|m?js|css|xml|json|webmanifest|map|svg|txt)$/i;
+
+/** Below this a compressed answer saves less than its headers cost (nginx's gzip_min_length is 20; Akamai uses 860). */
+export const MIN_COMPRESS_BYTES = 256;
+
+export function isCompressible(file: string): boolean {
+  return COMPRESSIBLE.test(file);
+}
+
+/** Whether a name is a compressed twin, which is never served under its own name. */
+export function isCompressedTwin(file: string): boolean {
+  return file.endsWith('.br') || file.endsWith('.gz');
+}
+
+/**
+ * Content-hashed assets are written once per build and fetched by every reader: maximum brotli.
+ * Pages are written all the time (10,000 per rebuild, one per edit): quality 5 gives nearly the same
+ * size at 1/40 of the time (a 20 KB page: 6.5 KB in 0.6 ms against 5.8 KB in 27 ms).
+ */
+function brotliQuality(file: string): number {
+  return /[\\/](?:_astro|pagefind)[\\/]/.test(file) ? 11 : 5;
+}
+
+/** The compressed twins of `body` (only those smaller than it), keyed by encoding. */
+export async function compressBody(file: string, body: Uint8Array): Promise<Partial<Record<Encoding, Buffer>>> {
+  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
+  const [br, gz] = await Promise.all([
+    brotli(body, {
+      params: {
+        [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality(file),
+        [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+      },
+    }),
+    gzip(body, { level: 9 }),
+  ]);
+  const out: Partial<Record<Encoding, Buffer>> = {};
+  if (br.byteLength < body.byteLength) out.br = br;
+  if (gz.byteLength < body.byteLength) out.gzip = gz;
+  return out;
+}
+
+/** Whether `twin` decodes to exactly `identity`: a twin is served only for the file it was made from. */
+export async function twinMatches(encoding: Encoding, twin: Uint8Array, identity: Uint8Array): Promise<boolean> {
+  try {
+    const decoded = encoding === 'br' ? await unbrotli(twin) : await gunzip(twin);
+    return Buffer.compare(decoded, identity) === 0;
+  } catch {
+    return false;
+  }
+}
+
+/** Writes `body` to a dot-named temp file beside `target` (never served) and renames it over `target`. */
+export async function renameIntoPlace(target: string, body: Uint8Array): Promise<void> {
+  const dir = path.dirname(target);
+  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+  try {
+    await fs.writeFile(temp, body);
+    await fs.rename(temp, target);
+  } catch (error) {
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Brings the twins of `file` in line with `body`: each written atomically (temp + rename), and
+ * removed when `body` no longer warrants one. Called before the identity file is renamed into place.
+ */
+export async function writeTwins(file: string, body: Uint8Array): Promise<Partial<Record<Encoding, Buffer>>> {
+  const twins = await compressBody(file, body);
+  for (const { name, suffix } of ENCODINGS) {
+    const twin = twins[name];
+    if (twin) await renameIntoPlace(file + suffix, twin);
+    else await fs.rm(file + suffix, { force: true });
+  }
+  return twins;
+}
+
+/** Removes the twins of a removed file. */
+export async function removeTwins(file: string): Promise<void> {
+  await Promise.all(ENCODINGS.map(({ suffix }) => fs.rm(file + suffix, { force: true })));
+}
+
+/** Every file under `dir` (dot folders, such as a half-written search index, skipped). */
+async function listFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  const entries = await fs.readdir(dir, { withFileTypes: true, recursive: true });
+  for (const entry of entries) {
+    if (!entry.isFile()) continue;
+    const full = path.join(entry.parentPath, entry.name);
+    if (path.relative(dir, full).split(path.sep).some((part) => part.startsWith('.') && part !== '.well-known')) continue;
+    out.push(full);
+  }
+  return out;
+}
+
+export type CompressTreeResult = { files: number; bytes: number; brotliBytes: number; gzipBytes: number; ms: number };
+
+/** Writes the twins of every compressible file under `dir` (the post-build step, and Pagefind's output). */
+export async function compressTree(dir: string, options: { concurrency?: number } = {}): Promise<CompressTreeResult> {
+  const started = performance.now();
+  const files = (await listFiles(dir)).filter((file) => isCompressible(file) && !isCompressedTwin(file));
+  const result: CompressTreeResult = { files: 0, bytes: 0, brotliBytes: 0, gzipBytes: 0, ms: 0 };
+  let next = 0;
+  const worker = async () => {
+    while (next < files.length) {
+      const file = files[next++]!;
+      const body = await fs.readFile(file);
+      const twins = await writeTwins(file, body);
+      result.files++;
+      result.bytes += body.byteLength;
+      result.brotliBytes += twins.br?.byteLength ?? body.byteLength;
+      result.gzipBytes += twins.gzip?.byteLength ?? body.byteLength;
+    }
+  };
+  // zlib runs on libuv's thread pool (4 threads): a few files at a time keep it busy.
+  await Promise.all(Array.from({ length: options.concurrency ?? 4 }, worker));
+  result.ms = performance.now() - started;
+  return result;
+}
