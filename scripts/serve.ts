@@ -8,6 +8,7 @@ import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
 import { attachPublishingSite } from '../src/server/publishing/service.ts';
+import { announceServer } from '../src/server/briefing/service.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = path.resolve(root, process.env.OUT_DIR ?? 'dist');
@@ -34,6 +35,8 @@ async function main(): Promise<void> {
     // The regeneration worker renders pages by calling this server's twin routes over loopback.
     const loopback = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     attachPublishingSite(runtime, { clientDir, origin: `http://${loopback}:${port}` });
+    // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
+    announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
     console.log(`Listening on http://${shown}:${port}`);
   });
   let stopping = false;
