@@ -54,6 +54,9 @@ function writeFileAtomic(file: string, data: Buffer): void {
   fs.renameSync(temp, file);
 }
 
+/** Orders outbox files written within the same millisecond. */
+let outboxSequence = 0;
+
 /** Opens the mailer the configuration asks for. */
 export function createMailer(config: Config): Mailer {
   const from = mailFrom(config);
@@ -85,7 +88,8 @@ export function createMailer(config: Config): Mailer {
       fs.mkdirSync(outbox, { recursive: true });
       const stamp = new Date().toISOString().replace(/[:.]/g, '-');
       const who = message.to.replace(/[^A-Za-z0-9@._-]/g, '_').slice(0, 80);
-      writeFileAtomic(path.join(outbox, `${stamp}-${who}-${randomBytes(3).toString('hex')}.eml`), info.message);
+      const sequence = String(++outboxSequence % 1_000_000).padStart(6, '0');
+      writeFileAtomic(path.join(outbox, `${stamp}-${sequence}-${who}-${randomBytes(3).toString('hex')}.eml`), info.message);
       return { messageId };
     },
     close: () => transport.close(),
