@@ -11,5 +11,5 @@ export async function startBackgroundServices(runtime: Runtime): Promise<void> {
   // Publishing: article hook -> stored jobs, scheduled publishing; its worker starts once the server listens.
   startPublishing(runtime);
   // The weekday briefing (BRIEFING_TIME in BRIEFING_TZ); also resumes one a restart interrupted.
-  runtime.services.set('briefing-scheduler', startBriefingScheduler(runtime));
+  runtime.services.set('briefing-scheduler', await startBriefingScheduler(runtime));
 }

@@ -7,11 +7,10 @@ import { spawn } from 'node:child_process';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, type TestServer } from '../helpers/server.ts';
+import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.ts';
 import { TestClient, adminClient, createArticle, read, startApiServer } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
-import type { BriefingSummary } from '../../src/schemas/newsletter.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -184,6 +183,37 @@ describe('the briefing with a running server', () => {
   });
 });
 
+/** A DATA_DIR with a fresh editor's pick and confirmed subscribers, written through the store (no server holds it). */
+async function seedDataDir(recipients: string[]): Promise<string> {
+  const dataDir = makeDataDir();
+  const store = await openStore(dataDir, 'write');
+  const now = new Date().toISOString();
+  await store.articles.insert({
+    id: 'kill-article', title: 'The night shift', slug: 'the-night-shift', bodyHtml: '<p>Body</p>', section: 'world', tags: [], authorName: 'Desk',
+    createdAt: now, updatedAt: now, publishedAt: now, readingTime: 2, isEditorsPick: true, isBreaking: false, status: 'published',
+  });
+  for (const [i, email] of recipients.entries()) {
+    await store.subscribers.upsert({ id: `sub-${i}`, email, token: `killtoken${String(i).padStart(10, '0')}`, createdAt: now, confirmedAt: now });
+  }
+  await store.close();
+  return dataDir;
+}
+
+/** Checks nobody got two copies and everyone got one, except the recipients logged as interrupted; answers those. */
+async function expectOnceEach(smtp: TestSmtp, dataDir: string, recipients: string[]): Promise<string[]> {
+  const counts = new Map<string, number>();
+  for (const m of smtp.messages) for (const to of m.to) counts.set(to, (counts.get(to) ?? 0) + 1);
+  for (const [to, count] of counts) expect(count, to).toBe(1);
+  const store = await openStore(dataDir, 'read');
+  const run = (await store.briefings.latest())!;
+  const log = await store.briefings.deliveries(run.id);
+  await store.close();
+  const unknown = [...log.values()].filter((d) => d.state === 'attempting').map((d) => recipients[Number(d.subscriberId.slice(4))]!);
+  expect(run).toMatchObject({ status: 'sent', recipients: recipients.length, unknown: unknown.length, sent: recipients.length - unknown.length, failed: 0 });
+  expect(new Set([...counts.keys(), ...unknown])).toEqual(new Set(recipients));
+  return unknown;
+}
+
 describe('a briefing killed mid-send', () => {
   let smtp: TestSmtp;
   const recipients = Array.from({ length: 12 }, (_, i) => `kill-${String(i).padStart(2, '0')}@example.com`);
@@ -197,18 +227,8 @@ describe('a briefing killed mid-send', () => {
   });
 
   it('resumes without sending anyone a second copy', async () => {
-    // A DATA_DIR with confirmed subscribers and a fresh article, and no server: the script sends itself.
-    const dataDir = makeDataDir();
-    const store = await openStore(dataDir, 'write');
-    const now = new Date().toISOString();
-    await store.articles.insert({
-      id: 'kill-article', title: 'The night shift', slug: 'the-night-shift', bodyHtml: '<p>Body</p>', section: 'world', tags: [], authorName: 'Desk',
-      createdAt: now, updatedAt: now, publishedAt: now, readingTime: 2, isEditorsPick: true, isBreaking: false, status: 'published',
-    });
-    for (const [i, email] of recipients.entries()) {
-      await store.subscribers.upsert({ id: `sub-${i}`, email, token: `killtoken${String(i).padStart(10, '0')}`, createdAt: now, confirmedAt: now });
-    }
-    await store.close();
+    // No server: the script opens the store itself.
+    const dataDir = await seedDataDir(recipients);
     const env = { DATA_DIR: dataDir, SMTP_URL: smtp.url, SITE_URL: 'http://news.test' };
 
     // The SMTP server never answers the 6th message: the script is killed while that transaction is open.
@@ -234,18 +254,46 @@ describe('a briefing killed mid-send', () => {
     expect(again.output).toContain('already sent');
 
     // Nobody got two copies; the held recipient (and any other in flight at the kill) is "unknown", not resent.
-    const counts = new Map<string, number>();
-    for (const m of smtp.messages) for (const to of m.to) counts.set(to, (counts.get(to) ?? 0) + 1);
-    for (const [to, count] of counts) expect(count, to).toBe(1);
-    const reopened = await openStore(dataDir, 'read');
-    const [run] = await reopened.briefings.runsFor((await reopened.briefings.latest())!.date);
-    const log = await reopened.briefings.deliveries(run!.id);
-    await reopened.close();
-    const unknown = [...log.values()].filter((d) => d.state === 'attempting').map((d) => recipients[Number(d.subscriberId.slice(4))]!);
+    const unknown = await expectOnceEach(smtp, dataDir, recipients);
     expect(unknown).toContain(held);
-    expect(run).toMatchObject({ status: 'sent', recipients: 12, unknown: unknown.length, sent: 12 - unknown.length, failed: 0 });
-    expect(new Set([...counts.keys(), ...unknown])).toEqual(new Set(recipients));
-    const summary: Partial<BriefingSummary> = { unknown: unknown.length };
-    expect(resumed.output).toContain(`${summary.unknown} recipient(s) were being sent to`);
+    expect(resumed.output).toContain(`${unknown.length} recipient(s) were being sent to`);
+  });
+
+  it('resumes by itself when the server sending it is killed and restarted', async () => {
+    smtp.messages.length = 0;
+    const names = recipients.map((r) => r.replace('kill-', 'server-kill-'));
+    const dataDir = await seedDataDir(names);
+    const env = { SMTP_URL: smtp.url, SITE_URL: 'http://news.test', TRUST_PROXY: 'true' };
+    let server = await startServer({ dataDir, env });
+    const held = names[4]!;
+    const arrived = smtp.holdNext(held);
+    try {
+      // npm run briefing asks the server; the server is killed while the SMTP server holds a message.
+      const script = runBriefingScript({ ...env, DATA_DIR: dataDir });
+      await arrived;
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await server.kill();
+      expect((await script).code).not.toBe(0);
+      expect(new Set(smtp.messages.flatMap((m) => m.to)).size).toBeLessThan(names.length);
+
+      // The restarted server finds today's run unfinished and resumes it (BRIEFING_TIME is off: no new runs).
+      server = await startServer({ dataDir, env });
+      const admin = new TestClient(server.url);
+      await admin.login();
+      const deadline = Date.now() + 20_000;
+      for (;;) {
+        const { body } = await read(await admin.get('/api/newsletter/subscribers'));
+        if (body.lastBriefing?.status === 'sent') break;
+        if (Date.now() > deadline) throw new Error(`The briefing was not resumed:\n${server.output()}`);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+      }
+      expect(server.output()).toContain('[briefing] resuming');
+      const again = await runBriefingScript({ ...env, DATA_DIR: dataDir });
+      expect(again.output).toContain('already sent');
+    } finally {
+      await server.stop();
+    }
+    const unknown = await expectOnceEach(smtp, dataDir, names);
+    expect(unknown).toContain(held);
   });
 });

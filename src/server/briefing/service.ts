@@ -46,12 +46,14 @@ export function readServerAddress(dataDir: string): ServerAddress | undefined {
   }
 }
 
-/** Sends the briefing when it is due (and resumes an interrupted one); `BRIEFING_TIME=off` leaves it to cron. */
-export function startBriefingScheduler(runtime: Runtime): { stop(): void } {
+/**
+ * Sends the briefing when it is due, and resumes a run of today that a restart interrupted (also
+ * with `BRIEFING_TIME=off`, where cron starts the runs: the next cron run would be tomorrow).
+ */
+export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop(): void }> {
   // The secret must exist before a script reads it to call us.
-  void getAppSecret(runtime).catch((error: unknown) => console.error('[briefing] app secret:', error));
+  await getAppSecret(runtime);
   const time = runtime.config.BRIEFING_TIME;
-  if (time === 'off') return { stop() {} };
   let running = false;
   const tick = async () => {
     if (running) return;
@@ -61,14 +63,15 @@ export function startBriefingScheduler(runtime: Runtime): { stop(): void } {
       const local = localTime(now, runtime.config.BRIEFING_TZ);
       const runs = await runtime.store.briefings.runsFor(local.date);
       const unfinished = runs.some((r) => r.status === 'sending');
-      if (unfinished || (runs.length === 0 && isBriefingDue(local, time))) await runBriefing(runtime, { trigger: 'schedule', now });
+      const due = time !== 'off' && runs.length === 0 && isBriefingDue(local, time);
+      if (unfinished || due) await runBriefing(runtime, { trigger: 'schedule', now });
     } catch (error) {
       console.error('[briefing] scheduled run failed:', error);
     } finally {
       running = false;
     }
   };
-  const first = setTimeout(() => void tick(), 2_000);
+  const first = setTimeout(() => void tick(), 1_000);
   const timer = setInterval(() => void tick(), TICK_MS);
   first.unref();
   timer.unref();
