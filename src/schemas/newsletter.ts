@@ -76,7 +76,7 @@ export const briefingRunSchema = z.object({
 });
 export type BriefingRun = z.infer<typeof briefingRunSchema>;
 
-/** A recipient's state in a run; `attempting` is written to disk before the SMTP transaction starts. */
+/** A recipient's state in a run; `attempting` is flushed to disk before the SMTP transaction starts. */
 export type Delivery = { subscriberId: string; state: 'attempting' | 'sent' | 'failed'; at: string; error?: string; messageId?: string };
 
 /** GET /api/newsletter/subscribers: a page of subscribers, the counts by status and the last briefing. */

@@ -7,7 +7,8 @@ import { CONFIRM_LIMITS, confirmSubscription, csvCell, exportSubscribersCsv, sub
 import { runBriefing } from '../../src/server/briefing/briefing.ts';
 import { isBriefingDue, localTime } from '../../src/server/briefing/clock.ts';
 import { subscriberStatus } from '../../src/schemas/newsletter.ts';
-import { appErrorOf, articleRecord, closeQuietly, makeRuntime } from './support.ts';
+import { openStore } from '../../src/store/index.ts';
+import { appErrorOf, articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
 let runtime: TestRuntime | undefined;
@@ -149,5 +150,33 @@ describe('the briefing', () => {
     expect((await outbox(runtime)).filter((m) => m.to === 'one@example.com')).toHaveLength(1);
     expect(await runBriefing(runtime, { trigger: 'script', now, force: true })).toMatchObject({ outcome: 'sent', sent: 1 });
     expect((await outbox(runtime)).filter((m) => m.to === 'one@example.com')).toHaveLength(2);
+  });
+});
+
+describe('the send log', () => {
+  it('is append-only, survives a torn last line, and keeps the latest state per recipient', async () => {
+    const dataDir = makeTempDir();
+    let store = await openStore(dataDir, 'write');
+    await store.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'a', state: 'attempting', at: 't1' }]);
+    await store.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'a', state: 'sent', at: 't2', messageId: '<m@x>' }]);
+    await store.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'b', state: 'attempting', at: 't3' }]);
+    await store.close();
+    const file = path.join(dataDir, 'briefings', '2026-11-23-1.jsonl');
+    expect(fs.readFileSync(file, 'utf8').trim().split('\n')).toHaveLength(3);
+    // A crash in the middle of an append leaves half a line.
+    fs.appendFileSync(file, '{"subscriberId":"c","sta');
+
+    store = await openStore(dataDir, 'write');
+    expect([...(await store.briefings.deliveries('2026-11-23-1')).values()].map((d) => [d.subscriberId, d.state])).toEqual([
+      ['a', 'sent'],
+      ['b', 'attempting'],
+    ]);
+    await store.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'd', state: 'attempting', at: 't4' }]);
+    await store.close();
+    const reopened = await openStore(dataDir, 'read');
+    expect([...(await reopened.briefings.deliveries('2026-11-23-1')).keys()]).toEqual(['a', 'b', 'd']);
+    await expect(reopened.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'e', state: 'sent', at: 't5' }])).rejects.toThrow(/read-only/);
+    await reopened.close();
+    await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
   });
 });
