@@ -11,7 +11,7 @@ import { useMailer } from './mail/mailer.ts';
 
 /** A confirmation link works this long. */
 const CONFIRM_TTL_MS = 7 * 24 * 60 * 60_000;
-/** Confirmation mails per address (a day) and per client IP (an hour): enough for a lost mail, too few to bomb an inbox. */
+/** Confirmation mails per address (a day) and sign-ups per client IP (an hour): enough for a lost mail, too few to bomb an inbox. */
 export const CONFIRM_LIMITS = {
   perAddress: { limit: 3, windowMs: 24 * 60 * 60_000 },
   perIp: { limit: 10, windowMs: 60 * 60_000 },
@@ -36,12 +36,13 @@ export type SubscribeResult = { mailed: boolean };
  */
 export async function subscribe(runtime: Runtime, email: string, clientIp: string): Promise<SubscribeResult> {
   const { store } = runtime;
-  const existing = await store.subscribers.getByEmail(email);
-  if (existing && subscriberStatus(existing) === 'confirmed') return { mailed: false };
   const now = Date.now();
-  // Per IP: a 429 (it says nothing about the address). Per address: silently no further mail.
+  // Per IP, counted for every sign-up (confirmed addresses too, or a 429 would tell them apart): a 429.
   const ipHits = await store.limits.hit(`newsletter-confirm-ip:${clientIp}`, CONFIRM_LIMITS.perIp.windowMs, now);
   if (ipHits.count > Math.ceil(CONFIRM_LIMITS.perIp.limit * runtime.config.RATE_LIMIT_FACTOR)) throw tooManyRequests((ipHits.resetAt - now) / 1000);
+  const existing = await store.subscribers.getByEmail(email);
+  if (existing && subscriberStatus(existing) === 'confirmed') return { mailed: false };
+  // Per address: silently no further mail.
   const addressHits = await store.limits.hit(`newsletter-confirm-address:${email}`, CONFIRM_LIMITS.perAddress.windowMs, now);
   if (addressHits.count > CONFIRM_LIMITS.perAddress.limit) return { mailed: false };
 

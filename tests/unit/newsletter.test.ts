@@ -73,11 +73,14 @@ describe('double opt-in', () => {
     expect(await confirmSubscription(runtime, confirmToken(mails[0]!))).toEqual({ kind: 'unknown' });
   });
 
-  it('limits confirmation mails per IP with a 429', async () => {
+  it('limits sign-ups per IP with a 429, confirmed addresses included', async () => {
     runtime = await makeRuntime();
     for (let i = 0; i < CONFIRM_LIMITS.perIp.limit; i++) await subscribe(runtime, `ip${i}@example.com`, '10.0.2.1');
     const error = await appErrorOf(subscribe(runtime, 'one-more@example.com', '10.0.2.1'));
     expect(error?.status).toBe(429);
+    // A confirmed address is refused the same way: the 429 must not tell confirmed addresses apart.
+    await runtime.store.subscribers.upsert({ id: 'known', email: 'known@example.com', token: 'knowntoken00000000000', createdAt: '2025-01-01T00:00:00.000Z' });
+    expect((await appErrorOf(subscribe(runtime, 'known@example.com', '10.0.2.1')))?.status).toBe(429);
     expect(Number(error?.headers?.['Retry-After'])).toBeGreaterThan(60);
     expect(await runtime.store.subscribers.getByEmail('one-more@example.com')).toBeUndefined();
     expect((await subscribe(runtime, 'one-more@example.com', '10.0.2.2')).mailed).toBe(true);

@@ -23,6 +23,8 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   readonly #byTokenHash = new Map<string, Subscriber>();
   readonly #byConfirmHash = new Map<string, Subscriber>();
   readonly #byEmail = new Map<string, Subscriber>();
+  /** A briefing run looks every recipient up again before sending: by id, not by a scan. */
+  readonly #byId = new Map<string, Subscriber>();
 
   constructor(file: JsonCollection<SubscribersFile>) {
     this.#file = file;
@@ -30,12 +32,14 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   }
 
   #index(subscriber: Subscriber): void {
+    this.#byId.set(subscriber.id, subscriber);
     this.#byEmail.set(subscriber.email, subscriber);
     this.#byTokenHash.set(sha256(subscriber.token), subscriber);
     if (subscriber.confirmTokenHash) this.#byConfirmHash.set(subscriber.confirmTokenHash, subscriber);
   }
 
   #unindex(subscriber: Subscriber): void {
+    this.#byId.delete(subscriber.id);
     this.#byEmail.delete(subscriber.email);
     this.#byTokenHash.delete(sha256(subscriber.token));
     if (subscriber.confirmTokenHash) this.#byConfirmHash.delete(subscriber.confirmTokenHash);
@@ -52,7 +56,7 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   }
 
   async get(id: string) {
-    const found = this.#file.data.subscribers.find((s) => s.id === id);
+    const found = this.#byId.get(id);
     return found && { ...found };
   }
 
@@ -78,7 +82,7 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   }
 
   async update(id: string, change: Partial<Omit<Subscriber, 'id' | 'email'>>) {
-    const existing = this.#file.data.subscribers.find((s) => s.id === id);
+    const existing = this.#byId.get(id);
     if (!existing) return undefined;
     this.#unindex(existing);
     for (const [key, value] of Object.entries(change) as [keyof Subscriber, string | undefined][]) {
