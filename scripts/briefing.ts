@@ -120,6 +120,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error);
+  // A paused run (the mail server is down) says so in one line; anything else with its stack.
+  if ((error as { isAppError?: boolean })?.isAppError) console.error((error as Error).message);
+  else console.error(error);
   process.exit(1);
 });

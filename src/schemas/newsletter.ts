@@ -77,7 +77,15 @@ export const briefingRunSchema = z.object({
 export type BriefingRun = z.infer<typeof briefingRunSchema>;
 
 /** A recipient's state in a run; `attempting` is flushed to disk before the SMTP transaction starts. */
-export type Delivery = { subscriberId: string; state: 'attempting' | 'sent' | 'failed'; at: string; error?: string; messageId?: string };
+export type Delivery = {
+  subscriberId: string;
+  state: 'attempting' | 'sent' | 'failed';
+  at: string;
+  error?: string;
+  messageId?: string;
+  /** A failure where the message certainly did not go out (refused for now, server unreachable): the next run tries again. */
+  retry?: boolean;
+};
 
 /** GET /api/newsletter/subscribers: a page of subscribers, the counts by status and the last briefing. */
 export type SubscriberListing = {

@@ -4,7 +4,8 @@ import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { simpleParser, type ParsedMail } from 'mailparser';
 import { CONFIRM_LIMITS, confirmSubscription, csvCell, exportSubscribersCsv, subscribe, unsubscribe } from '../../src/server/newsletter.ts';
-import { runBriefing } from '../../src/server/briefing/briefing.ts';
+import { PAUSE_AFTER, runBriefing } from '../../src/server/briefing/briefing.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import { isBriefingDue, localTime } from '../../src/server/briefing/clock.ts';
 import { subscriberStatus } from '../../src/schemas/newsletter.ts';
 import { openStore } from '../../src/store/index.ts';
@@ -181,5 +182,39 @@ describe('the send log', () => {
     await expect(reopened.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'e', state: 'sent', at: 't5' }])).rejects.toThrow(/read-only/);
     await reopened.close();
     await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
+  });
+});
+
+describe('a mail server that is down', () => {
+  it('pauses the run after failures in a row, and the next run sends to everyone once', { timeout: 60_000 }, async () => {
+    const dataDir = makeTempDir();
+    // Port 1: nothing listens, every connection is refused before any message is handed over.
+    runtime = await makeRuntime(dataDir);
+    runtime.config = { ...runtime.config, SMTP_URL: 'smtp://127.0.0.1:1' };
+    await runtime.store.articles.insert(articleRecord({ title: 'Outage day', publishedAt: new Date().toISOString(), isEditorsPick: true }));
+    const emails = Array.from({ length: 9 }, (_, i) => `down${i}@example.com`);
+    for (const [i, email] of emails.entries()) {
+      await runtime.store.subscribers.upsert({ id: `d${i}`, email, token: `downtoken${String(i).padStart(12, '0')}`, createdAt: new Date().toISOString() });
+    }
+    const paused = await appErrorOf(runBriefing(runtime, { trigger: 'script' }));
+    expect(paused?.status).toBe(503);
+    expect(paused?.message).toMatch(/paused/);
+    const [run] = await runtime.store.briefings.runsFor((await runtime.store.briefings.latest())!.date);
+    expect(run!.status).toBe('sending');
+    const log = [...(await runtime.store.briefings.deliveries(run!.id)).values()];
+    expect(log.length).toBeGreaterThanOrEqual(PAUSE_AFTER);
+    expect(log.length).toBeLessThan(emails.length);
+    expect(log.every((d) => d.state === 'failed' && d.retry === true)).toBe(true);
+
+    // The mail server is back: the run resumes, retrying those it certainly never handed over.
+    const smtp = await startSmtp();
+    try {
+      const back = { ...runtime, config: { ...runtime.config, SMTP_URL: smtp.url } };
+      expect(await runBriefing(back, { trigger: 'script' })).toMatchObject({ outcome: 'sent', recipients: 9, sent: 9, failed: 0, unknown: 0 });
+      expect(smtp.messages.map((m) => m.to[0]).sort()).toEqual([...emails].sort());
+      for (const service of back.services.values()) await service.stop();
+    } finally {
+      await smtp.stop();
+    }
   });
 });

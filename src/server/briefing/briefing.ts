@@ -6,14 +6,18 @@
  * transaction starts and `sent` once the server accepted it. A run interrupted in between (a kill)
  * cannot know whether the server accepted that message, so a resume never retries it and counts it
  * as `unknown`: losing one copy is better than sending it twice. The window is the messages in
- * flight at the moment of the kill (at most BRIEFING_CONCURRENCY).
+ * flight at the moment of the kill (at most CONCURRENCY). The same holds for a connection lost
+ * mid-transaction. A recipient the server refused for now (4xx) or could not be reached for is
+ * retried by the next run; after PAUSE_AFTER such failures in a row the run pauses (the mail server
+ * is down) instead of failing everyone, and resumes later.
  */
 import { hostname } from 'node:os';
 import type { Runtime } from '../runtime.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { BriefingRun, BriefingSummary, Delivery, Subscriber } from '../../schemas/newsletter.ts';
 import { briefingSubject, renderBriefingMail, type BriefingContent, type RenderedMail } from '../mail/templates.ts';
-import { MailError, sendWithRetry, type Mailer } from '../mail/transport.ts';
+import { classifyMailError, sendWithRetry, type Mailer } from '../mail/transport.ts';
+import { AppError } from '../errors.ts';
 import { useMailer } from '../mail/mailer.ts';
 import { unsubscribeUrls } from '../newsletter.ts';
 import { localTime } from './clock.ts';
@@ -24,6 +28,8 @@ const MAX_TOP = 8;
 /** Recipients per batch (the send log is read and the run's counts saved per batch) and SMTP sends in flight at once. */
 export const BATCH_SIZE = 50;
 export const CONCURRENCY = 3;
+/** Consecutive recipients that could not be handed over before a run pauses. */
+export const PAUSE_AFTER = 5;
 /** Without an earlier briefing, the first one covers this much. */
 const FIRST_WINDOW_MS = 24 * 60 * 60_000;
 
@@ -90,7 +96,8 @@ function messageIdFor(runtime: Runtime, runId: string, subscriberId: string): st
   return `<briefing-${runId}-${subscriberId}@${host}>`;
 }
 
-async function deliverOne(runtime: Runtime, mailer: Mailer, run: BriefingRun, content: BriefingContent, subscriber: Subscriber): Promise<Delivery> {
+/** The recipient's new log entry, or undefined when it must stay `attempting` (it may have been accepted). */
+async function deliverOne(runtime: Runtime, mailer: Mailer, run: BriefingRun, content: BriefingContent, subscriber: Subscriber): Promise<Delivery | undefined> {
   const urls = unsubscribeUrls(runtime, subscriber);
   const mail = renderBriefingMail(runtime.config, content, urls.page);
   await runtime.store.briefings.recordDeliveries(run.id, [{ subscriberId: subscriber.id, state: 'attempting', at: new Date().toISOString() }]);
@@ -110,9 +117,10 @@ async function deliverOne(runtime: Runtime, mailer: Mailer, run: BriefingRun, co
     });
     return { subscriberId: subscriber.id, state: 'sent', at: new Date().toISOString(), messageId };
   } catch (error) {
-    const message = error instanceof MailError ? error.message : String(error);
-    console.error(`[briefing] ${run.id}: sending to ${subscriber.email} failed: ${message}`);
-    return { subscriberId: subscriber.id, state: 'failed', at: new Date().toISOString(), error: message.slice(0, 300) };
+    const failure = classifyMailError(error);
+    console.error(`[briefing] ${run.id}: sending to ${subscriber.email} failed: ${failure.message}`);
+    if (!failure.notSent) return undefined;
+    return { subscriberId: subscriber.id, state: 'failed', at: new Date().toISOString(), error: failure.message.slice(0, 300), ...(failure.temporary ? { retry: true } : {}) };
   }
 }
 
@@ -134,6 +142,7 @@ function tally(run: BriefingRun, log: Map<string, Delivery>): BriefingRun {
     else if (d.state === 'failed') failed++;
     else unknown++;
   }
+  // (A failed recipient marked for retry that a later run still could not reach stays counted as failed.)
   return { ...run, sent, failed, unknown };
 }
 
@@ -145,19 +154,35 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
   const recipients = await store.subscribers.listConfirmed();
   const before = await store.briefings.deliveries(run.id);
   // Already sent, failed for good, or interrupted mid-send (unknown): none of these is sent again.
-  const todo = recipients.filter((s) => !before.has(s.id));
-  let current: BriefingRun = { ...run, recipients: Math.max(run.recipients, before.size + todo.length) };
-  for (let i = 0; i < todo.length; i += BATCH_SIZE) {
+  // Only a recipient the mail server certainly did not take (refused for now, unreachable) is retried.
+  const todo = recipients.filter((s) => {
+    const logged = before.get(s.id);
+    return !logged || (logged.state === 'failed' && logged.retry === true);
+  });
+  let current: BriefingRun = { ...run, recipients: Math.max(run.recipients, before.size + todo.filter((s) => !before.has(s.id)).length) };
+  let failuresInARow = 0;
+  let lastError = '';
+  for (let i = 0; i < todo.length && failuresInARow < PAUSE_AFTER; i += BATCH_SIZE) {
     const batch = todo.slice(i, i + BATCH_SIZE);
     await eachLimited(batch, CONCURRENCY, async (subscriber) => {
+      if (failuresInARow >= PAUSE_AFTER) return;
       // Someone may have unsubscribed since the list was read.
       const fresh = await store.subscribers.get(subscriber.id);
       if (!fresh || fresh.unsubscribedAt) return;
       const result = await deliverOne(runtime, mailer, current, content, fresh);
-      await store.briefings.recordDeliveries(run.id, [result]);
+      if (result) await store.briefings.recordDeliveries(run.id, [result]);
+      if (result?.state === 'sent' || (result?.state === 'failed' && !result.retry)) failuresInARow = 0;
+      else {
+        failuresInARow++;
+        lastError = result?.error ?? 'connection lost during the transaction';
+      }
     });
     current = tally(current, await store.briefings.deliveries(run.id));
     await store.briefings.saveRun(current);
+  }
+  if (failuresInARow >= PAUSE_AFTER) {
+    // The run stays `sending`: the next `npm run briefing`, or the server within minutes, resumes it.
+    throw new AppError(503, `The mail server failed ${PAUSE_AFTER} recipients in a row (${lastError}); the briefing ${run.id} is paused and resumes with the next run.`);
   }
   const finished = { ...tally(current, await store.briefings.deliveries(run.id)), status: 'sent' as const, finishedAt: new Date().toISOString() };
   await store.briefings.saveRun(finished);

@@ -12,6 +12,7 @@ import { isBriefingDue, localTime } from './clock.ts';
 
 /** How often the schedule looks at the clock. */
 const TICK_MS = 30_000;
+const RETRY_AFTER_PAUSE_MS = 5 * 60_000;
 
 /** Written by a listening server into DATA_DIR, so a script that finds the lock taken knows whom to ask. */
 const ADDRESS_FILE = '.server.json';
@@ -55,8 +56,10 @@ export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop()
   await getAppSecret(runtime);
   const time = runtime.config.BRIEFING_TIME;
   let running = false;
+  /** After a paused run (mail server down), wait this long before trying again. */
+  let quietUntil = 0;
   const tick = async () => {
-    if (running) return;
+    if (running || Date.now() < quietUntil) return;
     running = true;
     try {
       const now = new Date();
@@ -66,7 +69,8 @@ export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop()
       const due = time !== 'off' && runs.length === 0 && isBriefingDue(local, time);
       if (unfinished || due) await runBriefing(runtime, { trigger: 'schedule', now });
     } catch (error) {
-      console.error('[briefing] scheduled run failed:', error);
+      quietUntil = Date.now() + RETRY_AFTER_PAUSE_MS;
+      console.error('[briefing] scheduled run stopped:', (error as Error).message ?? error);
     } finally {
       running = false;
     }

@@ -24,22 +24,37 @@ export type Mailer = {
 };
 
 export class MailError extends Error {
+  /** Worth another try later: the server refused for now (4xx), or could not be reached. */
   readonly temporary: boolean;
-  constructor(message: string, temporary: boolean, cause?: unknown) {
-    super(message, { cause });
+  /**
+   * The message certainly did not go out: the server answered with a refusal, or the failure came
+   * before the transaction (no connection, no greeting, DNS, authentication). Otherwise (a
+   * connection lost mid-transaction) the server may have accepted it.
+   */
+  readonly notSent: boolean;
+  constructor(message: string, options: { temporary: boolean; notSent: boolean; cause?: unknown }) {
+    super(message, { cause: options.cause });
     this.name = 'MailError';
-    this.temporary = temporary;
+    this.temporary = options.temporary;
+    this.notSent = options.notSent;
   }
 }
 
-/** Network failures and SMTP 4xx answers are worth another try; 5xx answers and bad addresses are not. */
-const TEMPORARY_CODES = new Set(['ECONNECTION', 'ETIMEDOUT', 'ESOCKET', 'EDNS', 'ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'EHOSTUNREACH']);
+/** nodemailer's timeouts that happen before a message is handed over. */
+const SETUP_TIMEOUTS = new Set(['CONNECT_TIMEOUT', 'GREETING_TIMEOUT', 'UPGRADE_TIMEOUT']);
+/** nodemailer's error codes raised before a message is handed over. */
+const SETUP_CODES = new Set(['EDNS', 'EAUTH', 'ETLS', 'ENOAUTH']);
 
-function classify(error: unknown): MailError {
+export function classifyMailError(error: unknown): MailError {
   if (error instanceof MailError) return error;
-  const { code, responseCode, message } = error as { code?: string; responseCode?: number; message?: string };
-  const temporary = typeof responseCode === 'number' ? responseCode >= 400 && responseCode < 500 : code !== undefined && TEMPORARY_CODES.has(code);
-  return new MailError(message ?? String(error), temporary, error);
+  const { code, responseCode, message, timeoutType } = error as { code?: string; responseCode?: number; message?: string; timeoutType?: string };
+  const text = message ?? String(error);
+  if (typeof responseCode === 'number' && responseCode >= 400) {
+    return new MailError(text, { temporary: responseCode < 500, notSent: true, cause: error });
+  }
+  const beforeTransaction =
+    (timeoutType !== undefined && SETUP_TIMEOUTS.has(timeoutType)) || (code !== undefined && SETUP_CODES.has(code)) || /ECONNREFUSED|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN/.test(text);
+  return new MailError(text, { temporary: beforeTransaction && code !== 'EAUTH', notSent: beforeTransaction, cause: error });
 }
 
 /** The From header: MAIL_FROM, else the site's name and contact address. */
@@ -72,7 +87,7 @@ export function createMailer(config: Config): Mailer {
           const info = await transport.sendMail({ from, ...message, messageId: message.messageId ?? `<${randomBytes(12).toString('hex')}@${siteHost}>` });
           return { messageId: info.messageId };
         } catch (error) {
-          throw classify(error);
+          throw classifyMailError(error);
         }
       },
       close: () => transport.close(),
@@ -96,14 +111,17 @@ export function createMailer(config: Config): Mailer {
   };
 }
 
-/** Sends with retries on temporary failures (1 s, 4 s between tries); throws the last error. */
+/**
+ * Sends with retries (1 s, then 4 s later) when a failure is temporary and the message certainly
+ * did not go out; a connection lost mid-transaction is never retried (it may have been accepted).
+ */
 export async function sendWithRetry(mailer: Mailer, message: MailMessage, attempts = 3, baseDelayMs = 1000): Promise<{ messageId: string }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await mailer.send(message);
     } catch (error) {
-      const failure = classify(error);
-      if (!failure.temporary || attempt >= attempts) throw failure;
+      const failure = classifyMailError(error);
+      if (!failure.temporary || !failure.notSent || attempt >= attempts) throw failure;
       await new Promise((resolve) => setTimeout(resolve, baseDelayMs * 4 ** (attempt - 1)));
     }
   }
