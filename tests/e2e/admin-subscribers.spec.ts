@@ -1,5 +1,6 @@
 /** The dashboard's Subscribers tab: counts, last briefing, search, remove, CSV export, briefing preview and test copy. */
 import fs from 'node:fs';
+import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
 import type { SubscriberListing } from '../../src/schemas/newsletter.ts';
 import { answerNextConfirm, createArticle, expectToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
@@ -73,4 +74,20 @@ test('previews the briefing and sends a test copy', async ({ page }) => {
   await page.getByLabel('Send a test copy to').fill('editor@example.com');
   await page.getByRole('button', { name: 'Send test copy' }).click();
   await expectToast(page, 'Test copy sent', 'Test copy sent to editor@example.com');
+});
+
+test('the tab (with the preview open) and the confirm page have no serious axe violations', async ({ page }) => {
+  const check = async () => {
+    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  };
+  await openSubscribers(page);
+  await expect(page.getByTestId('count-confirmed')).not.toContainText('…');
+  await page.getByRole('button', { name: 'Preview briefing' }).click();
+  await expect(page.getByTestId('briefing-preview')).toBeVisible();
+  await check();
+  await page.goto('/newsletter/confirm?token=' + 'c'.repeat(32));
+  await expect(page.getByTestId('confirm-result')).toHaveAttribute('data-outcome', 'unknown');
+  await check();
 });

@@ -69,7 +69,7 @@ function BriefingTools() {
               <strong>Subject:</strong> {preview.data.subject}
             </p>
             <p className="adm-muted">{preview.data.articles === 0 ? 'No new articles since the last briefing: nothing would be sent.' : `${preview.data.articles} articles`}</p>
-            <pre className="adm-briefing-text">{preview.data.text}</pre>
+            <pre className="adm-briefing-text" tabIndex={0} aria-label="Plain-text part of the briefing">{preview.data.text}</pre>
           </div>
         ))}
       <form className="adm-filters" onSubmit={onSend} aria-label="Send a test copy" noValidate>
