@@ -1,6 +1,7 @@
 /** The mails we send, as HTML (inline styles, table layout for mail clients) and plain text, with absolute links. */
 import type { Config } from '../../config.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
+import { heroImageAttributes } from '../../schemas/image.ts';
 
 /** The site's palette (src/styles/global.css), inlined: mail clients ignore CSS variables. */
 const COLORS = { brand: '#0b1f3a', text: '#15171a', muted: '#4b5260', border: '#d9dde3', surface: '#f6f7f9', link: '#0f4c9c', pick: '#fbefd5', pickText: '#6b4404' };
@@ -70,7 +71,8 @@ export function briefingSubject(config: Config, content: BriefingContent): strin
 
 function articleHtml(config: Config, article: ArticleRecord, pick: boolean): string {
   const url = siteUrl(config, `/article/${encodeURIComponent(article.slug)}`);
-  const hero = article.heroImage ? siteUrl(config, article.heroImage) : undefined;
+  // The 800 px width of a local hero (a mail is at most 600 px wide); external images as they are.
+  const hero = article.heroImage ? siteUrl(config, heroImageAttributes(article.heroImage).src) : undefined;
   return `<tr><td style="padding:0 0 22px;">
 ${pick && hero ? `<a href="${escapeHtml(url)}"><img class="hero" src="${escapeHtml(hero)}" alt="" width="544" style="display:block;width:100%;max-width:544px;height:auto;border-radius:8px;margin:0 0 10px;border:0;"></a>` : ''}
 ${pick ? `<span style="display:inline-block;background:${COLORS.pick};color:${COLORS.pickText};font-size:12px;font-weight:bold;padding:2px 8px;border-radius:999px;margin:0 0 6px;">Editor's pick</span>` : ''}
