@@ -10,6 +10,8 @@ import { StoreLockedError } from '../src/store/index.ts';
 import { attachPublishingSite } from '../src/server/publishing/service.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import { outDirOf, serveDirOf } from './build-state.ts';
+import { announceServer } from '../src/server/briefing/service.ts';
+
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = outDirOf(root);
@@ -36,6 +38,8 @@ async function main(): Promise<void> {
     // The regeneration worker renders pages by calling this server's twin routes over loopback.
     const loopback = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
     attachPublishingSite(runtime, { clientDir, origin: `http://${loopback}:${port}` });
+    // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
+    announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
     console.log(`Listening on http://${shown}:${port}`);
   });
   let stopping = false;

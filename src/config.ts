@@ -51,6 +51,24 @@ const configSchema = z.object({
   PURGE_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Secret for signing upload URLs and internal render requests; derived and stored in DATA_DIR when absent. */
   APP_SECRET: z.string().min(32).optional(),
+  /** SMTP server for outgoing mail, `smtp://user:pass@host:port` (`smtps://` for TLS); unset writes .eml files to DATA_DIR/outbox/. */
+  SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'Expected smtp://user:pass@host:port or smtps://...' }).optional(),
+  /** Sender of every mail, `Name <address>` or an address. @default "SITE_NAME <SITE_EMAIL>" */
+  MAIL_FROM: z.string().min(3).max(320).optional(),
+  /** Local time (HH:MM) the weekday briefing goes out; `off` leaves sending to `npm run briefing` (cron). @default "07:00" */
+  BRIEFING_TIME: z.union([z.literal('off'), z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'Expected HH:MM (24-hour) or off')]).default('07:00'),
+  /** IANA time zone of BRIEFING_TIME and of the briefing's day. @default "UTC" */
+  BRIEFING_TZ: z
+    .string()
+    .default('UTC')
+    .refine((zone) => {
+      try {
+        new Intl.DateTimeFormat('en-US', { timeZone: zone });
+        return true;
+      } catch {
+        return false;
+      }
+    }, 'Expected an IANA time zone such as Europe/Berlin'),
 });
 
 export type Config = z.infer<typeof configSchema>;

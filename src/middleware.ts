@@ -9,11 +9,19 @@ import { getConfig } from './config.ts';
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 
 /**
+ * RFC 8058 one-click unsubscribe: the mailbox provider POSTs from its own servers, with whatever
+ * Origin it likes. The token in the URL is the only authority there (no cookie, no session), so a
+ * cross-site POST can do nothing a GET of the mail's link cannot: the only path exempt from the check.
+ */
+const ONE_CLICK_UNSUBSCRIBE = '/api/newsletter/unsubscribe';
+
+/**
  * Refuses cross-origin state-changing requests. Browsers send Origin (and Sec-Fetch-Site) on every
  * such request; a client that sends neither is not a browser and cannot carry a victim's cookies.
  */
 const checkOrigin = defineMiddleware(async (context, next) => {
   if (context.isPrerendered || !STATE_CHANGING.has(context.request.method)) return next();
+  if (context.request.method === 'POST' && context.url.pathname === ONE_CLICK_UNSUBSCRIBE) return next();
   const origin = context.request.headers.get('origin');
   const fetchSite = context.request.headers.get('sec-fetch-site');
   const allowed = new Set([context.url.origin, new URL(getConfig().SITE_URL).origin]);

@@ -1,18 +1,145 @@
-/** Newsletter subscriptions: idempotent sign-up, token-based unsubscribe. */
-import { randomUUID } from 'node:crypto';
+/** Newsletter subscriptions: double opt-in sign-up, confirmation, unsubscribe, and the dashboard's subscriber list. */
+import { createHash, randomUUID } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Runtime } from './runtime.ts';
-import { notFound } from './errors.ts';
+import { AppError, notFound, tooManyRequests } from './errors.ts';
 import { nowIso } from './clock.ts';
+import { subscriberStatus, type PublicSubscriber, type Subscriber, type SubscriberListing, type SubscriberListQuery } from '../schemas/newsletter.ts';
+import { renderConfirmationMail, siteUrl } from './mail/templates.ts';
+import { sendWithRetry } from './mail/transport.ts';
+import { useMailer } from './mail/mailer.ts';
 
-export async function subscribe(runtime: Runtime, email: string): Promise<void> {
+/** A confirmation link works this long. */
+const CONFIRM_TTL_MS = 7 * 24 * 60 * 60_000;
+/** Confirmation mails per address (a day) and sign-ups per client IP (an hour): enough for a lost mail, too few to bomb an inbox. */
+export const CONFIRM_LIMITS = {
+  perAddress: { limit: 3, windowMs: 24 * 60 * 60_000 },
+  perIp: { limit: 10, windowMs: 60 * 60_000 },
+};
+
+function randomToken(): string {
   const bytes = new Uint8Array(20);
   crypto.getRandomValues(bytes);
-  await runtime.store.subscribers.upsert({ id: randomUUID(), email, token: encodeBase32LowerCaseNoPadding(bytes), createdAt: nowIso() });
+  return encodeBase32LowerCaseNoPadding(bytes);
+}
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+export type SubscribeResult = { mailed: boolean };
+
+/**
+ * Signs an address up. New, pending and unsubscribed addresses get a confirmation mail (a fresh
+ * one-time link) within the limits; a confirmed address gets nothing. The caller answers the same in
+ * every case, so the answer reveals nothing about the list.
+ */
+export async function subscribe(runtime: Runtime, email: string, clientIp: string): Promise<SubscribeResult> {
+  const { store } = runtime;
+  const now = Date.now();
+  // Per IP, counted for every sign-up (confirmed addresses too, or a 429 would tell them apart): a 429.
+  const ipHits = await store.limits.hit(`newsletter-confirm-ip:${clientIp}`, CONFIRM_LIMITS.perIp.windowMs, now);
+  if (ipHits.count > Math.ceil(CONFIRM_LIMITS.perIp.limit * runtime.config.RATE_LIMIT_FACTOR)) throw tooManyRequests((ipHits.resetAt - now) / 1000);
+  const existing = await store.subscribers.getByEmail(email);
+  if (existing && subscriberStatus(existing) === 'confirmed') return { mailed: false };
+  // Per address: silently no further mail.
+  const addressHits = await store.limits.hit(`newsletter-confirm-address:${email}`, CONFIRM_LIMITS.perAddress.windowMs, now);
+  if (addressHits.count > CONFIRM_LIMITS.perAddress.limit) return { mailed: false };
+
+  const token = randomToken();
+  const pending = {
+    confirmTokenHash: hashToken(token),
+    confirmExpiresAt: new Date(now + CONFIRM_TTL_MS).toISOString(),
+    confirmSentAt: new Date(now).toISOString(),
+  };
+  if (existing) {
+    // Coming back after unsubscribing means confirming again; a resend replaces the previous link.
+    await store.subscribers.update(existing.id, { ...pending, unsubscribedAt: undefined, confirmedAt: undefined });
+  } else {
+    await store.subscribers.upsert({ id: randomUUID(), email, token: randomToken(), createdAt: nowIso(), ...pending });
+  }
+  const mail = renderConfirmationMail(runtime.config, siteUrl(runtime.config, `/newsletter/confirm?token=${token}`));
+  try {
+    await sendWithRetry(useMailer(runtime), { to: email, ...mail });
+  } catch (error) {
+    console.error(`[newsletter] confirmation mail to ${email} failed:`, (error as Error).message);
+    throw new AppError(503, 'We could not send the confirmation e-mail. Please try again later.', { cause: error });
+  }
+  return { mailed: true };
+}
+
+export type ConfirmOutcome = { kind: 'confirmed'; email: string } | { kind: 'unknown' } | { kind: 'expired' };
+
+/** Follows a confirmation link: one use, within its lifetime. */
+export async function confirmSubscription(runtime: Runtime, token: string): Promise<ConfirmOutcome> {
+  const subscriber = await runtime.store.subscribers.getByConfirmTokenHash(hashToken(token));
+  if (!subscriber || subscriberStatus(subscriber) !== 'pending') return { kind: 'unknown' };
+  if (!subscriber.confirmExpiresAt || subscriber.confirmExpiresAt < nowIso()) return { kind: 'expired' };
+  await runtime.store.subscribers.update(subscriber.id, { confirmedAt: nowIso(), confirmTokenHash: undefined, confirmExpiresAt: undefined });
+  return { kind: 'confirmed', email: subscriber.email };
 }
 
 export async function unsubscribe(runtime: Runtime, token: string): Promise<{ email: string }> {
   const subscriber = await runtime.store.subscribers.unsubscribe(token, nowIso());
   if (!subscriber) throw notFound('Subscription');
   return { email: subscriber.email };
+}
+
+/** The URL that unsubscribes a subscriber: the visible link (GET) and, under /api, the RFC 8058 one-click POST target. */
+export function unsubscribeUrls(runtime: Runtime, subscriber: Pick<Subscriber, 'token'>): { page: string; oneClick: string } {
+  const query = `?token=${encodeURIComponent(subscriber.token)}`;
+  return { page: siteUrl(runtime.config, `/newsletter/unsubscribe${query}`), oneClick: siteUrl(runtime.config, `/api/newsletter/unsubscribe${query}`) };
+}
+
+function toPublic(subscriber: Subscriber): PublicSubscriber {
+  return {
+    id: subscriber.id,
+    email: subscriber.email,
+    status: subscriberStatus(subscriber),
+    createdAt: subscriber.createdAt,
+    confirmedAt: subscriber.confirmedAt,
+    unsubscribedAt: subscriber.unsubscribedAt,
+  };
+}
+
+
+export async function listSubscribers(runtime: Runtime, query: SubscriberListQuery): Promise<SubscriberListing> {
+  const { items, total } = await runtime.store.subscribers.listFiltered(
+    { q: query.q?.toLowerCase(), status: query.status },
+    { offset: (query.page - 1) * query.pageSize, limit: query.pageSize },
+  );
+  const last = await runtime.store.briefings.latest();
+  return {
+    items: items.map(toPublic),
+    total,
+    page: query.page,
+    pageSize: query.pageSize,
+    counts: await runtime.store.subscribers.countByStatus(),
+    lastBriefing: last
+      ? { date: last.date, startedAt: last.startedAt, finishedAt: last.finishedAt, status: last.status, recipients: last.recipients, sent: last.sent, failed: last.failed, unknown: last.unknown, forced: last.forced }
+      : null,
+  };
+}
+
+export async function removeSubscriber(runtime: Runtime, id: string): Promise<void> {
+  if (!(await runtime.store.subscribers.delete(id))) throw notFound('Subscriber');
+}
+
+/**
+ * One CSV cell: quoted, and a cell a spreadsheet would read as a formula (=, +, -, @, tab, CR)
+ * gets a leading apostrophe (OWASP's advice against CSV injection).
+ */
+export function csvCell(value: string): string {
+  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return `"${safe.replace(/"/g, '""')}"`;
+}
+
+/** Every subscriber as CSV (RFC 4180, CRLF), oldest first. */
+export async function exportSubscribersCsv(runtime: Runtime): Promise<string> {
+  const rows = [['email', 'status', 'signed_up', 'confirmed', 'unsubscribed']];
+  const { items } = await runtime.store.subscribers.listFiltered({}, { offset: 0, limit: Number.MAX_SAFE_INTEGER });
+  for (const s of items.reverse()) {
+    rows.push([s.email, subscriberStatus(s), s.createdAt, s.confirmedAt ?? '', s.unsubscribedAt ?? '']);
+  }
+  return rows.map((row) => row.map(csvCell).join(',')).join('\r\n') + '\r\n';
 }

@@ -2,6 +2,7 @@
 import type { Runtime } from './runtime.ts';
 import { startFeedScheduler } from './ingest/feed-scheduler.ts';
 import { startPublishing } from './publishing/service.ts';
+import { startBriefingScheduler } from './briefing/service.ts';
 
 /** Starts every background service and registers it on the runtime so stopRuntime() stops it. */
 export async function startBackgroundServices(runtime: Runtime): Promise<void> {
@@ -9,4 +10,6 @@ export async function startBackgroundServices(runtime: Runtime): Promise<void> {
   runtime.services.set('feed-scheduler', startFeedScheduler(runtime));
   // Publishing: article hook -> stored jobs, scheduled publishing; its worker starts once the server listens.
   startPublishing(runtime);
+  // The weekday briefing (BRIEFING_TIME in BRIEFING_TZ); also resumes one a restart interrupted.
+  runtime.services.set('briefing-scheduler', await startBriefingScheduler(runtime));
 }

@@ -2,7 +2,7 @@
 import type { ArticleCounters, ArticleFilter, ArticleRecord, ArticleStats, VoteKind } from '../schemas/article.ts';
 import type { Comment, CommentFilter } from '../schemas/comment.ts';
 import type { NewsSource } from '../schemas/source.ts';
-import type { Subscriber } from '../schemas/newsletter.ts';
+import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFilter } from '../schemas/newsletter.ts';
 import type { Session, User } from '../schemas/auth.ts';
 import type { Job } from '../schemas/misc.ts';
 
@@ -79,6 +79,38 @@ export interface SubscriberRepository {
   count(): Promise<number>;
 }
 
+/**
+ * Double opt-in, the briefing's recipients and the dashboard's list, on top of SubscriberRepository
+ * (issue 15). A separate interface so an implementation of the basic one still compiles.
+ */
+export interface SubscriberListRepository extends SubscriberRepository {
+  get(id: string): Promise<Subscriber | undefined>;
+  /** The pending subscription whose confirmation token hashes to `hash` (SHA-256, hex). */
+  getByConfirmTokenHash(hash: string): Promise<Subscriber | undefined>;
+  /** Applies a change (undefined values remove the field); answers the updated record or undefined when missing. */
+  update(id: string, change: Partial<Omit<Subscriber, 'id' | 'email'>>): Promise<Subscriber | undefined>;
+  /** Subscribers matching the filter (e-mail contains q, derived status), newest first, sliced by page. */
+  listFiltered(filter: SubscriberFilter, page: Page): Promise<{ items: Subscriber[]; total: number }>;
+  countByStatus(): Promise<SubscriberCounts>;
+  /** Confirmed, not unsubscribed: who gets the briefing, oldest first (a stable order for resuming). */
+  listConfirmed(): Promise<Subscriber[]>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** The morning briefing's runs and their per-recipient send log. */
+export interface BriefingRepository {
+  /** Runs of one day (YYYY-MM-DD), oldest first. */
+  runsFor(date: string): Promise<BriefingRun[]>;
+  /** The most recently started run, if any. */
+  latest(): Promise<BriefingRun | undefined>;
+  /** Inserts or replaces a run; on disk when it resolves. */
+  saveRun(run: BriefingRun): Promise<void>;
+  /** The send log of a run, by subscriber id. */
+  deliveries(runId: string): Promise<Map<string, Delivery>>;
+  /** Records recipients' states; on disk (atomic rename) when it resolves. */
+  recordDeliveries(runId: string, deliveries: readonly Delivery[]): Promise<void>;
+}
+
 export interface UserRepository {
   get(id: string): Promise<User | undefined>;
   getByUsername(username: string): Promise<User | undefined>;
@@ -129,7 +161,8 @@ export interface Store {
   readonly counters: CounterRepository;
   readonly comments: CommentRepository;
   readonly sources: SourceRepository;
-  readonly subscribers: SubscriberRepository;
+  readonly subscribers: SubscriberListRepository;
+  readonly briefings: BriefingRepository;
   readonly users: UserRepository;
   readonly sessions: SessionRepository;
   readonly jobs: JobRepository;

@@ -1,8 +1,10 @@
-/** The newsletter: idempotent sign-up over the API, rate limit, and the unsubscribe page. */
+/** The newsletter: idempotent sign-up over the API, rate limit, the confirm and unsubscribe pages, and the dashboard's subscriber endpoints. */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { Subscriber } from '../../src/schemas/newsletter.ts';
-import { TestClient, expectDataFilesValid, expectError, read, readDataFile, startApiServer } from './support.ts';
+import { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile, startApiServer } from './support.ts';
 
 let server: TestServer;
 
@@ -83,4 +85,85 @@ describe('GET /newsletter/unsubscribe', () => {
 
 it('keeps the data files valid JSON after the bad input', () => {
   expectDataFilesValid(server.dataDir);
+});
+
+describe('double opt-in over HTTP', () => {
+  it('keeps a sign-up pending until its link is followed; the confirm page says why a link fails', async () => {
+    await new TestClient(server.url).post('/api/newsletter/subscribe', { email: 'pending@example.com' });
+    const stored = subscribers().find((s) => s.email === 'pending@example.com')!;
+    expect(stored.confirmTokenHash).toMatch(/^[0-9a-f]{64}$/);
+    expect(stored.confirmedAt).toBeUndefined();
+    const mails = fs.readdirSync(path.join(server.dataDir, 'outbox')).filter((f) => f.includes('pending@example.com'));
+    expect(mails).toHaveLength(1);
+    const unknown = await fetch(`${server.url}/newsletter/confirm?token=${'b'.repeat(32)}`);
+    expect(unknown.status).toBe(404);
+    expect(await unknown.text()).toContain('This link cannot confirm a subscription');
+    expect((await fetch(`${server.url}/newsletter/confirm?token=%3Cscript%3E`)).status).toBe(400);
+    expect((await fetch(`${server.url}/newsletter/confirm`)).status).toBe(400);
+  });
+});
+
+describe('subscribers in the dashboard', () => {
+  it('is for signed-in staff only', async () => {
+    const anonymous = new TestClient(server.url);
+    await expectError(await anonymous.get('/api/newsletter/subscribers'), 401);
+    await expectError(await anonymous.get('/api/newsletter/subscribers/export'), 401);
+    await expectError(await anonymous.delete('/api/newsletter/subscribers/x'), 401);
+    await expectError(await anonymous.get('/api/newsletter/briefing/preview'), 401);
+    await expectError(await anonymous.post('/api/newsletter/briefing/test', { email: 'me@example.com' }), 401);
+  });
+
+  it('counts, searches, pages, exports safely and removes', async () => {
+    const admin = await adminClient(server);
+    for (const email of ['+cmd@example.com', '-2+3@example.com', 'findme.reader@example.com']) {
+      expect((await new TestClient(server.url).post('/api/newsletter/subscribe', { email })).status).toBe(200);
+    }
+    const all = await read(await admin.get('/api/newsletter/subscribers'));
+    expect(all.status).toBe(200);
+    expect(all.body.counts.pending).toBeGreaterThanOrEqual(3);
+    expect(all.body.items[0]).not.toHaveProperty('token');
+    expect(all.body.items[0]).not.toHaveProperty('confirmTokenHash');
+    const found = await read(await admin.get('/api/newsletter/subscribers?q=FINDME&status=pending'));
+    expect(found.body.items.map((s: { email: string }) => s.email)).toEqual(['findme.reader@example.com']);
+    expect(found.body.total).toBe(1);
+    const paged = await read(await admin.get('/api/newsletter/subscribers?pageSize=1&page=2'));
+    expect(paged.body.items).toHaveLength(1);
+    await expectError(await admin.get('/api/newsletter/subscribers?status=bogus'), 400);
+
+    const csv = await admin.get('/api/newsletter/subscribers/export');
+    expect(csv.status).toBe(200);
+    expect(csv.headers.get('content-type')).toMatch(/^text\/csv/);
+    expect(csv.headers.get('content-disposition')).toMatch(/^attachment; filename="subscribers-\d{4}-\d{2}-\d{2}\.csv"$/);
+    const rows = (await csv.text()).split('\r\n');
+    expect(rows[0]).toBe('"email","status","signed_up","confirmed","unsubscribed"');
+    expect(rows).toContain(rows.find((r) => r.startsWith(`"'+cmd@example.com"`)));
+    expect(rows.some((r) => r.startsWith(`"'-2+3@example.com","pending"`))).toBe(true);
+    expect(rows.some((r) => /^"[=+\-@]/.test(r))).toBe(false);
+
+    const id = found.body.items[0].id as string;
+    expect((await admin.delete(`/api/newsletter/subscribers/${id}`)).status).toBe(204);
+    await expectError(await admin.delete(`/api/newsletter/subscribers/${id}`), 404);
+    expect(subscribers().some((s) => s.email === 'findme.reader@example.com')).toBe(false);
+  });
+
+  it('previews the briefing and sends a test copy', async () => {
+    const admin = await adminClient(server);
+    await createArticle(admin, { title: 'Preview headline', status: 'published', isEditorsPick: true });
+    const preview = await read(await admin.get('/api/newsletter/briefing/preview'));
+    expect(preview.status).toBe(200);
+    expect(preview.body.subject).toContain('Preview headline');
+    expect(preview.body.text).toContain('Preview headline');
+    expect(preview.body.articles).toBe(1);
+    const html = await admin.get('/api/newsletter/briefing/preview?format=html');
+    expect(html.headers.get('content-type')).toMatch(/^text\/html/);
+    expect(html.headers.get('content-security-policy')).toContain("default-src 'none'");
+    expect(await html.text()).toContain('Preview headline');
+
+    const sent = await read(await admin.post('/api/newsletter/briefing/test', { email: 'editor@example.com' }));
+    expect(sent).toEqual({ status: 200, body: { message: 'Test copy sent to editor@example.com' } });
+    const copies = fs.readdirSync(path.join(server.dataDir, 'outbox')).filter((f) => f.includes('editor@example.com'));
+    expect(copies).toHaveLength(1);
+    expect(fs.readFileSync(path.join(server.dataDir, 'outbox', copies[0]!), 'utf8')).toMatch(/^Subject: \[Test\] Meridian News briefing/m);
+    await expectError(await admin.post('/api/newsletter/briefing/test', { email: 'nope' }), 400);
+  });
 });

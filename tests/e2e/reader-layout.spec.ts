@@ -144,6 +144,8 @@ test('newsletter: refuses an address without @, subscribes a valid one and clear
   await page.getByRole('button', { name: 'Subscribe' }).click();
   await expectToast(page, 'Success!', "You've been subscribed to our newsletter.");
   await expect(box).toHaveValue('');
+  // Double opt-in: the reader is told to confirm from their inbox.
+  await expect(page.getByTestId('newsletter-check-inbox')).toHaveText(`Check your inbox: we sent a link to ${address} to confirm your subscription.`);
   expect(posts).toEqual([JSON.stringify({ email: address })]);
 });
 

@@ -68,6 +68,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      // No scheduled briefing in tests unless one asks: after 07:00 it would write to DATA_DIR mid-test.
+      BRIEFING_TIME: 'off',
       SERVE_DIR: clientDir,
       ...options.env,
     },

@@ -1,10 +1,11 @@
-/** The /admin island: four tabs (Overview, Article Manager, Comments, News Sources) over the shared QueryClient. */
+/** The /admin island: five tabs (Overview, Article Manager, Comments, News Sources, Subscribers) over the shared QueryClient. */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';
 import { CommentsTab } from './CommentsTab.tsx';
 import { NewsSourcesTab } from './NewsSourcesTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
+import { SubscribersTab } from './SubscribersTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
 
 const TABS = [
@@ -12,6 +13,7 @@ const TABS = [
   { id: 'articles', label: 'Article Manager' },
   { id: 'comments', label: 'Comments' },
   { id: 'sources', label: 'News Sources' },
+  { id: 'subscribers', label: 'Subscribers' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
@@ -83,6 +85,7 @@ function AdminDashboard({ initialTab, username }: Props) {
         {tab === 'articles' && <ArticleManager />}
         {tab === 'comments' && <CommentsTab />}
         {tab === 'sources' && <NewsSourcesTab />}
+        {tab === 'subscribers' && <SubscribersTab />}
       </div>
     </div>
   );

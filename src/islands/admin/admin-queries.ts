@@ -5,6 +5,7 @@ import type { QueryParams } from '../../lib/api-client.ts';
 export const ARTICLE_MANAGER_PAGE_SIZE = 12;
 export const ADMIN_COMMENTS_PAGE_SIZE = 20;
 export const RECENT_ARTICLES_LIMIT = 10;
+export const ADMIN_SUBSCRIBERS_PAGE_SIZE = 25;
 
 /** Keys follow the shared default query function: [path] or [path, query params] or [path, id]. */
 export const adminKeys = {
@@ -15,6 +16,8 @@ export const adminKeys = {
   comments: (params: QueryParams) => ['/api/admin/comments', params] as const,
   commentCount: (params: QueryParams) => ['/api/admin/comments/count', params] as const,
   sources: () => ['/api/news-sources'] as const,
+  subscribers: (params: QueryParams) => ['/api/newsletter/subscribers', params] as const,
+  briefingPreview: () => ['/api/newsletter/briefing/preview'] as const,
 };
 
 function keyStartsWith(prefix: string) {
@@ -32,4 +35,8 @@ export function invalidateComments(client: QueryClient): Promise<void> {
 
 export function invalidateSources(client: QueryClient): Promise<void> {
   return client.invalidateQueries({ predicate: keyStartsWith('/api/news-sources') });
+}
+
+export function invalidateSubscribers(client: QueryClient): Promise<void> {
+  return client.invalidateQueries({ predicate: keyStartsWith('/api/newsletter/subscribers') });
 }

@@ -1,4 +1,4 @@
-/** Footer newsletter sign-up: checks the address, posts it, and reports the outcome with a toast. */
+/** Footer newsletter sign-up: checks the address, posts it, reports the outcome with a toast and asks the reader to confirm from their inbox. */
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, serverMessageOf } from '../../lib/api-client.ts';
@@ -7,10 +7,12 @@ import { toast } from '../toast/toast-store.ts';
 
 function NewsletterForm() {
   const [email, setEmail] = useState('');
+  const [sentTo, setSentTo] = useState<string | undefined>();
   const subscribe = useMutation({
     mutationFn: (address: string) => api.post('/api/newsletter/subscribe', { email: address }),
-    onSuccess: () => {
+    onSuccess: (_result, address) => {
       setEmail('');
+      setSentTo(address);
       toast({ title: 'Success!', description: "You've been subscribed to our newsletter." });
     },
     onError: (error) =>
@@ -24,6 +26,7 @@ function NewsletterForm() {
       toast({ title: 'Invalid email', description: 'Please enter a valid email address.', variant: 'destructive' });
       return;
     }
+    setSentTo(undefined);
     subscribe.mutate(email.trim());
   };
 
@@ -46,6 +49,9 @@ function NewsletterForm() {
       <button type="submit" className="btn btn-primary" disabled={subscribe.isPending}>
         {subscribe.isPending ? 'Subscribing…' : 'Subscribe'}
       </button>
+      <p className="newsletter-note" role="status" data-testid="newsletter-check-inbox">
+        {sentTo ? `Check your inbox: we sent a link to ${sentTo} to confirm your subscription.` : ''}
+      </p>
     </form>
   );
 }

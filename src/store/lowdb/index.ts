@@ -13,7 +13,6 @@ import {
   LowdbMeta,
   LowdbSessions,
   LowdbSources,
-  LowdbSubscribers,
   LowdbUsers,
   MemoryLimits,
   type CommentsFile,
@@ -22,10 +21,11 @@ import {
   type MetaFile,
   type SessionsFile,
   type SourcesFile,
-  type SubscribersFile,
   type UsersFile,
   type VotesFile,
 } from './collections.ts';
+import { LowdbSubscriberList, type SubscribersFile } from './subscribers.ts';
+import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
 
 /** Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports. */
 export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
@@ -35,7 +35,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
   const readOnly = mode === 'read';
   try {
     const open = <T>(name: string, defaults: T) => JsonCollection.open<T>(path.join(dir, `${name}.json`), defaults, readOnly);
-    const [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta] = await Promise.all([
+    const [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta, briefings] = await Promise.all([
       open<ArticlesFile>('articles', { version: 0, articles: [] }),
       open<CountersFile>('counters', { views: {} }),
       open<VotesFile>('votes', { votes: {}, tallies: {} }),
@@ -46,19 +46,21 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<SessionsFile>('sessions', { sessions: {} }),
       open<JobsFile>('jobs', { jobs: [], seq: 0 }),
       open<MetaFile>('meta', {}),
+      open<BriefingsFile>('briefings', { runs: [] }),
     ]);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
     }
-    const files = [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta];
+    const files = [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta, briefings];
     return {
       id: typeof meta.data.storeId === 'string' ? meta.data.storeId : 'unseeded',
       articles: new LowdbArticles(articles),
       counters: new LowdbCounters(counters, votes),
       comments: new LowdbComments(comments),
       sources: new LowdbSources(sources),
-      subscribers: new LowdbSubscribers(subscribers),
+      subscribers: new LowdbSubscriberList(subscribers),
+      briefings: new LowdbBriefings(briefings, dir, readOnly),
       users: new LowdbUsers(users),
       sessions: new LowdbSessions(sessions),
       jobs: new LowdbJobs(jobs),

@@ -1,0 +1,10 @@
+/** DELETE /api/newsletter/subscribers/{id}: removes a subscriber for good (204; signed-in staff only). */
+import { adminEndpoint, allowMethods, noContent, param } from '../../../../api/http.ts';
+import { removeSubscriber } from '../../../../server/newsletter.ts';
+
+export const DELETE = adminEndpoint(async (context, runtime) => {
+  await removeSubscriber(runtime, param(context, 'id'));
+  return noContent();
+});
+
+export const ALL = allowMethods({ DELETE });

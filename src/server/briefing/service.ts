@@ -1,0 +1,88 @@
+/**
+ * The briefing inside the server: the weekday schedule, and the secret-guarded internal call through
+ * which `npm run briefing` asks a running server (which holds the DATA_DIR lock) to send.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import type { Runtime } from '../runtime.ts';
+import { getAppSecret } from '../images/upload-urls.ts';
+import { runBriefing } from './briefing.ts';
+import { isBriefingDue, localTime } from './clock.ts';
+
+/** How often the schedule looks at the clock. */
+const TICK_MS = 30_000;
+const RETRY_AFTER_PAUSE_MS = 5 * 60_000;
+
+/** Written by a listening server into DATA_DIR, so a script that finds the lock taken knows whom to ask. */
+const ADDRESS_FILE = '.server.json';
+
+export type ServerAddress = { pid: number; origin: string };
+
+/** The key the internal briefing call carries: an HMAC of the app secret, so the secret itself never travels. */
+export function briefingKey(secret: string): string {
+  return createHmac('sha256', secret).update('meridian-news:internal-briefing-run').digest('hex');
+}
+
+export async function isBriefingKeyValid(runtime: Runtime, presented: string | null): Promise<boolean> {
+  if (!presented) return false;
+  const expected = Buffer.from(briefingKey(await getAppSecret(runtime)));
+  const given = Buffer.from(presented);
+  return given.length === expected.length && timingSafeEqual(given, expected);
+}
+
+export function announceServer(dataDir: string, origin: string): void {
+  const file = path.join(path.resolve(dataDir), ADDRESS_FILE);
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify({ pid: process.pid, origin } satisfies ServerAddress));
+  fs.renameSync(temp, file);
+}
+
+export function readServerAddress(dataDir: string): ServerAddress | undefined {
+  try {
+    const data = JSON.parse(fs.readFileSync(path.join(path.resolve(dataDir), ADDRESS_FILE), 'utf8')) as Partial<ServerAddress>;
+    return typeof data.pid === 'number' && typeof data.origin === 'string' ? { pid: data.pid, origin: data.origin } : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Sends the briefing when it is due, and resumes a run of today that a restart interrupted (also
+ * with `BRIEFING_TIME=off`, where cron starts the runs: the next cron run would be tomorrow).
+ */
+export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop(): void }> {
+  // The secret must exist before a script reads it to call us.
+  await getAppSecret(runtime);
+  const time = runtime.config.BRIEFING_TIME;
+  let running = false;
+  /** After a paused run (mail server down), wait this long before trying again. */
+  let quietUntil = 0;
+  const tick = async () => {
+    if (running || Date.now() < quietUntil) return;
+    running = true;
+    try {
+      const now = new Date();
+      const local = localTime(now, runtime.config.BRIEFING_TZ);
+      const runs = await runtime.store.briefings.runsFor(local.date);
+      const unfinished = runs.some((r) => r.status === 'sending');
+      const due = time !== 'off' && runs.length === 0 && isBriefingDue(local, time);
+      if (unfinished || due) await runBriefing(runtime, { trigger: 'schedule', now });
+    } catch (error) {
+      quietUntil = Date.now() + RETRY_AFTER_PAUSE_MS;
+      console.error('[briefing] scheduled run stopped:', (error as Error).message ?? error);
+    } finally {
+      running = false;
+    }
+  };
+  const first = setTimeout(() => void tick(), 1_000);
+  const timer = setInterval(() => void tick(), TICK_MS);
+  first.unref();
+  timer.unref();
+  return {
+    stop() {
+      clearTimeout(first);
+      clearInterval(timer);
+    },
+  };
+}
