@@ -20,7 +20,11 @@ export type PublishingSite = {
 type Publishing = {
   worker: RegenerationWorker | undefined;
   pendingHooks: number;
+  counters: PublishCounters;
 };
+
+/** Pages queued by article writes: what a publish costs in files, read by the bench through /api/health. */
+export type PublishCounters = { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
 
 const services = new WeakMap<Runtime, Publishing>();
 
@@ -43,7 +47,7 @@ export function createLoopbackRenderer(origin: string): Renderer {
 
 /** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
 export function startPublishing(runtime: Runtime): void {
-  const state: Publishing = { worker: undefined, pendingHooks: 0 };
+  const state: Publishing = { worker: undefined, pendingHooks: 0, counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 } };
   services.set(runtime, state);
 
   const enqueue = async (paths: string[]) => {
@@ -65,6 +69,14 @@ export function startPublishing(runtime: Runtime): void {
         console.error('[publish] computing affected pages failed; queueing every page', error);
         const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
         paths = [...old, ...(await listPublicPaths(runtime.store))];
+      }
+      if (paths.length > 0) {
+        const { counters } = state;
+        counters.batches++;
+        counters.pagesQueued += paths.length;
+        counters.lastBatchPages = paths.length;
+        counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
+        console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
       }
       try {
         await enqueue(paths);
@@ -105,4 +117,9 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
 /** The running worker of this runtime, if the site is attached. */
 export function usePublishingWorker(runtime: Runtime): RegenerationWorker | undefined {
   return services.get(runtime)?.worker;
+}
+
+/** The pages-per-publish counters of this runtime (zero before publishing starts). */
+export function publishCounters(runtime: Runtime): PublishCounters {
+  return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
 }
