@@ -26,7 +26,9 @@ type Publishing = {
 /** Pages queued by article writes: what a publish costs in files, read by the bench through /api/health. */
 export type PublishCounters = { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
 
-const services = new WeakMap<Runtime, Publishing>();
+// Shared through the global registry: the server's Astro bundle has its own copy of this module.
+const SERVICES_KEY = Symbol.for('meridian-news.publishing-services');
+const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, unknown>)[SERVICES_KEY] ??= new WeakMap<Runtime, Publishing>()) as WeakMap<Runtime, Publishing>;
 
 /** Renders a public path by requesting its twin from this very server, with the render secret. */
 export function createLoopbackRenderer(origin: string): Renderer {
