@@ -12,8 +12,8 @@ import { openStore } from '../src/store/index.ts';
 import { lockHolder } from '../src/store/lowdb/lock.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
-import { listPublicPaths } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex } from '../src/server/publishing/search-index.ts';
+import { listPublicPaths, listSearchPeriods } from '../src/server/publishing/paths.ts';
+import { buildSearchIndex, closeSearchIndexer } from '../src/server/publishing/search-index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { outDirOf, sourceStamp } from './build-state.ts';
 
@@ -30,13 +30,15 @@ class RebuildError extends Error {
 }
 
 /** Publishes due articles (unless a server owns the data) and answers what the build will read. */
-async function prepareData(dataDir: string): Promise<{ id: string; version: number; pages: number; serverPid: number | undefined }> {
+type DataSnapshot = { id: string; version: number; pages: number; serverPid: number | undefined; searchPeriods: Map<string, string[]> };
+
+async function prepareData(dataDir: string): Promise<DataSnapshot> {
   const serverPid = lockHolder(path.resolve(dataDir));
   if (serverPid) {
     say(`a server (pid ${serverPid}) holds ${dataDir}: it publishes due articles itself; building from a snapshot of the data`);
     const store = await openStore(dataDir, 'read');
     try {
-      return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid };
+      return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid, searchPeriods: await listSearchPeriods(store) };
     } finally {
       await store.close();
     }
@@ -45,7 +47,8 @@ async function prepareData(dataDir: string): Promise<{ id: string; version: numb
   try {
     const published = await publishDueArticles(runtime);
     say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
-    return { id: runtime.store.id, version: await runtime.store.articles.version(), pages: (await listPublicPaths(runtime.store)).length, serverPid };
+    const { store } = runtime;
+    return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid, searchPeriods: await listSearchPeriods(store) };
   } finally {
     await stopRuntime();
   }
@@ -147,8 +150,9 @@ async function main(): Promise<void> {
     const files = await runAstroBuild(stagingDir, config.DATA_DIR, data.pages);
     const buildMs = performance.now() - buildStarted;
 
-    say('indexing the pages for search (Pagefind)');
-    const search = await buildSearchIndex(path.join(stagingDir, 'client'));
+    say(`indexing the pages for search (Pagefind, ${data.searchPeriods.size} monthly bundles)`);
+    const search = await buildSearchIndex(path.join(stagingDir, 'client'), data.searchPeriods);
+    await closeSearchIndexer();
     const kept = keepOldAssets(path.join(outDir, 'client'), path.join(stagingDir, 'client'));
 
     swapIn(outDir, stagingDir);

@@ -99,12 +99,18 @@ describe('npm run rebuild', () => {
     }
     expect(fs.existsSync(fileIn(client, '/section/tech/page/3'))).toBe(false);
     expect(fs.existsSync(path.join(client, '404.html'))).toBe(true);
-    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind.js'))).toBe(true);
-    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind-entry.json'))).toBe(true);
+    const { periods } = JSON.parse(fs.readFileSync(path.join(client, 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] };
+    expect(periods.length).toBeGreaterThan(0);
+    for (const period of periods) {
+      expect(fs.existsSync(path.join(client, 'pagefind', period, 'pagefind.js')), period).toBe(true);
+      expect(fs.existsSync(path.join(client, 'pagefind', period, 'pagefind-entry.json')), period).toBe(true);
+    }
+    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind.js'))).toBe(false);
     expect(fs.existsSync(path.join(outDir, 'server', 'entry.mjs'))).toBe(true);
-    const sitemap = fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8');
+    const sitemap = fs.readdirSync(path.join(client, 'sitemaps')).map((name) => fs.readFileSync(path.join(client, 'sitemaps', name), 'utf8')).join('\n');
     expect(sitemap).toContain(`/article/${scheduled.slug}`);
     expect(sitemap).not.toContain('/article/pulled-story');
+    expect(fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8')).toContain('<sitemapindex');
     expect(fs.readFileSync(fileIn(client, '/robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/);
     expect(fs.readFileSync(fileIn(client, '/section/opinion/rss.xml'), 'utf8')).toContain(`/article/${scheduled.slug}`);
     const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'render-manifest.json'), 'utf8')) as { storeId: string; version: number };

@@ -237,17 +237,22 @@ describe('runtime regeneration', () => {
     expect(assetResponse.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
-  it('rebuilds the search index after regeneration and swaps it in', async () => {
+  it('re-indexes the month of a published article for search and swaps its bundle in', async () => {
     const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
+    const month = article.publishedAt!.slice(0, 7);
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt')).length;
+    const builds = () => server.output().split('\n').filter((l) => l.includes(`search index of ${month} rebuilt`)).length;
     const before = builds();
     await waitFor('a search index rebuild', async () => builds() > before);
-    const entry = await fetch(new URL('/pagefind/pagefind-entry.json', server.url));
+    const periods = (await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] };
+    expect(periods.periods).toContain(month);
+    const entry = await fetch(new URL(`/pagefind/${month}/pagefind-entry.json`, server.url));
     expect(entry.status).toBe(200);
     await entry.text();
-    expect((await fetch(new URL('/pagefind/pagefind.js', server.url))).status).toBe(200);
-    expect(fs.readdirSync(server.clientDir).filter((name) => name.startsWith('.pagefind'))).toEqual([]);
+    expect((await fetch(new URL(`/pagefind/${month}/pagefind.js`, server.url))).status).toBe(200);
+    // Pagefind's own UI bundles are not shipped with every month.
+    expect((await fetch(new URL(`/pagefind/${month}/pagefind-ui.js`, server.url))).status).toBe(404);
+    expect(fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 });
 

@@ -220,3 +220,15 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   const otherPages = listings.filter((p) => p.includes('/page/'));
   return [...articles, ...firstPages, ...machine, ...otherPages];
 }
+
+/** The slugs of every published article grouped by month: what the search bundles index. */
+export async function listSearchPeriods(store: Store): Promise<Map<string, string[]>> {
+  const periods = new Map<string, string[]>();
+  for (const article of await listPublished(store)) {
+    const period = periodOf(article);
+    const slugs = periods.get(period);
+    if (slugs) slugs.push(article.slug);
+    else periods.set(period, [article.slug]);
+  }
+  return periods;
+}

@@ -6,6 +6,8 @@
 import type { Runtime } from '../runtime.ts';
 import { nowIso } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
+import { periodOf } from './feeds.ts';
+import { searchJobPath } from './search-index.ts';
 import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
@@ -80,8 +82,14 @@ export function startPublishing(runtime: Runtime): void {
         counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
         console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
       }
+      // The search bundle of each month an article left or joined (a job of its own, run after the pages).
+      const months = new Set<string>();
+      for (const { before, after } of changes) {
+        if (before?.status === 'published') months.add(periodOf(before));
+        if (after?.status === 'published') months.add(periodOf(after));
+      }
       try {
-        await enqueue(paths);
+        await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
       } catch (error) {
         // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
         console.error('[publish] queueing regeneration failed; reconciling every page', error);
