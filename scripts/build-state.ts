@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 
@@ -31,6 +32,32 @@ export function sourceStamp(root: string): number {
   };
   for (const entry of ['src', 'public', 'astro.config.ts', 'package.json', 'tsconfig.json']) visit(path.join(root, entry));
   return Math.floor(newest);
+}
+
+/**
+ * Fingerprint of everything a page's HTML depends on besides its data: the sources, templates and
+ * static files the build compiles, the locked dependencies, and the site settings the pages print.
+ * The incremental rebuild renders through the current build, so another fingerprint means a full one.
+ */
+export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const digest = createHash('sha256');
+  const visit = (target: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(target);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const entry of fs.readdirSync(target).sort()) visit(path.join(target, entry));
+    } else {
+      digest.update(path.relative(root, target)).update('\0').update(fs.readFileSync(target)).update('\0');
+    }
+  };
+  for (const entry of ['src', 'public', 'astro.config.ts', 'package-lock.json', 'tsconfig.json']) visit(path.join(root, entry));
+  const config = parseConfig(env);
+  digest.update(JSON.stringify([config.SITE_URL, config.SITE_NAME, config.SITE_EMAIL, config.SITE_TWITTER]));
+  return digest.digest('base64url').slice(0, 32);
 }
 
 export function readBuildInfo(root: string): BuildInfo | undefined {

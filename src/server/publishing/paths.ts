@@ -120,6 +120,17 @@ function listBefore(after: readonly ArticleRecord[], changes: readonly ArticleCh
 }
 
 /**
+ * What a listing file's HTML is made of, as a string: its cards plus, on page 1, the page count and,
+ * on an archive file, whether it is the newest one. Undefined when the file does not exist.
+ */
+export function listingFileFingerprint(list: readonly ArticleRecord[], total: number, file: number, size: number, fingerprint: (a: ArticleRecord) => string): string | undefined {
+  const slice = listingSlice(list.length, file, size);
+  if (!slice) return undefined;
+  const cards = list.slice(slice.offset, slice.offset + slice.limit).map(fingerprint).join('\n');
+  return file === 1 ? `${total}\n${cards}` : `${file === total}\n${cards}`;
+}
+
+/**
  * Listing files (1 = page 1, n >= 2 = archive file n) whose HTML differs between two versions of a
  * section's list (newest first). A file's HTML is its cards plus, on page 1, the page count and, on
  * an archive file, whether it is the newest one. Files are filled from the oldest article, so only
@@ -139,12 +150,7 @@ export function changedListingFiles(before: readonly ArticleRecord[], after: rea
       break;
     }
   }
-  const fileOf = (list: readonly ArticleRecord[], total: number, file: number): string | undefined => {
-    const slice = listingSlice(list.length, file, size);
-    if (!slice) return undefined;
-    const cards = list.slice(slice.offset, slice.offset + slice.limit).map(fingerprint).join('\n');
-    return file === 1 ? `${total}\n${cards}` : `${file === total}\n${cards}`;
-  };
+  const fileOf = (list: readonly ArticleRecord[], total: number, file: number) => listingFileFingerprint(list, total, file, size, fingerprint);
   const candidates = new Set<number>([1, totalBefore, totalAfter]);
   for (let file = Math.floor(first / size) + 2; file <= Math.max(totalBefore, totalAfter); file++) candidates.add(file);
   return [...candidates]
@@ -153,10 +159,10 @@ export function changedListingFiles(before: readonly ArticleRecord[], after: rea
 }
 
 /** What a listing card shows: the loader hands the view exactly the summary. */
-const cardFingerprint = (article: ArticleRecord) => JSON.stringify(toSummary(article));
+export const cardFingerprint = (article: ArticleRecord) => JSON.stringify(toSummary(article));
 
 /** What the article page shows: the loader hands the view the whole record (without its origin). */
-function pageFingerprint(article: ArticleRecord): string {
+export function pageFingerprint(article: ArticleRecord): string {
   const { origin: _internal, ...shown } = article;
   return JSON.stringify(shown);
 }
