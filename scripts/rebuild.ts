@@ -182,7 +182,7 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
     writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
     const lines = [
       `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
-      `  search index        ${search.pages} pages in ${data.searchPeriods.size} monthly bundles (${(search.ms / 1000).toFixed(1)} s)`,
+      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${data.searchPeriods.size} monthly bundles`,
     ];
     if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
     say(`full build: ${files} files, ${search.pages} pages indexed`);

@@ -241,7 +241,7 @@ describe('runtime regeneration', () => {
     const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
     const month = article.publishedAt!.slice(0, 7);
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const builds = () => server.output().split('\n').filter((l) => l.includes(`search index of ${month} rebuilt`)).length;
+    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${month})`)).length;
     const before = builds();
     await waitFor('a search index rebuild', async () => builds() > before);
     const periods = (await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] };

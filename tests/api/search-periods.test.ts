@@ -34,7 +34,7 @@ describe('search bundles per month', () => {
   let browser: Browser;
 
   const periodsOnServer = async () => ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
-  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes(`search index of ${period} rebuilt`)).length;
+  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${period})`)).length;
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
   /** Searches in Chromium and answers the titles shown and the engine that answered. */

@@ -122,7 +122,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const [result] = await buildSearchPeriods(clientDir, new Map([[period, slugs]]));
     stats.searchBuilds++;
     stats.lastSearchMs = result!.ms;
-    log(`[publish] search index of ${period} rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms`);
+    log(`[publish] search index rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms (month ${period})`);
     return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
   }
 
@@ -155,7 +155,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       purgeBatch.push(publicPath);
       if (purgeBatch.length >= PURGE_BATCH) flushPurge();
       // The month's bundle must read this page: queue it (again) now that the file is on disk.
-      if (outcome === 'written' && publicPath.startsWith('/article/')) {
+      // (A reconcile queues every month when it ends.)
+      if (outcome === 'written' && publicPath.startsWith('/article/') && reconcileQueue.length === 0) {
         const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
         if (article?.status === 'published') await queueSearch([periodOf(article)]);
       }
