@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getConfig } from '../src/config.ts';
-import { openStore } from '../src/store/index.ts';
+import type { Store } from '../src/store/types.ts';
 import { lockHolder } from '../src/store/lowdb/lock.ts';
 import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
@@ -36,28 +36,27 @@ class RebuildError extends Error {
   }
 }
 
-/** Publishes due articles (unless a server owns the data) and answers what the build will read. */
-type DataSnapshot = { id: string; version: number; pages: number; serverPid: number | undefined; searchPeriods: Map<string, string[]> };
+/** The data a rebuild reads: its store (the write runtime's, or a read snapshot beside a running server) until released. */
+type DataSnapshot = { id: string; version: number; serverPid: number | undefined; store: Store; release: () => Promise<void> };
 
+/** Publishes due articles (unless a server owns the data) and keeps the store open for what follows. */
 async function prepareData(dataDir: string): Promise<DataSnapshot> {
   const serverPid = lockHolder(path.resolve(dataDir));
   if (serverPid) {
     say(`a server (pid ${serverPid}) holds ${dataDir}: it publishes due articles itself; building from a snapshot of the data`);
-    const store = await openStore(dataDir, 'read');
-    try {
-      return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid, searchPeriods: await listSearchPeriods(store) };
-    } finally {
-      await store.close();
-    }
+    // The render twins read the same snapshot (useReadStore keeps it for this process).
+    const store = await useReadStore();
+    return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => store.close() };
   }
   const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir });
   try {
     const published = await publishDueArticles(runtime);
     say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
     const { store } = runtime;
-    return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid, searchPeriods: await listSearchPeriods(store) };
-  } finally {
+    return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => stopRuntime() };
+  } catch (error) {
     await stopRuntime();
+    throw error;
   }
 }
 
@@ -164,15 +163,18 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
   try {
     // Inputs are taken before the build reads the data: a write during the build leaves them older
     // than the pages, so the next incremental rebuild renders those pages again (never the reverse).
-    const snapshot = await openStore(dataDir, 'read');
-    const inputs = await computePageInputs(snapshot).finally(() => snapshot.close());
-    say(`building about ${data.pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
+    const inputs = await computePageInputs(data.store);
+    const pages = (await listPublicPaths(data.store)).length;
+    const searchPeriods = await listSearchPeriods(data.store);
+    // The build is a process of its own reading a snapshot; this one's store is not needed meanwhile.
+    await data.release();
+    say(`building about ${pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
     const buildStarted = performance.now();
-    const files = await runAstroBuild(stagingDir, dataDir, data.pages);
+    const files = await runAstroBuild(stagingDir, dataDir, pages);
     const buildMs = performance.now() - buildStarted;
 
-    say(`indexing the pages for search (Pagefind, ${data.searchPeriods.size} monthly bundles)`);
-    const search = await buildSearchIndex(path.join(stagingDir, 'client'), data.searchPeriods);
+    say(`indexing the pages for search (Pagefind, ${searchPeriods.size} monthly bundles)`);
+    const search = await buildSearchIndex(path.join(stagingDir, 'client'), searchPeriods);
     await closeSearchIndexer();
     const kept = keepOldAssets(path.join(outDir, 'client'), path.join(stagingDir, 'client'));
 
@@ -182,7 +184,7 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
     writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
     const lines = [
       `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
-      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${data.searchPeriods.size} monthly bundles`,
+      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} monthly bundles`,
     ];
     if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
     say(`full build: ${files} files, ${search.pages} pages indexed`);
@@ -202,10 +204,12 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   // The bundle must not start a standalone server of its own; it renders from this process's read snapshot.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(path.join(outDir, 'server/entry.mjs')).href)) as { handler: AstroHandler };
-  const store = await useReadStore();
+  // The twins render from this same store: the runtime's (registered for the process) or the snapshot.
+  const { store } = data;
+  say(`render twins loaded (${elapsed()})`);
   const inputs = await computePageInputs(store);
   const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir), clientDir);
-  say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove`);
+  say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
 
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const rendered = new Set<string>();
@@ -268,6 +272,7 @@ async function main(): Promise<void> {
   say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
 
   const data = await prepareData(config.DATA_DIR);
+  say(`data ready (${elapsed()})`);
   const build = buildFingerprint(root);
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   const fullBecause = args.includes('--full')
@@ -289,7 +294,11 @@ async function main(): Promise<void> {
     lines = await fullBuild(outDir, config.DATA_DIR, data, build);
     summary = 'full build';
   } else {
-    ({ lines, summary } = await incrementalBuild(outDir, data, state!));
+    try {
+      ({ lines, summary } = await incrementalBuild(outDir, data, state!));
+    } finally {
+      await data.release();
+    }
   }
   writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), { storeId: data.id, version: data.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: config.SITE_URL });
 

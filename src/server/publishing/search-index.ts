@@ -12,6 +12,10 @@ export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["2026-11", ...] }`. */
 export const PERIODS_FILE = 'periods.json';
 const PERIOD = /^\d{4}-\d{2}$/;
+/** Slugs per addDirectory glob. */
+const GLOB_CHUNK = 2000;
+/** Slugs are [A-Za-z0-9._~-] (paths.ts), so none can change a glob's meaning. */
+const SAFE_SLUG = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
 /** A job path asking the worker to re-index one month. */
 const SEARCH_JOB = /^\/pagefind\/(\d{4}-\d{2})$/;
 
@@ -28,11 +32,6 @@ export function searchJobPath(period: string): string {
 /** The month a search job names, or undefined for any other path. */
 export function periodOfSearchJob(jobPath: string): string | undefined {
   return SEARCH_JOB.exec(jobPath)?.[1];
-}
-
-/** The served file of an article page (build.format 'directory'). */
-function articleFile(root: string, slug: string): string {
-  return path.join(root, 'article', slug, 'index.html');
 }
 
 /** Months that have a complete bundle on disk, newest first. */
@@ -93,13 +92,15 @@ async function swapFolder(next: string, target: string, stamp: string): Promise<
 }
 
 /**
- * Indexes the article pages of one month (their slugs given, their HTML read from `clientDir`) into
+ * Indexes the article pages of one month (their slugs given, their HTML read from the client folder) into
  * /pagefind/{period}/, or removes that bundle when the month has none. Does not touch periods.json.
  * Runs through an open Pagefind service; the caller closes it (closeSearchIndexer).
  */
 async function indexPeriod(root: string, period: string, slugs: readonly string[]): Promise<PeriodIndexResult> {
   const started = performance.now();
   if (!PERIOD.test(period)) throw new Error(`Not a period: ${period}`);
+  const unsafe = slugs.find((slug) => !SAFE_SLUG.test(slug));
+  if (unsafe !== undefined) throw new Error(`Not a slug: ${unsafe}`);
   const target = path.join(root, PAGEFIND_DIR, period);
   const stamp = `${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}`;
   // Dot folders are never served, so the new bundle is invisible until the rename.
@@ -108,18 +109,15 @@ async function indexPeriod(root: string, period: string, slugs: readonly string[
   const { index, errors } = await pagefind.createIndex({});
   if (!index) throw new Error(errors.join('; ') || 'no index');
   try {
-    for (const slug of slugs) {
-      let content: string;
-      try {
-        content = await fs.readFile(articleFile(root, slug), 'utf8');
-      } catch (error) {
-        // Not rendered (yet): the job that renders it queues this month again.
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') continue;
-        throw error;
-      }
-      const added = await index.addHTMLFile({ url: `/article/${slug}/`, content });
+    // Pagefind reads the month's files itself (one walk, files parsed in parallel): a glob naming
+    // the slugs, in chunks so a large month does not make one huge pattern. A page not rendered
+    // yet is simply not matched; the job that renders it queues this month again.
+    for (let start = 0; start < slugs.length; start += GLOB_CHUNK) {
+      const chunk = slugs.slice(start, start + GLOB_CHUNK);
+      const glob = chunk.length === 1 ? `article/${chunk[0]}/index.html` : `article/{${chunk.join(',')}}/index.html`;
+      const added = await index.addDirectory({ path: root, glob });
       if (added.errors.length) throw new Error(added.errors.join('; '));
-      pages++;
+      pages += added.page_count;
     }
     if (pages === 0) {
       await fs.rm(target, { recursive: true, force: true });
