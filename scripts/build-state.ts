@@ -5,6 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
+import { renderStateFileFor } from '../src/server/publishing/render-inputs.ts';
 
 /** The build output folder (OUT_DIR, default dist). */
 export function outDirOf(root: string): string {
@@ -84,6 +85,8 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
   const stamp = sourceStamp(root);
   execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, stdio: 'inherit', env: { ...env, NODE_ENV: 'production' } });
   const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
+  // Every page was just rewritten without per-page fingerprints: the next `npm run rebuild` is a full one.
+  fs.rmSync(renderStateFileFor(path.join(outDirOf(root), 'client')), { force: true });
   fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
   // The pages now reflect this store at this version; the server compares it on start (stale check).
   writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), { storeId: store.id, version: store.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: parseConfig(env).SITE_URL });
