@@ -269,7 +269,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         continue;
       }
       if (!best || priorityOf(job.path) < priorityOf(best.path)) best = job;
-      // Search reads pages: it waits while any page job is queued, ready or not.
+      // Search reads pages: it waits while a page job is ready (one waiting on a retry does not hold it
+      // up; when that page is finally written, its month is queued again).
       if (!search) pagesQueued = true;
     }
     if (best && (pagesQueued || reconcileQueue.length > 0) && periodOfSearchJob(best.path)) best = undefined;
