@@ -25,10 +25,10 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
 
-function runRebuild(outDir: string, dataDir: string): Promise<{ code: number; output: string; ms: number }> {
+function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts')], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -148,12 +148,16 @@ describe('npm run rebuild', () => {
           }
         }
       })();
-      const second = await runRebuild(outDir, dataDir);
+      // A clean build (what the server's pages must equal), then an incremental one, both under the server.
+      const second = await runRebuild(outDir, dataDir, ['--full']);
+      const third = await runRebuild(outDir, dataDir);
       done = true;
       await reader;
-      console.log(`[figure] rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s; ${reads} reads during it, ${failures.length} failed`);
+      console.log(`[figure] full and incremental rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s and ${(third.ms / 1000).toFixed(1)} s; ${reads} reads during them, ${failures.length} failed`);
       expect(second.code, second.output).toBe(0);
       expect(second.output).toMatch(/a server \(pid \d+\) holds .*it publishes due articles itself/);
+      expect(third.code, third.output).toBe(0);
+      expect(third.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed/);
       expect(failures).toEqual([]);
       for (const [p, html] of regenerated) expect(fs.readFileSync(fileIn(path.join(outDir, 'client'), p), 'utf8'), p).toBe(html);
     } finally {
