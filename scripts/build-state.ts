@@ -2,8 +2,10 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
+import { renderStateFileFor } from '../src/server/publishing/render-inputs.ts';
 
 /** The build output folder (OUT_DIR, default dist). */
 export function outDirOf(root: string): string {
@@ -40,6 +42,32 @@ export function sourceStamp(root: string): number {
   return Math.floor(newest);
 }
 
+/**
+ * Fingerprint of everything a page's HTML depends on besides its data: the sources, templates and
+ * static files the build compiles, the locked dependencies, and the site settings the pages print.
+ * The incremental rebuild renders through the current build, so another fingerprint means a full one.
+ */
+export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const digest = createHash('sha256');
+  const visit = (target: string) => {
+    let stat: fs.Stats;
+    try {
+      stat = fs.statSync(target);
+    } catch {
+      return;
+    }
+    if (stat.isDirectory()) {
+      for (const entry of fs.readdirSync(target).sort()) visit(path.join(target, entry));
+    } else {
+      digest.update(path.relative(root, target)).update('\0').update(fs.readFileSync(target)).update('\0');
+    }
+  };
+  for (const entry of ['src', 'public', 'astro.config.ts', 'package-lock.json', 'tsconfig.json']) visit(path.join(root, entry));
+  const config = parseConfig(env);
+  digest.update(JSON.stringify([config.SITE_URL, config.SITE_NAME, config.SITE_EMAIL, config.SITE_TWITTER]));
+  return digest.digest('base64url').slice(0, 32);
+}
+
 export function readBuildInfo(root: string): BuildInfo | undefined {
   try {
     return JSON.parse(fs.readFileSync(path.join(outDirOf(root), '.build-info.json'), 'utf8')) as BuildInfo;
@@ -64,6 +92,8 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
   const stamp = sourceStamp(root);
   execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, stdio: 'inherit', env: { ...env, NODE_ENV: 'production' } });
   const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
+  // Every page was just rewritten without per-page fingerprints: the next `npm run rebuild` is a full one.
+  fs.rmSync(renderStateFileFor(path.join(outDirOf(root), 'client')), { force: true });
   fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
   // The pages now reflect this store at this version; the server compares it on start (stale check).
   writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), { storeId: store.id, version: store.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: parseConfig(env).SITE_URL });

@@ -1,21 +1,28 @@
 /**
- * `npm run rebuild` (CI and cron): publishes scheduled articles that came due, builds every page,
- * feed and sitemap into a staging folder, indexes it with Pagefind, swaps it in for OUT_DIR, and
- * records the render manifest. A running server keeps serving complete files throughout.
+ * `npm run rebuild` (CI and cron): publishes scheduled articles that came due, then either renders
+ * only the pages whose inputs changed since the last rebuild (the default, when the code is the same)
+ * through the built render twins into the served folder, or (`--full`, or when the code changed)
+ * builds everything into a staging folder, indexes it with Pagefind and swaps it in for OUT_DIR.
+ * A running server keeps serving complete files throughout: every file is replaced by a rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getConfig } from '../src/config.ts';
-import { openStore } from '../src/store/index.ts';
+import type { Store } from '../src/store/types.ts';
 import { lockHolder } from '../src/store/lowdb/lock.ts';
-import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
-import { listPublicPaths } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex } from '../src/server/publishing/search-index.ts';
+import { fileForPath, listPublicPaths, listRenderedPaths, listSearchPeriods } from '../src/server/publishing/paths.ts';
+import { buildSearchIndex, buildSearchPeriods, closeSearchIndexer, hasSearchIndex } from '../src/server/publishing/search-index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
-import { outDirOf, sourceStamp } from './build-state.ts';
+import { computePageInputs, planRender, readRenderState, renderStateFileFor, statOf, writeRenderState, type PageInput, type RenderState } from '../src/server/publishing/render-inputs.ts';
+import { createLoopbackRenderer } from '../src/server/publishing/service.ts';
+import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
+import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
+import { buildFingerprint, outDirOf, sourceStamp } from './build-state.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const started = performance.now();
@@ -29,25 +36,27 @@ class RebuildError extends Error {
   }
 }
 
-/** Publishes due articles (unless a server owns the data) and answers what the build will read. */
-async function prepareData(dataDir: string): Promise<{ id: string; version: number; pages: number; serverPid: number | undefined }> {
+/** The data a rebuild reads: its store (the write runtime's, or a read snapshot beside a running server) until released. */
+type DataSnapshot = { id: string; version: number; serverPid: number | undefined; store: Store; release: () => Promise<void> };
+
+/** Publishes due articles (unless a server owns the data) and keeps the store open for what follows. */
+async function prepareData(dataDir: string): Promise<DataSnapshot> {
   const serverPid = lockHolder(path.resolve(dataDir));
   if (serverPid) {
     say(`a server (pid ${serverPid}) holds ${dataDir}: it publishes due articles itself; building from a snapshot of the data`);
-    const store = await openStore(dataDir, 'read');
-    try {
-      return { id: store.id, version: await store.articles.version(), pages: (await listPublicPaths(store)).length, serverPid };
-    } finally {
-      await store.close();
-    }
+    // The render twins read the same snapshot (useReadStore keeps it for this process).
+    const store = await useReadStore();
+    return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => store.close() };
   }
   const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir });
   try {
     const published = await publishDueArticles(runtime);
     say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
-    return { id: runtime.store.id, version: await runtime.store.articles.version(), pages: (await listPublicPaths(runtime.store)).length, serverPid };
-  } finally {
+    const { store } = runtime;
+    return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => stopRuntime() };
+  } catch (error) {
     await stopRuntime();
+    throw error;
   }
 }
 
@@ -132,50 +141,188 @@ function swapIn(outDir: string, stagingDir: string): void {
   for (const dir of trash) fs.rmSync(dir, { recursive: true, force: true });
 }
 
-async function main(): Promise<void> {
-  const config = getConfig();
-  const outDir = outDirOf(root);
-  const stagingDir = `${outDir}.staging-${process.pid}`;
-  say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
+/** The page states of a finished render: what each file was rendered from and how it looks on disk. */
+function stateOf(clientDir: string, inputs: ReadonlyMap<string, PageInput>, keep: RenderState['pages'] = {}, rendered: ReadonlySet<string> | undefined = undefined): RenderState['pages'] {
+  const pages: RenderState['pages'] = {};
+  for (const [publicPath, input] of inputs) {
+    if (rendered && !rendered.has(publicPath) && keep[publicPath]) {
+      pages[publicPath] = keep[publicPath];
+      continue;
+    }
+    const stat = statOf(clientDir, publicPath);
+    if (stat) pages[publicPath] = { i: input.i, ...stat, ...(input.p ? { p: input.p } : {}) };
+  }
+  return pages;
+}
 
-  const data = await prepareData(config.DATA_DIR);
+/** The whole site into a staging folder, swapped in whole (today's clean build). */
+async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string): Promise<string[]> {
+  const stagingDir = `${outDir}.staging-${process.pid}`;
   const stamp = sourceStamp(root);
   fs.rmSync(stagingDir, { recursive: true, force: true });
   try {
-    say(`building about ${data.pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
+    // Inputs are taken before the build reads the data: a write during the build leaves them older
+    // than the pages, so the next incremental rebuild renders those pages again (never the reverse).
+    const inputs = await computePageInputs(data.store);
+    const pages = (await listPublicPaths(data.store)).length;
+    const searchPeriods = await listSearchPeriods(data.store);
+    // The build is a process of its own reading a snapshot; this one's store is not needed meanwhile.
+    await data.release();
+    say(`building about ${pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
     const buildStarted = performance.now();
-    const files = await runAstroBuild(stagingDir, config.DATA_DIR, data.pages);
+    const files = await runAstroBuild(stagingDir, dataDir, pages);
     const buildMs = performance.now() - buildStarted;
 
-    say('indexing the pages for search (Pagefind)');
-    const search = await buildSearchIndex(path.join(stagingDir, 'client'));
+    say(`indexing the pages for search (Pagefind, ${searchPeriods.size} monthly bundles)`);
+    const search = await buildSearchIndex(path.join(stagingDir, 'client'), searchPeriods);
+    await closeSearchIndexer();
     const kept = keepOldAssets(path.join(outDir, 'client'), path.join(stagingDir, 'client'));
 
+    const clientDir = path.join(outDir, 'client');
     swapIn(outDir, stagingDir);
     fs.writeFileSync(path.join(outDir, '.build-info.json'), JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }));
-    writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), { storeId: data.id, version: data.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: config.SITE_URL });
-
-    say('done');
-    console.log('');
-    console.log(`  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`);
-    console.log(`  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s)`);
-    if (kept) console.log(`  previous assets     ${kept} kept for pages rendered by the running server`);
-    console.log(`  data                store ${data.id}, article version ${data.version}`);
-    console.log(`  total               ${elapsed()}`);
-    if (data.serverPid) {
-      console.log(`\n  The server (pid ${data.serverPid}) serves the new files now and brings any page edited during the build up to date.`);
-      console.log('  Restart it if the code changed since it started.');
-    }
+    writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
+    const lines = [
+      `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
+      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} monthly bundles`,
+    ];
+    if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
+    say(`full build: ${files} files, ${search.pages} pages indexed`);
+    return lines;
   } finally {
     fs.rmSync(stagingDir, { recursive: true, force: true });
   }
 }
 
-main().catch((error: unknown) => {
-  const err = error as Error;
-  console.error(`\n[rebuild] FAILED after ${elapsed()}: ${err.message}`);
-  if (err.cause) console.error(`  cause: ${(err.cause as Error).message ?? String(err.cause)}`);
-  if (!(err instanceof RebuildError) && !err.cause) console.error(err.stack);
-  console.error('[rebuild] The site that was being served is unchanged.');
-  process.exit(1);
-});
+/**
+ * Renders the pages whose inputs changed through the built render twins (the worker's path), into
+ * the served folder, one atomic rename each; removes the pages the data no longer has; re-indexes
+ * the search months of the articles that changed.
+ */
+async function incrementalBuild(outDir: string, data: DataSnapshot, state: RenderState): Promise<{ lines: string[]; summary: string }> {
+  const clientDir = path.join(outDir, 'client');
+  // The bundle must not start a standalone server of its own; it renders from this process's read snapshot.
+  process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+  const { handler } = (await import(pathToFileURL(path.join(outDir, 'server/entry.mjs')).href)) as { handler: AstroHandler };
+  // The twins render from this same store: the runtime's (registered for the process) or the snapshot.
+  const { store } = data;
+  say(`render twins loaded (${elapsed()})`);
+  const inputs = await computePageInputs(store);
+  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir), clientDir);
+  say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
+
+  const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
+  const rendered = new Set<string>();
+  const months = new Set<string>();
+  const touch = (publicPath: string) => {
+    if (!publicPath.startsWith('/article/')) return;
+    const month = inputs.get(publicPath)?.p ?? state.pages[publicPath]?.p;
+    if (month) months.add(month);
+  };
+  if (plan.render.length > 0) {
+    const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(getConfig().DATA_DIR), 'images'), handler });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const render = createLoopbackRenderer(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    let lastPrint = performance.now();
+    try {
+      for (const [n, publicPath] of plan.render.entries()) {
+        const outcome = await render(publicPath);
+        const file = fileForPath(clientDir, publicPath);
+        const result = outcome.kind === 'page' ? await writeFileAtomic(file, outcome.body) : await deleteServedFile(file, clientDir);
+        counts[result]++;
+        rendered.add(publicPath);
+        if (result !== 'unchanged') touch(publicPath);
+        if (performance.now() - lastPrint > 1000) {
+          lastPrint = performance.now();
+          say(`pages ${n + 1}/${plan.render.length} (${elapsed()})`);
+        }
+      }
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  }
+  for (const publicPath of plan.remove) {
+    counts[await deleteServedFile(fileForPath(clientDir, publicPath), clientDir)]++;
+    touch(publicPath);
+  }
+
+  const searchStarted = performance.now();
+  const all = await listSearchPeriods(store);
+  const periods = (await hasSearchIndex(clientDir)) ? new Map([...months].map((m) => [m, all.get(m) ?? []])) : all;
+  const search = periods.size ? await buildSearchPeriods(clientDir, periods) : [];
+  await closeSearchIndexer();
+  const searchMs = performance.now() - searchStarted;
+
+  writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, rendered) });
+  const lines = [
+    `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
+    `  pages removed       ${counts.deleted}`,
+    `  search index        ${search.length} monthly bundle(s) re-indexed, ${search.reduce((sum, r) => sum + r.pages, 0)} pages (${(searchMs / 1000).toFixed(1)} s)`,
+  ];
+  return { lines, summary: `incremental: ${rendered.size} of ${inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search month(s)` };
+}
+
+async function main(): Promise<void> {
+  const args = process.argv.slice(2);
+  const unknown = args.filter((a) => a !== '--full');
+  if (unknown.length) throw new RebuildError(`unknown argument ${unknown.join(' ')} (only --full is accepted)`);
+  const config = getConfig();
+  const outDir = outDirOf(root);
+  say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
+
+  const data = await prepareData(config.DATA_DIR);
+  say(`data ready (${elapsed()})`);
+  const build = buildFingerprint(root);
+  const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
+  const fullBecause = args.includes('--full')
+    ? '--full was given'
+    : !fs.existsSync(path.join(outDir, 'server/entry.mjs'))
+      ? 'there is no build yet'
+      : !state
+        ? 'there is no record of what the pages were rendered from'
+        : state.build !== build
+          ? 'the code, templates or site settings changed since the last build'
+          : state.storeId !== data.id
+            ? 'the pages were rendered from another data folder'
+            : undefined;
+
+  let lines: string[];
+  let summary: string;
+  if (fullBecause) {
+    say(`full build: ${fullBecause}`);
+    lines = await fullBuild(outDir, config.DATA_DIR, data, build);
+    summary = 'full build';
+  } else {
+    try {
+      ({ lines, summary } = await incrementalBuild(outDir, data, state!));
+    } finally {
+      await data.release();
+    }
+  }
+  writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), { storeId: data.id, version: data.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: config.SITE_URL });
+
+  console.log('');
+  for (const line of lines) console.log(line);
+  console.log(`  data                store ${data.id}, article version ${data.version}`);
+  console.log(`  total               ${elapsed()}`);
+  if (data.serverPid) {
+    console.log(`\n  The server (pid ${data.serverPid}) serves the new files now and brings any page edited during the build up to date.`);
+    if (fullBecause) console.log('  Restart it if the code changed since it started.');
+  }
+  console.log(`[rebuild] done: ${summary} in ${elapsed()}`);
+}
+
+main().then(
+  // The read snapshot and Pagefind's process would otherwise keep the process alive.
+  () => process.exit(0),
+  (error: unknown) => {
+    const err = error as Error;
+    console.error(`\n[rebuild] FAILED after ${elapsed()}: ${err.message}`);
+    if (err.cause) console.error(`  cause: ${(err.cause as Error).message ?? String(err.cause)}`);
+    if (!(err instanceof RebuildError) && !err.cause) console.error(err.stack);
+    // A full build swaps in whole; an incremental one replaces each file whole, so every served file is complete.
+    console.error('[rebuild] Every served file is complete: the old site (or pages rendered before the failure).');
+    process.exit(1);
+  },
+);

@@ -1,4 +1,4 @@
-/** sitemap.xml: the section listings and every published article (prerendered; regenerated after each publish). */
+/** sitemap.xml: the sitemap index (pages sitemap and one child per month of articles; prerendered, regenerated after each publish). */
 import type { APIRoute } from 'astro';
 import { respondWithMachineFile } from '../server/publishing/endpoints.ts';
 

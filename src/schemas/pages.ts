@@ -6,8 +6,12 @@ export type SectionPageData = {
   section: Section;
   title: string;
   description: string;
+  /** The file number: 1 is /section/{section}, n >= 2 is /section/{section}/page/{n} (numbered from the oldest). */
   page: number;
-  totalPages: number;
+  /** Page count, given to page 1 only: an archive file must not print it, or every publish would rewrite it. */
+  totalPages?: number;
+  /** Whether this archive file is the newest one (its "Previous" leads to page 1). */
+  newestArchive: boolean;
   articles: ArticleSummary[];
 };
 

@@ -5,6 +5,7 @@ import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
+import { countListingPages, listingFilePath, listingSlice } from '../islands/shared/pagination.ts';
 
 /** Readers page through a section 12 cards at a time (SPEC section 9). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
@@ -31,19 +32,37 @@ export function isSection(value: string | undefined): value is Section {
 /** Number of listing pages of a section (at least 1: an empty section still has its page). */
 export async function countSectionPages(section: Section): Promise<number> {
   const store = await useReadStore();
-  const count = await store.articles.count(published(section));
-  return Math.max(1, Math.ceil(count / SECTION_PAGE_SIZE));
+  return countListingPages(await store.articles.count(published(section)), SECTION_PAGE_SIZE);
 }
 
-/** A section listing page, or undefined when the section or the page does not exist. */
+/**
+ * A section listing file (1 = /section/{section}, n >= 2 = /section/{section}/page/{n}, numbered
+ * from the oldest articles so full pages never change), or undefined when it does not exist.
+ */
 export async function loadSectionPage(section: string, page = 1): Promise<SectionPageData | undefined> {
-  if (!isSection(section) || !Number.isInteger(page) || page < 1) return undefined;
-  const totalPages = await countSectionPages(section);
-  if (page > totalPages) return undefined;
+  if (!isSection(section)) return undefined;
   const store = await useReadStore();
-  const records = await store.articles.list(published(section), { offset: (page - 1) * SECTION_PAGE_SIZE, limit: SECTION_PAGE_SIZE }, 'recent');
+  const count = await store.articles.count(published(section));
+  const slice = listingSlice(count, page, SECTION_PAGE_SIZE);
+  if (!slice) return undefined;
+  const totalPages = countListingPages(count, SECTION_PAGE_SIZE);
+  const records = slice.limit > 0 ? await store.articles.list(published(section), slice, 'recent') : [];
   const info = SECTION_INFO[section];
-  return { section, title: info.title, description: info.description, page, totalPages, articles: records.map(toSummary) };
+  return {
+    section,
+    title: info.title,
+    description: info.description,
+    page,
+    ...(page === 1 ? { totalPages } : {}),
+    newestArchive: page >= 2 && page === totalPages,
+    articles: records.map(toSummary),
+  };
+}
+
+/** What /section/{section}/pages.json holds: the page count the archive pages' navigation is drawn from. */
+export async function loadSectionManifest(section: string): Promise<{ pages: number } | undefined> {
+  if (!isSection(section)) return undefined;
+  return { pages: await countSectionPages(section) };
 }
 
 /** Every listing path: page 1 of each section and pages 2..n where they exist. */
@@ -58,7 +77,7 @@ export async function listSectionPaths(): Promise<Array<{ section: Section; page
 
 /** The path of a listing page (page 1 has no /page/ suffix). */
 export function sectionPagePath(section: Section, page: number): string {
-  return page <= 1 ? `/section/${section}` : `/section/${section}/page/${page}`;
+  return listingFilePath(section, page);
 }
 
 /** A published article by slug, with its counters, or undefined. */

@@ -25,10 +25,10 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
 
-function runRebuild(outDir: string, dataDir: string): Promise<{ code: number; output: string; ms: number }> {
+function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts')], {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
       cwd: ROOT,
       env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' },
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -99,12 +99,18 @@ describe('npm run rebuild', () => {
     }
     expect(fs.existsSync(fileIn(client, '/section/tech/page/3'))).toBe(false);
     expect(fs.existsSync(path.join(client, '404.html'))).toBe(true);
-    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind.js'))).toBe(true);
-    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind-entry.json'))).toBe(true);
+    const { periods } = JSON.parse(fs.readFileSync(path.join(client, 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] };
+    expect(periods.length).toBeGreaterThan(0);
+    for (const period of periods) {
+      expect(fs.existsSync(path.join(client, 'pagefind', period, 'pagefind.js')), period).toBe(true);
+      expect(fs.existsSync(path.join(client, 'pagefind', period, 'pagefind-entry.json')), period).toBe(true);
+    }
+    expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind.js'))).toBe(false);
     expect(fs.existsSync(path.join(outDir, 'server', 'entry.mjs'))).toBe(true);
-    const sitemap = fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8');
+    const sitemap = fs.readdirSync(path.join(client, 'sitemaps')).map((name) => fs.readFileSync(path.join(client, 'sitemaps', name), 'utf8')).join('\n');
     expect(sitemap).toContain(`/article/${scheduled.slug}`);
     expect(sitemap).not.toContain('/article/pulled-story');
+    expect(fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8')).toContain('<sitemapindex');
     expect(fs.readFileSync(fileIn(client, '/robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/);
     expect(fs.readFileSync(fileIn(client, '/section/opinion/rss.xml'), 'utf8')).toContain(`/article/${scheduled.slug}`);
     const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'render-manifest.json'), 'utf8')) as { storeId: string; version: number };
@@ -142,12 +148,16 @@ describe('npm run rebuild', () => {
           }
         }
       })();
-      const second = await runRebuild(outDir, dataDir);
+      // A clean build (what the server's pages must equal), then an incremental one, both under the server.
+      const second = await runRebuild(outDir, dataDir, ['--full']);
+      const third = await runRebuild(outDir, dataDir);
       done = true;
       await reader;
-      console.log(`[figure] rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s; ${reads} reads during it, ${failures.length} failed`);
+      console.log(`[figure] full and incremental rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s and ${(third.ms / 1000).toFixed(1)} s; ${reads} reads during them, ${failures.length} failed`);
       expect(second.code, second.output).toBe(0);
       expect(second.output).toMatch(/a server \(pid \d+\) holds .*it publishes due articles itself/);
+      expect(third.code, third.output).toBe(0);
+      expect(third.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed/);
       expect(failures).toEqual([]);
       for (const [p, html] of regenerated) expect(fs.readFileSync(fileIn(path.join(outDir, 'client'), p), 'utf8'), p).toBe(html);
     } finally {

@@ -95,7 +95,9 @@ describe('runtime regeneration', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
 
     await waitFor('the section page to list it', async () => (await fetchText(server, '/section/tech')).text.includes(`/article/${article.slug}`));
-    for (const feed of ['/rss.xml', '/section/tech/rss.xml', '/sitemap.xml', '/news-sitemap.xml']) {
+    const month = `/sitemaps/${article.publishedAt!.slice(0, 7)}.xml`;
+    await waitFor('the sitemap index to name its month', async () => (await fetchText(server, '/sitemap.xml')).text.includes(month));
+    for (const feed of ['/rss.xml', '/section/tech/rss.xml', month, '/news-sitemap.xml']) {
       await waitFor(`${feed} to list it`, async () => (await fetchText(server, feed)).text.includes(`/article/${article.slug}`));
     }
     expect((await fetchText(server, '/section/world')).text).not.toContain(`/article/${article.slug}`);
@@ -133,7 +135,8 @@ describe('runtime regeneration', () => {
       expect(fs.existsSync(fileOf(server, `/article/${slug}`))).toBe(false);
     }
     await waitForIdle(server);
-    for (const publicPath of ['/section/politics', '/rss.xml', '/section/politics/rss.xml', '/sitemap.xml', '/news-sitemap.xml']) {
+    // Other articles of the same month keep its sitemap (this suite publishes many).
+    for (const publicPath of ['/section/politics', '/rss.xml', '/section/politics/rss.xml', `/sitemaps/${a.publishedAt!.slice(0, 7)}.xml`, '/news-sitemap.xml']) {
       const { status, text } = await fetchText(server, publicPath);
       expect(status, publicPath).toBe(200);
       expect(text, publicPath).not.toContain(`/article/${a.slug}`);
@@ -151,6 +154,37 @@ describe('runtime regeneration', () => {
     await waitFor('page 2 to go', async () => (await fetchText(server, '/section/sports/page/2')).status === 404);
     expect(fs.existsSync(fileOf(server, '/section/sports/page/2'))).toBe(false);
     expect((await fetchText(server, '/section/sports')).text).toContain(`/article/${made[0]!.slug}`);
+  });
+
+  it('a publish into a section of many pages writes a bounded set: old archive files stay byte-identical and untouched', async () => {
+    for (let i = 0; i < 12 * 5 + 2; i++) await createArticle(admin, { title: `Market wrap ${i}`, section: 'business', status: 'published' });
+    await waitForIdle(server);
+    const files = () => fs.readdirSync(path.join(server.clientDir, 'section', 'business', 'page')).map(Number).sort((a, b) => a - b);
+    expect(files()).toEqual([2, 3, 4, 5, 6]);
+    const snapshot = () =>
+      new Map(files().map((n) => {
+        const file = fileOf(server, `/section/business/page/${n}`);
+        return [n, { bytes: fs.readFileSync(file), mtimeMs: fs.statSync(file).mtimeMs }] as const;
+      }));
+    const health = async () => ((await (await fetch(new URL('/api/health', server.url))).json()) as { publishing: { lastBatchPages: number } }).publishing;
+    const before = snapshot();
+    const page1Before = fs.readFileSync(fileOf(server, '/section/business'));
+    const published = await createArticle(admin, { title: 'Fresh market wrap', section: 'business', status: 'published' });
+    await waitForIdle(server);
+    const after = snapshot();
+    // Files 2-5 are full and hold the oldest articles: the same bytes, never rewritten.
+    for (const n of [2, 3, 4, 5]) {
+      expect(after.get(n)!.bytes.equals(before.get(n)!.bytes), `page ${n} bytes`).toBe(true);
+      expect(after.get(n)!.mtimeMs, `page ${n} mtime`).toBe(before.get(n)!.mtimeMs);
+    }
+    expect(after.get(6)!.bytes.equals(before.get(6)!.bytes)).toBe(false);
+    expect(fs.readFileSync(fileOf(server, '/section/business')).equals(page1Before)).toBe(false);
+    expect((await fetchText(server, '/section/business')).text).toContain(`/article/${published.slug}`);
+    // The article, page 1, the newest archive file, the section feed, the site feed, both sitemaps' parts.
+    const { lastBatchPages } = await health();
+    expect(lastBatchPages).toBeLessThanOrEqual(9);
+    const queued = server.output().split('\n').filter((l) => /\[publish\] \d+ pages queued/.test(l)).pop();
+    expect(queued).toBe(`[publish] ${lastBatchPages} pages queued for 1 article change(s)`);
   });
 
   it('ten quick saves render the article far fewer than ten times', async () => {
@@ -204,17 +238,22 @@ describe('runtime regeneration', () => {
     expect(assetResponse.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
-  it('rebuilds the search index after regeneration and swaps it in', async () => {
+  it('re-indexes the month of a published article for search and swaps its bundle in', async () => {
     const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
+    const month = article.publishedAt!.slice(0, 7);
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt')).length;
+    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${month})`)).length;
     const before = builds();
     await waitFor('a search index rebuild', async () => builds() > before);
-    const entry = await fetch(new URL('/pagefind/pagefind-entry.json', server.url));
+    const periods = (await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] };
+    expect(periods.periods).toContain(month);
+    const entry = await fetch(new URL(`/pagefind/${month}/pagefind-entry.json`, server.url));
     expect(entry.status).toBe(200);
     await entry.text();
-    expect((await fetch(new URL('/pagefind/pagefind.js', server.url))).status).toBe(200);
-    expect(fs.readdirSync(server.clientDir).filter((name) => name.startsWith('.pagefind'))).toEqual([]);
+    expect((await fetch(new URL(`/pagefind/${month}/pagefind.js`, server.url))).status).toBe(200);
+    // Pagefind's own UI bundles are not shipped with every month.
+    expect((await fetch(new URL(`/pagefind/${month}/pagefind-ui.js`, server.url))).status).toBe(404);
+    expect(fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.'))).toEqual([]);
   });
 });
 

@@ -17,10 +17,11 @@ afterAll(async () => {
 });
 
 describe('GET /api/health', () => {
-  it('answers ok with the queue depth', async () => {
+  it('answers ok with the queue depth and the pages queued per publish', async () => {
     const { status, body } = await read(await new TestClient(server.url).get('/api/health'));
     expect(status).toBe(200);
-    expect(body).toEqual({ ok: true, jobs: expect.any(Number) });
+    const count = expect.any(Number);
+    expect(body).toEqual({ ok: true, jobs: count, publishing: { batches: count, pagesQueued: count, lastBatchPages: count, maxBatchPages: count } });
   });
 
   it('answers HEAD like GET, without a body', async () => {

@@ -76,7 +76,7 @@ test('no match: the empty state names the query', async ({ page }) => {
 });
 
 test('without the Pagefind index the API answers (results and count)', async ({ page, request }) => {
-  await page.route('**/pagefind/pagefind.js', (route) => route.fulfill({ status: 404, body: 'not found' }));
+  await page.route('**/pagefind/periods.json', (route) => route.fulfill({ status: 404, body: 'not found' }));
   const article = await findArticle(request, (a) => a.section === 'business');
   const word = keywordOf(article);
   const count = (await (await request.get('/api/search/count', { params: { q: word, section: 'business' } })).json()) as { count: number };

@@ -150,4 +150,55 @@ test.describe('paging', () => {
     expect((await page.request.get(`/section/politics/page/${pages + 1}`)).status()).toBe(404);
     expect((await page.request.get('/section/politics/page/1')).status()).toBe(404);
   });
+
+  test('many pages: the collapsed form with ellipses, numbers counted from the newest on stable archive files', async ({ page, request }) => {
+    test.setTimeout(180_000);
+    await signIn(request);
+    const existing = (await listPublished(request, { section: 'politics', pageSize: 100 })).length;
+    const needed = Math.max(0, 12 * 8 + 3 - existing);
+    const token = uniqueToken('many-pages');
+    for (let i = 0; i < needed; i++) {
+      const article = await createArticle(request, { title: `Archive filler ${token} ${i}`, section: 'politics', status: 'published', dek: 'A filler story for the paging test.' });
+      created.push(article.id);
+    }
+    const total = Math.ceil((existing + needed) / 12);
+    expect(total).toBeGreaterThan(7);
+    await expect.poll(async () => (await (await page.request.get('/section/politics/pages.json')).json()).pages, { timeout: 60_000 }).toBe(total);
+    await expect.poll(async () => (await page.request.get(`/section/politics/page/${total}`)).status(), { timeout: 60_000 }).toBe(200);
+
+    await declineCookies(page);
+    await page.goto('/section/politics');
+    const pager = page.getByRole('navigation', { name: 'Politics pages' });
+    await expect(pager.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '2', '3', '4', '5', String(total)]);
+    await expect(pager.locator('.ellipsis')).toHaveCount(1);
+    await expect(pager.getByText('← Previous')).toHaveAttribute('aria-disabled', 'true');
+    // Reader page 2 is the newest archive file: files are numbered from the oldest, so full ones never move.
+    await expect(pager.getByRole('link', { name: 'Page 2' })).toHaveAttribute('href', `/section/politics/page/${total}`);
+
+    await pager.getByRole('link', { name: 'Page 5' }).click();
+    await expect(page).toHaveURL(new RegExp(`/section/politics/page/${total - 3}$`));
+    const pager5 = page.getByRole('navigation', { name: 'Politics pages' });
+    await expect(pager5.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '4', '5', '6', String(total)]);
+    await expect(pager5.locator('.ellipsis')).toHaveCount(2);
+    await expect(pager5.getByRole('link', { name: 'Page 5' })).toHaveAttribute('aria-current', 'page');
+    await expect(page.locator('[data-listing-eyebrow]')).toHaveText(`Page 5 of ${total}`);
+    await expect(page).toHaveTitle('Politics – Page 5 | Meridian News');
+    await expect(page.getByTestId('article-card')).toHaveCount(12);
+
+    await pager5.getByRole('link', { name: `Page ${total}` }).click();
+    await expect(page).toHaveURL(/\/section\/politics\/page\/2$/);
+    const last = page.getByRole('navigation', { name: 'Politics pages' });
+    await expect(last.getByRole('link', { name: `Page ${total}` })).toHaveAttribute('aria-current', 'page');
+    await expect(last.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', ...[4, 3, 2, 1, 0].map((n) => String(total - n))]);
+    await expect(last.getByText('Next →')).toHaveAttribute('aria-disabled', 'true');
+    await expect(page.getByTestId('article-card')).toHaveCount(12);
+    await last.getByRole('link', { name: '← Previous' }).click();
+    await expect(page).toHaveURL(new RegExp(`/section/politics/page/3$`));
+    await expect(page.getByRole('navigation', { name: 'Politics pages' }).getByRole('link', { name: `Page ${total - 1}` })).toHaveAttribute('aria-current', 'page');
+
+    // An archive file's HTML never prints the page count (that would rewrite it on every new page).
+    const html = await (await page.request.get(`/section/politics/page/${total - 3}`)).text();
+    expect(html).not.toContain(`of ${total}`);
+    for (const outside of [total + 1, 1, 0]) expect((await page.request.get(`/section/politics/page/${outside}`)).status()).toBe(404);
+  });
 });

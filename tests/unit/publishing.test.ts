@@ -8,7 +8,9 @@ import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { Section } from '../../src/schemas/common.ts';
 import type { ArticleChange } from '../../src/server/runtime.ts';
 import { computeAffectedPaths, fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from '../../src/server/publishing/paths.ts';
-import { buildNewsSitemap, buildRobots, buildRss, buildSitemap } from '../../src/server/publishing/feeds.ts';
+import { buildNewsSitemap, buildRobots, buildRss, buildSitemap, buildSitemapIndex, listPublished } from '../../src/server/publishing/feeds.ts';
+import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/islands/shared/pagination.ts';
+import { sectionPagePath } from '../../src/server/page-data.ts';
 import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
 import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { parseConfig } from '../../src/config.ts';
@@ -65,19 +67,20 @@ describe('computeAffectedPaths', () => {
   it('publishing a first article: its page, its section page 1, both feeds and both sitemaps', async () => {
     const a = article({ slug: 'first', section: 'tech' });
     const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
-    expect(paths).toEqual(['/article/first', '/section/tech', '/section/tech/rss.xml', '/rss.xml', '/sitemap.xml', '/news-sitemap.xml']);
+    expect(paths).toEqual(['/article/first', '/section/tech', '/section/tech/rss.xml', '/rss.xml', '/sitemap.xml', '/sitemaps/2026-01.xml', '/news-sitemap.xml']);
   });
 
-  it('a new article on a full first page shifts every page and creates the next one', async () => {
+  it('a new article on a full first page creates the first archive file and the new page count', async () => {
     await seed('world', 12);
     const a = article({ slug: 'newest', section: 'world' });
     const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
     expect(paths).toContain('/section/world');
     expect(paths).toContain('/section/world/page/2');
-    expect(paths.filter((p) => p.startsWith('/section/') && !p.endsWith('.xml'))).toHaveLength(2);
+    expect(paths).toContain('/section/world/pages.json');
+    expect(paths.filter((p) => p.startsWith('/section/') && !/\.(xml|json)$/.test(p))).toHaveLength(2);
   });
 
-  it('editing a card on page 2 touches page 2 only (same page count)', async () => {
+  it('editing a card of the oldest articles touches their archive file only (same page count)', async () => {
     const made = await seed('world', 20);
     const oldest = made[0]!;
     const after = { ...oldest, title: 'A better headline', updatedAt: new Date(++clock).toISOString() };
@@ -92,7 +95,7 @@ describe('computeAffectedPaths', () => {
     const [a] = await seed('culture', 3);
     const after = { ...a!, bodyHtml: '<p>Corrected body</p>', updatedAt: new Date(++clock).toISOString() };
     const paths = await computeAffectedPaths(store, await save(a, after), clock);
-    expect(paths).toEqual(['/article/culture-0', '/sitemap.xml']);
+    expect(paths).toEqual(['/article/culture-0', '/sitemap.xml', '/sitemaps/2026-01.xml']);
   });
 
   it('unpublishing removes the article and the now out-of-range last page', async () => {
@@ -127,7 +130,89 @@ describe('computeAffectedPaths', () => {
     expect(paths).not.toContain('/rss.xml');
     expect(paths).not.toContain('/section/opinion/rss.xml');
     expect(paths).not.toContain('/news-sitemap.xml');
-    expect(paths).toContain('/section/opinion/page/5');
+    // Archive files are filled from the oldest article: the oldest one is on file 2.
+    expect(paths.filter((p) => p.startsWith('/section/opinion') && !p.endsWith('.xml'))).toEqual(['/section/opinion/page/2']);
+  });
+});
+
+/** What a listing file shows, straight from the layout rules: the check the fingerprints must agree with. */
+function renderedListing(list: readonly ArticleRecord[], file: number): string | undefined {
+  const slice = listingSlice(list.length, file, 12);
+  if (!slice) return undefined;
+  const total = countListingPages(list.length, 12);
+  const cards = list.slice(slice.offset, slice.offset + slice.limit).map((a) => `${a.slug}:${a.title}`);
+  return JSON.stringify(file === 1 ? { total, cards } : { newest: file === total, cards });
+}
+
+describe('stable listing pages', () => {
+  it('files are filled from the oldest: 12 on page 1, full archive files, the newest archive file partly filled', () => {
+    expect(countListingPages(0, 12)).toBe(1);
+    expect(listingSlice(0, 1, 12)).toEqual({ offset: 0, limit: 0 });
+    expect(listingSlice(5, 2, 12)).toBeUndefined();
+    // 25 articles: page 1 the newest 12, file 2 the oldest 12, file 3 the one in between.
+    expect(listingSlice(25, 1, 12)).toEqual({ offset: 0, limit: 12 });
+    expect(listingSlice(25, 2, 12)).toEqual({ offset: 13, limit: 12 });
+    expect(listingSlice(25, 3, 12)).toEqual({ offset: 12, limit: 1 });
+    expect(listingSlice(25, 4, 12)).toBeUndefined();
+    // Readers count from the newest: reader page 2 is the newest archive file.
+    expect(fileOfReaderPage(1, 72)).toBe(1);
+    expect(fileOfReaderPage(2, 72)).toBe(72);
+    expect(fileOfReaderPage(72, 72)).toBe(2);
+    expect(readerPageOfFile(71, 72)).toBe(3);
+    // Every article is on exactly one file, newest first across reader pages 1..n.
+    for (const count of [1, 12, 13, 24, 25, 100, 491]) {
+      const total = countListingPages(count, 12);
+      const seen: number[] = [];
+      for (let page = 1; page <= total; page++) {
+        const { offset, limit } = listingSlice(count, fileOfReaderPage(page, total), 12)!;
+        for (let i = offset; i < offset + limit; i++) seen.push(i);
+      }
+      expect(seen, `count ${count}`).toEqual(Array.from({ length: count }, (_, i) => i));
+    }
+  });
+
+  it('a publish into a section of 41 pages rewrites page 1 and the newest archive file only, and the others stay identical', async () => {
+    await seed('world', 12 * 40 + 5);
+    let list = await listPublished(store, 'world');
+    const counts: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const a = article({ slug: `fresh-${i}`, section: 'world' });
+      const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
+      const after = await listPublished(store, 'world');
+      const listings = paths.filter((p) => p.startsWith('/section/world') && !/\.(xml|json)$/.test(p));
+      counts.push(listings.length);
+      // Every listing file not named renders exactly as before; every one named really changed.
+      const files = Math.max(countListingPages(list.length, 12), countListingPages(after.length, 12));
+      for (let file = 1; file <= files; file++) {
+        const named = listings.includes(sectionPagePath('world', file));
+        expect(renderedListing(list, file) !== renderedListing(after, file), `file ${file} after ${i + 1} publishes`).toBe(named);
+      }
+      list = after;
+    }
+    // Page 1 and the newest file, plus the file before it when a new one opens: never the 40 full ones.
+    expect(Math.max(...counts)).toBeLessThanOrEqual(3);
+    expect(Math.min(...counts)).toBe(2);
+  });
+
+  it('an edit, an unpublish and a back-dated insert deep in the archive touch only the files from that point on', async () => {
+    const made = await seed('tech', 12 * 10);
+    let list = await listPublished(store, 'tech');
+    const check = async (changes: ArticleChange[]) => {
+      const paths = await computeAffectedPaths(store, changes, clock);
+      const after = await listPublished(store, 'tech');
+      const named = paths.filter((p) => p.startsWith('/section/tech') && !/\.(xml|json)$/.test(p));
+      const files = Math.max(countListingPages(list.length, 12), countListingPages(after.length, 12));
+      const differ = Array.from({ length: files }, (_, i) => i + 1).filter((file) => renderedListing(list, file) !== renderedListing(after, file));
+      expect(named.sort()).toEqual(differ.map((file) => sectionPagePath('tech', file)).sort());
+      list = after;
+      return differ;
+    };
+    const retitled = { ...made[30]!, title: 'Retitled', updatedAt: new Date(++clock).toISOString() };
+    expect(await check(await save(made[30], retitled))).toEqual([4]);
+    const archived = { ...made[100]!, status: 'archived' as const, updatedAt: new Date(++clock).toISOString() };
+    expect((await check(await save(made[100], archived))).length).toBeGreaterThan(0);
+    const backdated = article({ slug: 'backdated', section: 'tech', publishedAt: new Date(Date.parse(made[50]!.publishedAt!) + 1).toISOString() });
+    await check(await save(undefined, backdated));
   });
 });
 
@@ -138,17 +223,21 @@ describe('paths and files', () => {
     expect(paths).toContain('/section/home/page/2');
     expect(paths).toContain('/article/home-12');
     expect(paths).toContain('/robots.txt');
+    expect(paths).toContain('/section/home/pages.json');
+    expect(paths).toContain('/sitemaps/pages.xml');
+    expect(paths).toContain('/sitemaps/2026-01.xml');
     expect(paths.every(isRegenerablePath)).toBe(true);
     const client = path.join(dir, 'client');
-    for (const p of ['/article/x', '/section/world', '/section/world/page/3', '/section/world/rss.xml']) {
+    const rendered = ['/article/x', '/section/world', '/section/world/page/3', '/section/world/pages.json', '/section/world/rss.xml', '/sitemaps/2025-12.xml'];
+    for (const p of rendered) {
       fs.mkdirSync(path.dirname(fileForPath(client, p)), { recursive: true });
       fs.writeFileSync(fileForPath(client, p), 'x');
     }
-    expect(listRenderedPaths(client).sort()).toEqual(['/article/x', '/section/world', '/section/world/page/3', '/section/world/rss.xml']);
+    expect(listRenderedPaths(client).sort()).toEqual(rendered.sort());
   });
 
   it('refuses paths outside the regenerable set', () => {
-    for (const bad of ['/article/../etc', '/article/.hidden', '/section/markets', '/section/world/page/0', '/admin', '/article/a/b']) {
+    for (const bad of ['/article/../etc', '/article/.hidden', '/section/markets', '/section/world/page/0', '/admin', '/article/a/b', '/sitemaps/../x.xml', '/sitemaps/2026-1.xml', '/section/world/other.json']) {
       expect(isRegenerablePath(bad), bad).toBe(false);
       expect(() => fileForPath(dir, bad)).toThrow();
     }
@@ -211,6 +300,11 @@ describe('feeds and sitemaps', () => {
     expect(news).toContain('xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"');
     expect(news).toContain('https://news.example/article/fresh');
     expect(news).not.toContain('stale');
+    const index = buildSitemapIndex(config, [{ period: '2026-01', lastmod: fresh.updatedAt }, { period: '2020-05', lastmod: stale.updatedAt }]);
+    expect(index).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
+    expect(index).toContain('<sitemap><loc>https://news.example/sitemaps/pages.xml</loc></sitemap>');
+    expect(index).toContain(`<sitemap><loc>https://news.example/sitemaps/2020-05.xml</loc><lastmod>${stale.updatedAt}</lastmod></sitemap>`);
+    expect(buildSitemap(config, [stale])).not.toContain('/section/');
     const robots = buildRobots(config);
     expect(robots).toContain('Sitemap: https://news.example/sitemap.xml');
     expect(robots).toContain('Sitemap: https://news.example/news-sitemap.xml');

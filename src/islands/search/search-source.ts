@@ -1,10 +1,14 @@
-/** Where search results come from: the static Pagefind index when it is published, else the /api/search endpoints. */
+/**
+ * Where search results come from: the static Pagefind index (one bundle per month, the newest loaded
+ * and the others merged into it) when it is published, else the /api/search endpoints.
+ */
 import { api } from '../../lib/api-client.ts';
 import type { ArticleSummary } from '../../schemas/article.ts';
 import type { CardArticle } from '../cards/ArticleCard.tsx';
 
 export const SEARCH_PAGE_SIZE = 12;
-export const PAGEFIND_URL = '/pagefind/pagefind.js';
+/** The months that have a bundle, newest first (written by the server after each bundle swap). */
+export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
 
 export type SearchRequest = { q: string; section: string; page: number };
 export type SearchAnswer = { items: CardArticle[]; total: number; engine: 'pagefind' | 'api' };
@@ -13,6 +17,7 @@ type PagefindResult = { id: string; data: () => Promise<{ url: string; meta: Rec
 type Pagefind = {
   options?: (options: Record<string, unknown>) => Promise<void>;
   init?: () => Promise<void>;
+  mergeIndex: (indexPath: string, options?: Record<string, unknown>) => Promise<void>;
   search: (query: string, options?: { filters?: Record<string, string> }) => Promise<{ results: PagefindResult[] } | null>;
 };
 
@@ -22,9 +27,16 @@ let pagefind: Promise<Pagefind | undefined> | undefined;
 export function loadPagefind(): Promise<Pagefind | undefined> {
   pagefind ??= (async () => {
     try {
+      const response = await fetch(PAGEFIND_PERIODS_URL, { cache: 'no-cache' });
+      if (!response.ok) return undefined;
+      const { periods } = (await response.json()) as { periods?: unknown };
+      if (!Array.isArray(periods) || periods.length === 0 || !periods.every((p) => typeof p === 'string' && /^\d{4}-\d{2}$/.test(p))) return undefined;
+      const [newest, ...older] = periods as string[];
       // A runtime URL on purpose: the index is produced after the build and must not be bundled.
-      const module = (await import(/* @vite-ignore */ PAGEFIND_URL)) as Pagefind;
+      const module = (await import(/* @vite-ignore */ `/pagefind/${newest}/pagefind.js`)) as Pagefind;
       await module.init?.();
+      // Each month is a bundle of its own, so a publish re-indexes one month; they search as one.
+      await Promise.all(older.map((period) => module.mergeIndex(`/pagefind/${period}/`)));
       return module;
     } catch {
       return undefined;

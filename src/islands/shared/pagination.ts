@@ -1,4 +1,8 @@
-/** The page numbers a pagination control shows (SPEC section 5): all up to 7 pages, a collapsed form with ellipses beyond. */
+/**
+ * Page numbers of a listing (SPEC section 5) and the stable layout of section listings: page files
+ * are filled from the oldest article, so a page, once full, never changes, while readers still count
+ * pages from the newest.
+ */
 
 export type PaginationItem = { kind: 'page'; page: number } | { kind: 'ellipsis'; key: string };
 
@@ -22,4 +26,49 @@ export function listPaginationItems(current: number, total: number): PaginationI
     { kind: 'ellipsis', key: 'end' },
     page(total),
   ];
+}
+
+/*
+ * Stable listing layout. Page 1 (/section/{s}) holds the newest `size` articles. The rest are cut
+ * into pages of `size` from the OLDEST one: file number 2 (/section/{s}/page/2) holds the oldest
+ * articles, the highest file number the newest ones (the only page that may be partly filled).
+ * A publish therefore changes page 1 and the highest file (and, once per `size` publishes, the
+ * file before it, whose "Previous" link moves), never the full pages behind them. Readers count
+ * from the newest as before: reader page p lives in file total - p + 2, so both run over 2..total
+ * and the set of paths is the one ceil(count / size) pages always had.
+ */
+
+/** Number of listing pages for `count` articles (page 1 always exists). */
+export function countListingPages(count: number, size: number): number {
+  return Math.max(1, Math.ceil(count / size));
+}
+
+/** The file number holding reader page `readerPage` when the listing has `total` pages. */
+export function fileOfReaderPage(readerPage: number, total: number): number {
+  return readerPage <= 1 ? 1 : total - readerPage + 2;
+}
+
+/** The reader's page number of file `file` when the listing has `total` pages. */
+export function readerPageOfFile(file: number, total: number): number {
+  return file <= 1 ? 1 : total - file + 2;
+}
+
+/** Which articles (newest first: offset and limit) file `file` shows of `count`; undefined when out of range. */
+export function listingSlice(count: number, file: number, size: number): { offset: number; limit: number } | undefined {
+  const total = countListingPages(count, size);
+  if (!Number.isInteger(file) || file < 1 || file > total) return undefined;
+  if (file === 1) return { offset: 0, limit: Math.min(size, count) };
+  const rest = count - size;
+  const fromOldestEnd = Math.min(size * (file - 1), rest);
+  return { offset: count - fromOldestEnd, limit: fromOldestEnd - size * (file - 2) };
+}
+
+/** The path of a listing file of a section (file 1 has no /page/ suffix). */
+export function listingFilePath(section: string, file: number): string {
+  return file <= 1 ? `/section/${section}` : `/section/${section}/page/${file}`;
+}
+
+/** Where the per-section page count lives: the one listing file every publish may change. */
+export function listingManifestPath(section: string): string {
+  return `/section/${section}/pages.json`;
 }

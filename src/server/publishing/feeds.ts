@@ -3,7 +3,7 @@ import { SECTIONS, type Section } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
 import { getConfig, type Config } from '../../config.ts';
-import { SECTION_INFO } from '../page-data.ts';
+import { SECTION_INFO, loadSectionManifest } from '../page-data.ts';
 import { useReadStore } from '../runtime.ts';
 
 /** Items in each RSS feed (site-wide and per section). */
@@ -17,6 +17,39 @@ export const SITEMAP_PATH = '/sitemap.xml';
 export const NEWS_SITEMAP_PATH = '/news-sitemap.xml';
 export const RSS_PATH = '/rss.xml';
 export const ROBOTS_PATH = '/robots.txt';
+
+/** The sitemap of the static pages and section listings, and one sitemap per month of articles. */
+export const PAGES_SITEMAP_PATH = '/sitemaps/pages.xml';
+
+/** The month (YYYY-MM, UTC) an article belongs to, for its sitemap and its search bundle. */
+export function periodOf(article: Pick<ArticleRecord, 'publishedAt' | 'updatedAt'>): string {
+  return new Date(article.publishedAt ?? article.updatedAt).toISOString().slice(0, 7);
+}
+
+export function periodSitemapPath(period: string): string {
+  return `/sitemaps/${period}.xml`;
+}
+
+/** Every article of one month (UTC), published ones only. */
+export async function listPublishedInPeriod(store: Store, period: string): Promise<ArticleRecord[]> {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
+  const to = new Date(Date.UTC(year, month, 1) - 1).toISOString();
+  const filter = { statuses: ['published'] as const, dateFrom: from, dateTo: to };
+  const total = await store.articles.count(filter);
+  return total === 0 ? [] : store.articles.list(filter, { offset: 0, limit: total }, 'recent');
+}
+
+/** Each month that has published articles, newest first, with the newest change of its articles. */
+export async function listPeriods(store: Store): Promise<Array<{ period: string; lastmod: string }>> {
+  const periods = new Map<string, string>();
+  for (const article of await listPublished(store)) {
+    const period = periodOf(article);
+    const seen = periods.get(period);
+    if (!seen || seen < article.updatedAt) periods.set(period, article.updatedAt);
+  }
+  return [...periods].sort((a, b) => (a[0] < b[0] ? 1 : -1)).map(([period, lastmod]) => ({ period, lastmod }));
+}
 
 export function sectionFeedPath(section: Section): string {
   return `/section/${section}/rss.xml`;
@@ -103,11 +136,25 @@ export function buildRss(config: Config, articles: readonly ArticleRecord[], sec
   return lines.join('\n');
 }
 
-/** sitemap.xml: the static pages, the section listings and every published article with its last change. */
+/**
+ * sitemap.xml as a sitemap index: the pages sitemap and one child per month of articles, so a
+ * publish rewrites its month's child (and this short index), never a list of every article.
+ */
+export function buildSitemapIndex(config: Config, periods: ReadonlyArray<{ period: string; lastmod: string }>): string {
+  const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
+  lines.push(`<sitemap><loc>${escapeXml(absolute(config, PAGES_SITEMAP_PATH))}</loc></sitemap>`);
+  for (const { period, lastmod } of periods) {
+    lines.push(`<sitemap><loc>${escapeXml(absolute(config, periodSitemapPath(period)))}</loc><lastmod>${escapeXml(new Date(lastmod).toISOString())}</lastmod></sitemap>`);
+  }
+  lines.push('</sitemapindex>', '');
+  return lines.join('\n');
+}
+
+/** A sitemap (urlset): the static pages and section listings when given, and the given articles with their last change. */
 export function buildSitemap(config: Config, articles: readonly ArticleRecord[], staticPages: readonly string[] = []): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
   for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
-  for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
+  if (staticPages.length) for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
   for (const article of articles) {
     lines.push(`<url><loc>${escapeXml(articleUrl(config, article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`);
   }
@@ -168,7 +215,18 @@ export async function renderMachineFile(
   const config = getConfig();
   if (pathname === ROBOTS_PATH) return { body: buildRobots(config), contentType: 'text/plain; charset=utf-8' };
   const store = await useReadStore();
-  if (pathname === SITEMAP_PATH) return { body: buildSitemap(config, await listPublished(store), options.staticPages), contentType: XML };
+  if (pathname === SITEMAP_PATH) return { body: buildSitemapIndex(config, await listPeriods(store)), contentType: XML };
+  if (pathname === PAGES_SITEMAP_PATH) return { body: buildSitemap(config, [], options.staticPages ?? []), contentType: XML };
+  const month = /^\/sitemaps\/(\d{4}-\d{2})\.xml$/.exec(pathname)?.[1];
+  if (month) {
+    const articles = await listPublishedInPeriod(store, month);
+    return articles.length ? { body: buildSitemap(config, articles), contentType: XML } : undefined;
+  }
+  const listing = /^\/section\/([a-z]+)\/pages\.json$/.exec(pathname)?.[1];
+  if (listing) {
+    const manifest = await loadSectionManifest(listing);
+    return manifest ? { body: JSON.stringify(manifest) + '\n', contentType: 'application/json; charset=utf-8' } : undefined;
+  }
   if (pathname === NEWS_SITEMAP_PATH) {
     return { body: buildNewsSitemap(config, await listPublished(store), now), contentType: XML };
   }

@@ -7,8 +7,13 @@ import type { Store } from '../../store/types.ts';
 import type { ArticleChange } from '../runtime.ts';
 import { toSummary } from '../articles.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
+import { countListingPages, listingManifestPath, listingSlice } from '../../islands/shared/pagination.ts';
 import {
   NEWS_SITEMAP_PATH,
+  PAGES_SITEMAP_PATH,
+  listPeriods,
+  periodOf,
+  periodSitemapPath,
   ROBOTS_PATH,
   RSS_PATH,
   SITEMAP_PATH,
@@ -25,7 +30,7 @@ const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
 /** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
 const PUBLIC_PATH = new RegExp(
-  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/rss\\.xml|/rss\\.xml|/sitemap\\.xml|/news-sitemap\\.xml|/robots\\.txt)$`,
+  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt)$`,
 );
 
 export function isRegenerablePath(publicPath: string): boolean {
@@ -38,7 +43,7 @@ export function articlePath(slug: string): string {
 
 /** Whether the path is an HTML page (search indexes it) rather than a feed or text file. */
 export function isHtmlPath(publicPath: string): boolean {
-  return !/\.(xml|txt)$/.test(publicPath);
+  return !/\.(xml|txt|json)$/.test(publicPath);
 }
 
 /** The file that serves a public path under the client folder (build.format 'directory'). */
@@ -48,21 +53,22 @@ export function fileForPath(clientDir: string, publicPath: string): string {
   return path.join(path.resolve(clientDir), ...relative.split('/').filter(Boolean));
 }
 
-/** The machine-readable paths every change of the published set may touch. */
+/** The machine-readable paths that do not depend on which months have articles. */
 export function machinePaths(): string[] {
-  return [RSS_PATH, ...SECTIONS.map(sectionFeedPath), SITEMAP_PATH, NEWS_SITEMAP_PATH, ROBOTS_PATH];
+  return [RSS_PATH, ...SECTIONS.map(sectionFeedPath), ...SECTIONS.map(listingManifestPath), SITEMAP_PATH, PAGES_SITEMAP_PATH, NEWS_SITEMAP_PATH, ROBOTS_PATH];
 }
 
-/** Every public path the current data has: listings first, then feeds, then articles. */
+/** Every public path the current data has: listings first, then feeds and sitemaps, then articles. */
 export async function listPublicPaths(store: Store): Promise<string[]> {
   const listings: string[] = [];
   for (const section of SECTIONS) {
     const count = await store.articles.count({ statuses: ['published'], section });
-    const pages = Math.max(1, Math.ceil(count / SECTION_PAGE_SIZE));
+    const pages = countListingPages(count, SECTION_PAGE_SIZE);
     for (let page = 1; page <= pages; page++) listings.push(sectionPagePath(section, page));
   }
+  const sitemaps = (await listPeriods(store)).map(({ period }) => periodSitemapPath(period));
   const articles = (await listPublished(store)).map((a) => articlePath(a.slug));
-  return [...listings, ...machinePaths(), ...articles];
+  return [...listings, ...machinePaths(), ...sitemaps, ...articles];
 }
 
 /** Public paths that have a file in the client folder now (pages the data may no longer have). */
@@ -83,9 +89,15 @@ export function listRenderedPaths(clientDir: string): string[] {
     const base = path.join(clientDir, 'section', section);
     if (has(path.join(base, 'index.html'))) found.push(`/section/${section}`);
     if (has(path.join(base, 'rss.xml'))) found.push(`/section/${section}/rss.xml`);
+    if (has(path.join(base, 'pages.json'))) found.push(listingManifestPath(section));
     for (const page of dirs(path.join(base, 'page'))) {
       if (has(path.join(base, 'page', page, 'index.html'))) found.push(`/section/${section}/page/${page}`);
     }
+  }
+  try {
+    for (const name of fs.readdirSync(path.join(clientDir, 'sitemaps'))) found.push(`/sitemaps/${name}`);
+  } catch {
+    // No sitemaps folder yet.
   }
   return found.filter(isRegenerablePath);
 }
@@ -107,26 +119,50 @@ function listBefore(after: readonly ArticleRecord[], changes: readonly ArticleCh
   return list.sort(byRecent);
 }
 
-/** Pages (1-based) of a paginated list whose content differs; every page when the page count moved. */
-function changedPages(before: readonly ArticleRecord[], after: readonly ArticleRecord[], pageSize: number, fingerprint: (a: ArticleRecord) => string): number[] {
-  const pagesBefore = Math.max(1, Math.ceil(before.length / pageSize));
-  const pagesAfter = Math.max(1, Math.ceil(after.length / pageSize));
-  const all = Math.max(pagesBefore, pagesAfter);
-  // The pagination shows the page count, so every page changes with it (and the last one may go).
-  if (pagesBefore !== pagesAfter) return Array.from({ length: all }, (_, i) => i + 1);
-  const pages: number[] = [];
-  for (let page = 1; page <= all; page++) {
-    const slice = (list: readonly ArticleRecord[]) => list.slice((page - 1) * pageSize, page * pageSize).map(fingerprint).join('\n');
-    if (slice(before) !== slice(after)) pages.push(page);
+/**
+ * What a listing file's HTML is made of, as a string: its cards plus, on page 1, the page count and,
+ * on an archive file, whether it is the newest one. Undefined when the file does not exist.
+ */
+export function listingFileFingerprint(list: readonly ArticleRecord[], total: number, file: number, size: number, fingerprint: (a: ArticleRecord) => string): string | undefined {
+  const slice = listingSlice(list.length, file, size);
+  if (!slice) return undefined;
+  const cards = list.slice(slice.offset, slice.offset + slice.limit).map(fingerprint).join('\n');
+  return file === 1 ? `${total}\n${cards}` : `${file === total}\n${cards}`;
+}
+
+/**
+ * Listing files (1 = page 1, n >= 2 = archive file n) whose HTML differs between two versions of a
+ * section's list (newest first). A file's HTML is its cards plus, on page 1, the page count and, on
+ * an archive file, whether it is the newest one. Files are filled from the oldest article, so only
+ * the files from the oldest difference onwards can change: a new article touches page 1 and the
+ * newest archive file (and the one before it when a new file opens), whatever the archive's size.
+ */
+export function changedListingFiles(before: readonly ArticleRecord[], after: readonly ArticleRecord[], size: number, fingerprint: (a: ArticleRecord) => string): number[] {
+  const totalBefore = countListingPages(before.length, size);
+  const totalAfter = countListingPages(after.length, size);
+  // The oldest position (counted from the oldest article) at which the lists differ.
+  let first = Math.max(0, Math.min(before.length, after.length) - size);
+  for (let j = 0; j < first; j++) {
+    const a = before[before.length - 1 - j]!;
+    const b = after[after.length - 1 - j]!;
+    if (a !== b && fingerprint(a) !== fingerprint(b)) {
+      first = j;
+      break;
+    }
   }
-  return pages;
+  const fileOf = (list: readonly ArticleRecord[], total: number, file: number) => listingFileFingerprint(list, total, file, size, fingerprint);
+  const candidates = new Set<number>([1, totalBefore, totalAfter]);
+  for (let file = Math.floor(first / size) + 2; file <= Math.max(totalBefore, totalAfter); file++) candidates.add(file);
+  return [...candidates]
+    .sort((a, b) => a - b)
+    .filter((file) => fileOf(before, totalBefore, file) !== fileOf(after, totalAfter, file));
 }
 
 /** What a listing card shows: the loader hands the view exactly the summary. */
-const cardFingerprint = (article: ArticleRecord) => JSON.stringify(toSummary(article));
+export const cardFingerprint = (article: ArticleRecord) => JSON.stringify(toSummary(article));
 
 /** What the article page shows: the loader hands the view the whole record (without its origin). */
-function pageFingerprint(article: ArticleRecord): string {
+export function pageFingerprint(article: ArticleRecord): string {
   const { origin: _internal, ...shown } = article;
   return JSON.stringify(shown);
 }
@@ -160,7 +196,8 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
     if (!sections.has(section)) continue;
     const after = await listPublished(store, section);
     const before = listBefore(after, visible, (a) => a.section === section);
-    for (const page of changedPages(before, after, SECTION_PAGE_SIZE, cardFingerprint)) listings.push(sectionPagePath(section, page));
+    for (const page of changedListingFiles(before, after, SECTION_PAGE_SIZE, cardFingerprint)) listings.push(sectionPagePath(section, page));
+    if (countListingPages(before.length, SECTION_PAGE_SIZE) !== countListingPages(after.length, SECTION_PAGE_SIZE)) machine.push(listingManifestPath(section));
     const feedBefore = before.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
     const feedAfter = after.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
     if (feedBefore !== feedAfter) machine.push(sectionFeedPath(section));
@@ -173,7 +210,14 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   if (topAfter !== topBefore) machine.push(RSS_PATH);
 
   const entry = (article: ArticleRecord | undefined, fingerprint: (a: ArticleRecord) => string) => (isPublic(article) ? fingerprint(article) : '');
-  if (visible.some((c) => entry(c.before, sitemapFingerprint) !== entry(c.after, sitemapFingerprint))) machine.push(SITEMAP_PATH);
+  const months = new Set<string>();
+  for (const { before, after } of visible) {
+    if (entry(before, sitemapFingerprint) === entry(after, sitemapFingerprint) && (!isPublic(before) || periodOf(before) === periodOf(after!))) continue;
+    if (isPublic(before)) months.add(periodOf(before));
+    if (isPublic(after)) months.add(periodOf(after));
+  }
+  // The index names each month with its newest change, so it moves with any of its children.
+  if (months.size > 0) machine.push(SITEMAP_PATH, ...[...months].sort().map(periodSitemapPath));
   const news = (article: ArticleRecord | undefined) => (isPublic(article) && isNewsworthy(article, now) ? newsFingerprint(article) : '');
   if (visible.some((c) => news(c.before) !== news(c.after))) machine.push(NEWS_SITEMAP_PATH);
 
@@ -181,4 +225,16 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   const firstPages = listings.filter((p) => !p.includes('/page/'));
   const otherPages = listings.filter((p) => p.includes('/page/'));
   return [...articles, ...firstPages, ...machine, ...otherPages];
+}
+
+/** The slugs of every published article grouped by month: what the search bundles index. */
+export async function listSearchPeriods(store: Store): Promise<Map<string, string[]>> {
+  const periods = new Map<string, string[]>();
+  for (const article of await listPublished(store)) {
+    const period = periodOf(article);
+    const slugs = periods.get(period);
+    if (slugs) slugs.push(article.slug);
+    else periods.set(period, [article.slug]);
+  }
+  return periods;
 }

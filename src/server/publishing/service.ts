@@ -6,6 +6,8 @@
 import type { Runtime } from '../runtime.ts';
 import { nowIso } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
+import { periodOf } from './feeds.ts';
+import { searchJobPath } from './search-index.ts';
 import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
@@ -20,9 +22,15 @@ export type PublishingSite = {
 type Publishing = {
   worker: RegenerationWorker | undefined;
   pendingHooks: number;
+  counters: PublishCounters;
 };
 
-const services = new WeakMap<Runtime, Publishing>();
+/** Pages queued by article writes: what a publish costs in files, read by the bench through /api/health. */
+export type PublishCounters = { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+
+// Shared through the global registry: the server's Astro bundle has its own copy of this module.
+const SERVICES_KEY = Symbol.for('meridian-news.publishing-services');
+const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, unknown>)[SERVICES_KEY] ??= new WeakMap<Runtime, Publishing>()) as WeakMap<Runtime, Publishing>;
 
 /** Renders a public path by requesting its twin from this very server, with the render secret. */
 export function createLoopbackRenderer(origin: string): Renderer {
@@ -43,7 +51,7 @@ export function createLoopbackRenderer(origin: string): Renderer {
 
 /** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
 export function startPublishing(runtime: Runtime): void {
-  const state: Publishing = { worker: undefined, pendingHooks: 0 };
+  const state: Publishing = { worker: undefined, pendingHooks: 0, counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 } };
   services.set(runtime, state);
 
   const enqueue = async (paths: string[]) => {
@@ -66,8 +74,22 @@ export function startPublishing(runtime: Runtime): void {
         const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
         paths = [...old, ...(await listPublicPaths(runtime.store))];
       }
+      if (paths.length > 0) {
+        const { counters } = state;
+        counters.batches++;
+        counters.pagesQueued += paths.length;
+        counters.lastBatchPages = paths.length;
+        counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
+        console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
+      }
+      // The search bundle of each month an article left or joined (a job of its own, run after the pages).
+      const months = new Set<string>();
+      for (const { before, after } of changes) {
+        if (before?.status === 'published') months.add(periodOf(before));
+        if (after?.status === 'published') months.add(periodOf(after));
+      }
       try {
-        await enqueue(paths);
+        await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
       } catch (error) {
         // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
         console.error('[publish] queueing regeneration failed; reconciling every page', error);
@@ -105,4 +127,9 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
 /** The running worker of this runtime, if the site is attached. */
 export function usePublishingWorker(runtime: Runtime): RegenerationWorker | undefined {
   return services.get(runtime)?.worker;
+}
+
+/** The pages-per-publish counters of this runtime (zero before publishing starts). */
+export function publishCounters(runtime: Runtime): PublishCounters {
+  return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
 }

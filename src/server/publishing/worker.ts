@@ -1,7 +1,8 @@
 /**
  * The regeneration worker: takes stored jobs one page at a time, renders each page through its
  * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
- * does not match the store, and then rebuilds the search index and notifies the purge hook.
+ * does not match the store, re-indexes the search bundle of each month whose articles changed (a
+ * job of its own, after the pages), and notifies the purge hook.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,7 +12,8 @@ import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts'
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
 import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from './paths.ts';
 import { sendPurge } from './purge.ts';
-import { buildSearchIndex } from './search-index.ts';
+import { listPeriods, listPublishedInPeriod, periodOf } from './feeds.ts';
+import { buildSearchPeriods, closeSearchIndexer, hasSearchIndex, listIndexedPeriods, periodOfSearchJob, removeSearchLeftovers, searchJobPath } from './search-index.ts';
 
 /** A page rendered for the current data, or word that it does not exist (its file is removed). */
 export type RenderOutcome = { kind: 'page'; body: Uint8Array } | { kind: 'missing' };
@@ -27,9 +29,9 @@ export type WorkerOptions = {
   settleMs?: number;
   /** ...but never longer than this after it was queued or last rendered. @default 1000 */
   maxWaitMs?: number;
-  /** The search index is rebuilt this long after the last page changed. @default 2000 */
+  /** A month's search bundle is rebuilt once its job has been quiet this long. @default 2000 */
   searchDebounceMs?: number;
-  /** ...and at the latest this long after the first unindexed change. @default 30000 */
+  /** ...but never longer than this after it was queued. @default 8000 */
   searchMaxDelayMs?: number;
   log?: (line: string) => void;
 };
@@ -61,8 +63,9 @@ const MANIFEST_CHECK_MS = 15_000;
 const MAX_RETRY_MS = 5 * 60_000;
 const PURGE_BATCH = 500;
 
-/** Urgency of a path: the article itself first, then listing page 1, feeds, deeper listing pages. */
+/** Urgency of a path: the article itself first, then listing page 1, feeds, deeper listing pages, search last (it reads the pages). */
 function priorityOf(publicPath: string): number {
+  if (periodOfSearchJob(publicPath)) return 4;
   if (publicPath.startsWith('/article/')) return 0;
   if (/^\/section\/[a-z]+$/.test(publicPath)) return 1;
   if (!isHtmlPath(publicPath)) return 2;
@@ -77,7 +80,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const settleMs = options.settleMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 1000;
   const searchDebounceMs = options.searchDebounceMs ?? 2000;
-  const searchMaxDelayMs = options.searchMaxDelayMs ?? 30_000;
+  const searchMaxDelayMs = options.searchMaxDelayMs ?? 8000;
   const log = options.log ?? ((line: string) => console.log(line));
   const stats: WorkerStats = { jobs: 0, reconciled: 0, written: 0, deleted: 0, unchanged: 0, failed: 0, renderMs: 0, searchBuilds: 0, lastSearchMs: undefined };
 
@@ -96,11 +99,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   let writtenVersion: number | undefined;
   let purgeBatch: string[] = [];
 
-  let searchTimer: NodeJS.Timeout | undefined;
-  let searchFirstDirty: number | undefined;
-  let searchRunning: Promise<void> | undefined;
-  let searchAgain = false;
-
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -112,37 +110,20 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       wakeUp = done;
     });
 
-  function runSearchBuild(): void {
-    searchTimer = undefined;
-    searchFirstDirty = undefined;
-    if (searchRunning) {
-      searchAgain = true;
-      return;
-    }
-    searchRunning = buildSearchIndex(clientDir)
-      .then((result) => {
-        stats.searchBuilds++;
-        stats.lastSearchMs = result.ms;
-        log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms`);
-      })
-      .catch((error: unknown) => log(`[publish] ${(error as Error).message}: ${String((error as Error).cause ?? '')}`))
-      .finally(() => {
-        searchRunning = undefined;
-        if (searchAgain && !stopped) {
-          searchAgain = false;
-          scheduleSearch();
-        }
-      });
+  /** Queues the search bundles of some months (a job each, deduplicated by path, run after the pages). */
+  async function queueSearch(periods: Iterable<string>): Promise<void> {
+    const paths = [...new Set(periods)].map(searchJobPath);
+    if (paths.length) await store.jobs.enqueue(paths, new Date().toISOString());
   }
 
-  function scheduleSearch(delay = searchDebounceMs): void {
-    if (stopped) return;
-    const now = Date.now();
-    searchFirstDirty ??= now;
-    const latest = searchFirstDirty + searchMaxDelayMs;
-    if (searchTimer) clearTimeout(searchTimer);
-    searchTimer = setTimeout(runSearchBuild, Math.max(0, Math.min(delay, latest - now)));
-    searchTimer.unref();
+  /** Re-indexes one month from the article pages on disk. */
+  async function indexPeriod(period: string): Promise<{ outcome: FileOutcome; ms: number }> {
+    const slugs = (await listPublishedInPeriod(store, period)).map((a) => a.slug);
+    const [result] = await buildSearchPeriods(clientDir, new Map([[period, slugs]]));
+    stats.searchBuilds++;
+    stats.lastSearchMs = result!.ms;
+    log(`[publish] search index rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms (month ${period})`);
+    return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
   }
 
   function flushPurge(): void {
@@ -158,6 +139,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   /** Renders one path and brings its file in line; answers what happened to the file. */
   async function regenerate(publicPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
+    const period = periodOfSearchJob(publicPath);
+    if (period) return indexPeriod(period);
     if (!isRegenerablePath(publicPath)) throw new Error(`Refusing to regenerate ${publicPath}`);
     const started = performance.now();
     const rendered = await options.render(publicPath);
@@ -171,7 +154,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stats[outcome]++;
       purgeBatch.push(publicPath);
       if (purgeBatch.length >= PURGE_BATCH) flushPurge();
-      if (isHtmlPath(publicPath)) scheduleSearch();
+      // The month's bundle must read this page: queue it (again) now that the file is on disk.
+      // (A reconcile queues every month when it ends.)
+      if (outcome === 'written' && publicPath.startsWith('/article/') && reconcileQueue.length === 0) {
+        const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
+        if (article?.status === 'published') await queueSearch([periodOf(article)]);
+      }
     } else if (outcome === 'unchanged') {
       stats.unchanged++;
     }
@@ -210,6 +198,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       log(`[publish] reconcile ${publicPath} failed: ${(error as Error).message}`);
     }
     if (reconcileQueue.length === 0) {
+      // Every page is current: index every month again (and drop bundles of months without articles).
+      await queueSearch([...(await listPeriods(store)).map((p) => p.period), ...(await listIndexedPeriods(clientDir))]);
       const { counts, total, started, reason } = summary;
       log(
         `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
@@ -267,15 +257,23 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const now = Date.now();
     let best: Job | undefined;
     let waitMs = IDLE_POLL_MS;
+    let pagesQueued = false;
     for (const job of jobs) {
       const base = Math.max(Date.parse(job.createdAt), lastRendered.get(job.path) ?? 0);
-      const readyAt = Math.max(retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settleMs, base + maxWaitMs));
+      const search = periodOfSearchJob(job.path) !== undefined;
+      const settle = search ? searchDebounceMs : settleMs;
+      const maxWait = search ? searchMaxDelayMs : maxWaitMs;
+      const readyAt = Math.max(retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settle, base + maxWait));
       if (readyAt > now) {
         waitMs = Math.min(waitMs, readyAt - now);
         continue;
       }
       if (!best || priorityOf(job.path) < priorityOf(best.path)) best = job;
+      // Search reads pages: it waits while a page job is ready (one waiting on a retry does not hold it
+      // up; when that page is finally written, its month is queued again).
+      if (!search) pagesQueued = true;
     }
+    if (best && (pagesQueued || reconcileQueue.length > 0) && periodOfSearchJob(best.path)) best = undefined;
     return { job: best, queued: jobs.length, waitMs };
   }
 
@@ -320,7 +318,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     for (const entry of fs.readdirSync(clientDir)) {
       if (entry.startsWith('.pagefind-')) fs.rmSync(path.join(clientDir, entry), { recursive: true, force: true });
     }
-    if (!fs.existsSync(path.join(clientDir, 'pagefind', 'pagefind.js'))) scheduleSearch(0);
+    await removeSearchLeftovers(clientDir);
+    // No period index yet (a fresh build, or the single-bundle layout): index every month.
+    if (!(await hasSearchIndex(clientDir))) await queueSearch((await listPeriods(store)).map((p) => p.period));
   }
 
   const running = checkOnStart()
@@ -334,10 +334,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     async stop() {
       stopped = true;
       wakeUp?.();
-      if (searchTimer) clearTimeout(searchTimer);
       await running;
       flushPurge();
-      await searchRunning;
+      await closeSearchIndexer();
     },
   };
 }

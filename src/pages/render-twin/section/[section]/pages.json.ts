@@ -1,0 +1,8 @@
+/** On-demand twin of /section/{section}/pages.json for the regeneration worker; outside callers get 404. */
+import type { APIRoute } from 'astro';
+import { respondToTwin } from '../../../../server/publishing/twin.ts';
+import { respondWithMachineFile } from '../../../../server/publishing/endpoints.ts';
+
+export const prerender = false;
+
+export const GET: APIRoute = ({ request, params }) => respondToTwin(request, () => respondWithMachineFile(`/section/${params.section}/pages.json`));

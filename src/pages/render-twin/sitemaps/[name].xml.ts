@@ -1,0 +1,8 @@
+/** On-demand twin of /sitemaps/{name}.xml for the regeneration worker; a month without articles is "missing"; outside callers get 404. */
+import type { APIRoute } from 'astro';
+import { respondToTwin } from '../../../server/publishing/twin.ts';
+import { respondWithMachineFile } from '../../../server/publishing/endpoints.ts';
+
+export const prerender = false;
+
+export const GET: APIRoute = ({ request, params }) => respondToTwin(request, () => respondWithMachineFile(`/sitemaps/${params.name}.xml`));

@@ -1,0 +1,14 @@
+/** /sitemaps/pages.xml and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated after each publish). */
+import type { APIRoute, GetStaticPaths } from 'astro';
+import { respondWithMachineFile } from '../../server/publishing/endpoints.ts';
+import { listPeriods } from '../../server/publishing/feeds.ts';
+import { useReadStore } from '../../server/runtime.ts';
+
+export const prerender = true;
+
+export const getStaticPaths = (async () => {
+  const periods = await listPeriods(await useReadStore());
+  return [{ params: { name: 'pages' } }, ...periods.map(({ period }) => ({ params: { name: period } }))];
+}) satisfies GetStaticPaths;
+
+export const GET: APIRoute = ({ params }) => respondWithMachineFile(`/sitemaps/${params.name}.xml`);

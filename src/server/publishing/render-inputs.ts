@@ -1,0 +1,120 @@
+/**
+ * What each served page was rendered from, as a fingerprint per page, kept beside the client folder
+ * (OUT_DIR/render-pages.json) so `npm run rebuild` renders only the pages whose inputs changed.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { createHash } from 'node:crypto';
+import { z } from 'zod';
+import { SECTIONS } from '../../schemas/common.ts';
+import type { ArticleRecord } from '../../schemas/article.ts';
+import type { Store } from '../../store/types.ts';
+import { countListingPages, listingManifestPath } from '../../islands/shared/pagination.ts';
+import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
+import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
+import { articlePath, cardFingerprint, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
+
+/** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
+export const ALWAYS = '*';
+
+const pageStateSchema = z.object({
+  /** Fingerprint of the data the page was rendered from. */
+  i: z.string(),
+  /** mtime and size of the file as written: a file changed by anything else is rendered again. */
+  m: z.number(),
+  s: z.number(),
+  /** The search month of an article page, so a removed article's month is re-indexed. */
+  p: z.string().optional(),
+});
+export const renderStateSchema = z.object({
+  /** Fingerprint of the code, templates and site settings: another one means a full build. */
+  build: z.string(),
+  storeId: z.string(),
+  pages: z.record(z.string(), pageStateSchema),
+});
+export type PageState = z.infer<typeof pageStateSchema>;
+export type RenderState = z.infer<typeof renderStateSchema>;
+export type PageInput = { i: string; p?: string };
+
+export function renderStateFileFor(clientDir: string): string {
+  return path.join(path.dirname(path.resolve(clientDir)), 'render-pages.json');
+}
+
+export function readRenderState(file: string): RenderState | undefined {
+  try {
+    const parsed = renderStateSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
+    return parsed.success ? parsed.data : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Writes the state atomically (temp + rename). */
+export function writeRenderState(file: string, state: RenderState): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, JSON.stringify(state) + '\n');
+  fs.renameSync(temp, file);
+}
+
+const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
+
+/**
+ * The input fingerprint of every public path the data has: an article page from its record, a
+ * listing file from its cards and page count, a month's sitemap from its entries; feeds, the news
+ * sitemap and robots.txt are always rendered (ALWAYS). The same loaders feed the views, so equal
+ * fingerprints mean equal HTML for the same build.
+ */
+export async function computePageInputs(store: Store): Promise<Map<string, PageInput>> {
+  const inputs = new Map<string, PageInput>();
+  const published = await listPublished(store);
+  for (const article of published) inputs.set(articlePath(article.slug), { i: hash(pageFingerprint(article)), p: periodOf(article) });
+  for (const section of SECTIONS) {
+    // The global newest-first order restricted to one section is that section's order (the sort is total).
+    const list = published.filter((a) => a.section === section);
+    const total = countListingPages(list.length, SECTION_PAGE_SIZE);
+    for (let file = 1; file <= total; file++) {
+      inputs.set(sectionPagePath(section, file), { i: hash(listingFileFingerprint(list, total, file, SECTION_PAGE_SIZE, cardFingerprint)!) });
+    }
+    inputs.set(listingManifestPath(section), { i: hash(String(total)) });
+  }
+  const months = new Map<string, ArticleRecord[]>();
+  for (const article of published) {
+    const period = periodOf(article);
+    const list = months.get(period);
+    if (list) list.push(article);
+    else months.set(period, [article]);
+  }
+  const index: string[] = [];
+  for (const [period, articles] of months) {
+    inputs.set(periodSitemapPath(period), { i: hash(articles.map(sitemapFingerprint).join('\n')) });
+    index.push(`${period} ${articles.reduce((newest, a) => (a.updatedAt > newest ? a.updatedAt : newest), '')}`);
+  }
+  for (const machine of machinePaths()) if (!inputs.has(machine)) inputs.set(machine, { i: ALWAYS });
+  inputs.set(SITEMAP_PATH, { i: hash(index.sort().join('\n')) });
+  return inputs;
+}
+
+/** The stat a page state records for a file, or undefined when it is missing. */
+export function statOf(clientDir: string, publicPath: string): { m: number; s: number } | undefined {
+  try {
+    const stat = fs.statSync(fileForPath(clientDir, publicPath));
+    return { m: stat.mtimeMs, s: stat.size };
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Which paths to render (input changed, never rendered, file missing or changed by something else)
+ * and which files to remove (pages of the previous state or on disk that the data no longer has).
+ */
+export function planRender(inputs: ReadonlyMap<string, PageInput>, previous: RenderState['pages'], onDisk: readonly string[], clientDir: string): { render: string[]; remove: string[] } {
+  const render: string[] = [];
+  for (const [publicPath, input] of inputs) {
+    const before = previous[publicPath];
+    const stat = before && input.i !== ALWAYS && before.i === input.i ? statOf(clientDir, publicPath) : undefined;
+    if (!stat || stat.m !== before!.m || stat.s !== before!.s) render.push(publicPath);
+  }
+  const remove = [...new Set([...Object.keys(previous), ...onDisk])].filter((p) => !inputs.has(p));
+  return { render, remove };
+}

@@ -1,0 +1,121 @@
+/**
+ * Incremental `npm run rebuild` on real data and a real build: after a change set (publish, update,
+ * unpublish, delete, a new archive page) it renders only what changed, and its output is
+ * byte-identical to a clean `npm run rebuild -- --full` of the same data.
+ */
+import { spawn } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT, makeDataDir, makeOutDir } from '../helpers/server.ts';
+import { openStore } from '../../src/store/index.ts';
+import type { ArticleRecord } from '../../src/schemas/article.ts';
+import { articleRecord } from '../unit/support.ts';
+
+function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
+      cwd: ROOT,
+      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => resolve({ code: code ?? 1, output }));
+  });
+}
+
+/** Every file under a folder with the hash of its bytes. */
+function tree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  const walk = (current: string) => {
+    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
+      const full = path.join(current, entry.name);
+      if (entry.isDirectory()) walk(full);
+      else files.set(path.relative(dir, full), createHash('sha256').update(fs.readFileSync(full)).digest('hex'));
+    }
+  };
+  walk(dir);
+  return files;
+}
+
+function differences(a: Map<string, string>, b: Map<string, string>): string[] {
+  const out: string[] = [];
+  for (const [file, hash] of a) if (b.get(file) !== hash) out.push(b.has(file) ? `differs: ${file}` : `only in incremental: ${file}`);
+  for (const file of b.keys()) if (!a.has(file)) out.push(`only in full: ${file}`);
+  return out.sort();
+}
+
+const renderedCount = (output: string) => Number(/incremental: (\d+) of \d+ pages rendered/.exec(output)?.[1] ?? NaN);
+
+describe('incremental npm run rebuild', () => {
+  const dataDir = makeDataDir('meridian-incremental-');
+  const outIncremental = makeOutDir('incremental-');
+  const outFull = makeOutDir('full-');
+  let clock = Date.parse('2026-02-20T08:00:00.000Z');
+  const made: ArticleRecord[] = [];
+
+  const record = (overrides: Partial<ArticleRecord> & { slug: string }) => {
+    clock += 3_600_000;
+    const at = new Date(clock).toISOString();
+    return articleRecord({ id: overrides.slug, title: `Story ${overrides.slug}`, createdAt: at, updatedAt: at, publishedAt: at, ...overrides });
+  };
+
+  beforeAll(async () => {
+    const store = await openStore(dataDir, 'write');
+    // 30 business articles over two months (three listing pages), a few elsewhere.
+    for (let i = 0; i < 30; i++) {
+      const a = record({ slug: `business-${i}`, section: 'business' });
+      if (i === 15) clock = Date.parse('2026-03-02T08:00:00.000Z');
+      await store.articles.insert(a);
+      made.push(a);
+    }
+    for (let i = 0; i < 4; i++) await store.articles.insert(record({ slug: `culture-${i}`, section: 'culture' }));
+    await store.close();
+    const first = await runRebuild(outIncremental, dataDir);
+    expect(first.code, first.output).toBe(0);
+    expect(first.output).toContain('full build: there is no build yet');
+  }, 240_000);
+
+  afterAll(() => {
+    for (const dir of [dataDir, outIncremental, outFull]) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('with nothing changed it renders only the always-rendered feeds and keeps every file', async () => {
+    const before = tree(path.join(outIncremental, 'client'));
+    const again = await runRebuild(outIncremental, dataDir);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 0 search month\(s\)/);
+    expect(renderedCount(again.output)).toBeLessThanOrEqual(20);
+    expect(differences(tree(path.join(outIncremental, 'client')), before)).toEqual([]);
+  }, 120_000);
+
+  it('after publish, update, unpublish, delete and a new archive page its output equals a clean full build byte for byte', async () => {
+    const store = await openStore(dataDir, 'write');
+    // Publish: 9 new business articles (37 published once two leave below: a fourth listing page opens).
+    for (let i = 30; i < 39; i++) await store.articles.insert(record({ slug: `business-${i}`, section: 'business' }));
+    // Update: a new headline on an old article; unpublish one; delete one.
+    const edited = made[3]!;
+    await store.articles.replace({ ...edited, title: 'A corrected headline', updatedAt: new Date(++clock).toISOString() });
+    await store.articles.replace({ ...made[20]!, status: 'draft', updatedAt: new Date(++clock).toISOString() });
+    await store.articles.delete(made[25]!.id);
+    await store.close();
+
+    const incremental = await runRebuild(outIncremental, dataDir);
+    expect(incremental.code, incremental.output).toBe(0);
+    expect(incremental.output).toMatch(/\[rebuild\] done: incremental: /);
+    console.log(incremental.output.split('\n').filter((l) => /incremental:|pages rendered|pages removed|search index/.test(l)).join('\n'));
+    // Far fewer than the ~70 pages of the site: the changed articles, business listings, feeds, sitemaps.
+    expect(renderedCount(incremental.output)).toBeLessThan(45);
+    expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[25]!.slug))).toBe(false);
+    expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[20]!.slug))).toBe(false);
+    expect(fs.existsSync(path.join(outIncremental, 'client', 'section', 'business', 'page', '4', 'index.html'))).toBe(true);
+
+    const full = await runRebuild(outFull, dataDir, ['--full']);
+    expect(full.code, full.output).toBe(0);
+    expect(full.output).toContain('full build: --full was given');
+    expect(differences(tree(path.join(outIncremental, 'client')), tree(path.join(outFull, 'client')))).toEqual([]);
+  }, 240_000);
+});

@@ -1,0 +1,114 @@
+/**
+ * Search bundles per month on the real server: a start without an index builds one bundle per
+ * month, a publish or an edit re-indexes only its own month (the others stay the same files), and
+ * Chromium finds articles of every month through the merged bundles.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { chromium, type Browser } from 'playwright-core';
+import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { openStore } from '../../src/store/index.ts';
+import { articleRecord } from '../unit/support.ts';
+import { adminClient, createArticle, type TestClient } from './support.ts';
+
+async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+/** Two past months of articles, each with a word of its own, written before the server starts. */
+const MONTHS = [
+  { period: '2025-03', word: 'zephyrine', day: '2025-03-14T09:00:00.000Z' },
+  { period: '2025-04', word: 'quillwort', day: '2025-04-20T09:00:00.000Z' },
+] as const;
+
+describe('search bundles per month', () => {
+  let server: TestServer;
+  let admin: TestClient;
+  let browser: Browser;
+
+  const periodsOnServer = async () => ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
+  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${period})`)).length;
+  const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
+
+  /** Searches in Chromium and answers the titles shown and the engine that answered. */
+  async function searchInBrowser(query: string): Promise<{ engine: string | null; titles: string[] }> {
+    const page = await browser.newPage();
+    try {
+      await page.goto(new URL(`/search?q=${encodeURIComponent(query)}`, server.url).href);
+      const grid = page.getByRole('list', { name: 'Search results' });
+      await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
+      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents() };
+    } finally {
+      await page.close();
+    }
+  }
+
+  beforeAll(async () => {
+    const dataDir = makeDataDir();
+    const store = await openStore(dataDir, 'write');
+    for (const { period, word, day } of MONTHS) {
+      for (let i = 0; i < 3; i++) {
+        const at = new Date(Date.parse(day) + i * 3_600_000).toISOString();
+        await store.articles.insert(articleRecord({ id: `${period}-${i}`, slug: `${word}-${i}`, title: `The ${word} report ${i}`, section: 'culture', createdAt: at, updatedAt: at, publishedAt: at }));
+      }
+    }
+    await store.close();
+    server = await startServer({ dataDir, env: { TRUST_PROXY: 'true' } });
+    admin = await adminClient(server);
+    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+  }, 120_000);
+
+  beforeEach(() => {
+    onTestFailed(() => console.log(`--- server output (tail) ---\n${server.output().slice(-6000)}`));
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+  });
+
+  it('a start without an index builds one bundle per month and lists them newest first', async () => {
+    await waitFor('both months indexed', async () => {
+      const response = await fetch(new URL('/pagefind/periods.json', server.url));
+      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03']);
+    });
+    for (const { period } of MONTHS) expect((await fetch(new URL(`/pagefind/${period}/pagefind.js`, server.url))).status).toBe(200);
+  });
+
+  it('a publish re-indexes its own month only; Chromium finds every month through the merged bundles', async () => {
+    const old = Object.fromEntries(MONTHS.map(({ period }) => [period, { builds: rebuilt(period), entry: entryOf(period) }]));
+    const article = await createArticle(admin, { title: 'The marmoset dispatch', section: 'culture', status: 'published', dek: 'A marmoset story.' });
+    const month = article.publishedAt!.slice(0, 7);
+    await waitFor('the new month in periods.json', async () => (await periodsOnServer()).includes(month));
+    expect((await periodsOnServer())[0]).toBe(month);
+    for (const { period } of MONTHS) {
+      expect(rebuilt(period), period).toBe(old[period]!.builds);
+      expect(entryOf(period).mtimeMs, period).toBe(old[period]!.entry.mtimeMs);
+      expect(entryOf(period).ino, period).toBe(old[period]!.entry.ino);
+    }
+    for (const [query, title] of [['marmoset', 'The marmoset dispatch'], ['zephyrine', 'The zephyrine report 0'], ['quillwort', 'The quillwort report 2']]) {
+      const { engine, titles } = await searchInBrowser(query!);
+      expect(engine, query).toBe('pagefind');
+      expect(titles, query).toContain(title);
+    }
+  });
+
+  it('an edit of an old article re-indexes its month, not the others', async () => {
+    const periods = await periodsOnServer();
+    const before = Object.fromEntries(periods.map((p) => [p, rebuilt(p)]));
+    const response = await admin.put('/api/articles/2025-03-1', { title: 'The zephyrine report renamed' });
+    expect(response.status).toBe(200);
+    await waitFor('2025-03 re-indexed', async () => rebuilt('2025-03') > before['2025-03']!);
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    for (const period of periods.filter((p) => p !== '2025-03')) expect(rebuilt(period), period).toBe(before[period]);
+    const { titles } = await searchInBrowser('zephyrine');
+    expect(titles).toContain('The zephyrine report renamed');
+  });
+});
