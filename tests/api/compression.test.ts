@@ -75,7 +75,7 @@ describe('compressed answers for every text type', () => {
     { path: script, type: 'text/javascript', file: script.slice(1) },
     { path: stylesheet, type: 'text/css', file: stylesheet.slice(1) },
     { path: '/rss.xml', type: 'application/xml', file: 'rss.xml' },
-    { path: '/sitemap.xml', type: 'application/xml', file: 'sitemap.xml' },
+    { path: '/sitemaps/pages.xml', type: 'application/xml', file: 'sitemaps/pages.xml' },
     { path: '/bench-fixture.json', type: 'application/json', file: 'bench-fixture.json' },
     { path: '/favicon.svg', type: 'image/svg+xml', file: 'favicon.svg' },
     { path: '/humans.txt', type: 'text/plain', file: 'humans.txt' },
