@@ -1,6 +1,6 @@
 /** Reader shell: header, theme, mobile menu, footer, newsletter, toasts, cookie banner with the page-view beacon, and the 404 screen. */
 import { expect, test } from '@playwright/test';
-import { declineCookies, expectToast, signIn, waitForIsland } from './reader-support.ts';
+import { createArticle, declineCookies, expectToast, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 
 test.describe('header', () => {
   test('brand, search button and section links; Login when signed out', async ({ page }) => {
@@ -243,7 +243,7 @@ test.describe('cookie banner and page views', () => {
 });
 
 test.describe('not found', () => {
-  for (const path of ['/no-such-page', '/section/markets', '/section/world/page/999', '/article/no-such-article-slug']) {
+  for (const path of ['/no-such-page', '/section/markets', '/section/world/page/999']) {
     test(`${path} answers 404 with the not-found screen`, async ({ page }) => {
       const response = await page.goto(path);
       expect(response?.status()).toBe(404);
@@ -252,4 +252,25 @@ test.describe('not found', () => {
       await expect(page).toHaveTitle('404 Page Not Found | Meridian News');
     });
   }
+
+  test('/article/{unknown} answers 404 with the Article Not Found screen', async ({ page }) => {
+    const response = await page.goto('/article/no-such-article-slug');
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Article Not Found');
+    await expect(page.getByText("The article you're looking for doesn't exist.")).toBeVisible();
+    await expect(page).toHaveTitle('Article Not Found | Meridian News');
+    await expect(page.getByText('Did you forget to add the page to the router?')).toHaveCount(0);
+  });
+
+  test('an article answers Article Not Found (404) once it is unpublished', async ({ page }) => {
+    await declineCookies(page);
+    await signIn(page.request);
+    const article = await createArticle(page.request, { title: `${uniqueToken('gone')} Short-lived story`, status: 'published' });
+    await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status()).toBe(200);
+    expect((await page.request.put(`/api/articles/${article.id}`, { data: { status: 'archived' } })).status()).toBe(200);
+    await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status()).toBe(404);
+    const response = await page.goto(`/article/${article.slug}`);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Article Not Found');
+  });
 });
