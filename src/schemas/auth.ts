@@ -14,6 +14,12 @@ export const userSchema = z.object({
 });
 export type User = z.infer<typeof userSchema>;
 
+/**
+ * A non-secret cookie ("1") that says a session cookie was set: readable by scripts (the session
+ * cookie is httpOnly), so islands ask GET /api/auth/me only when someone may be signed in.
+ */
+export const SIGNED_IN_HINT_COOKIE = 'signed_in';
+
 /** The signed-in user as GET /api/auth/me answers it. */
 export const publicUserSchema = z.object({ id: z.string(), username: z.string() });
 export type PublicUser = z.infer<typeof publicUserSchema>;
