@@ -274,3 +274,22 @@ test.describe('not found', () => {
     await expect(page.getByRole('heading', { level: 1 })).toHaveText('Article Not Found');
   });
 });
+
+test('text is set in the self-hosted fonts, loaded from the site, whatever the machine has installed', async ({ page }) => {
+  await declineCookies(page);
+  const fontRequests: string[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'font') fontRequests.push(new URL(request.url()).pathname);
+  });
+  await page.goto('/section/world');
+  await page.evaluate(() => document.fonts.ready);
+  const loaded = await page.evaluate(() => [...document.fonts].filter((f) => f.status === 'loaded').map((f) => `${f.family} ${f.style}`));
+  expect(loaded.some((f) => /^"?Inter\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
+  expect(loaded.some((f) => /^"?Source Serif 4\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
+  expect(fontRequests.length).toBeGreaterThan(0);
+  for (const font of fontRequests) expect(font).toMatch(/^\/_astro\/fonts\/[^/]+\.woff2$/);
+  // Both upright faces are preloaded, so they are there for the first paint of the headline and the nav.
+  expect(await page.locator('link[rel=preload][as=font][type="font/woff2"]').count()).toBe(2);
+  const bodyFont = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+  expect(bodyFont).toMatch(/^"?Inter/);
+});
