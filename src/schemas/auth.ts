@@ -1,5 +1,5 @@
 /** Accounts and sessions. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 export const loginInputSchema = z.strictObject({
   username: z.string().trim().min(1, 'Please enter both username and password.').max(64),

@@ -1,5 +1,5 @@
 /** Newsletter subscriptions. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 export const subscribeInputSchema = z.strictObject({
   email: z.string().trim().toLowerCase().max(254, 'Email is at most 254 characters').pipe(z.email('Please enter a valid email address.')),
