@@ -1,4 +1,4 @@
-/** A clean console for readers: signed-out visitors never ask GET /api/auth/me (no 401 logged); signed-in editors still get Admin and Logout. */
+/** A clean console for readers: no errors, no CSP violations, and signed-out visitors never ask GET /api/auth/me (no 401 logged); signed-in editors still get Admin and Logout. */
 import { expect, test, type Page } from '@playwright/test';
 import { declineCookies, findArticle, signIn, waitForIsland } from './reader-support.ts';
 
@@ -31,6 +31,11 @@ async function settle(page: Page): Promise<void> {
 
 test('reader pages log no console error for a signed-out visitor and never ask who is signed in', async ({ page, request }) => {
   await declineCookies(page);
+  // Refused by our CSP even when the page copes (zod's eval probe did): Chrome lists each as an issue.
+  await page.addInitScript(() => {
+    const seen: string[] = ((window as unknown as { __cspViolations: string[] }).__cspViolations = []);
+    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+  });
   const article = await findArticle(request, () => true);
   const watched = watchConsole(page);
   for (const path of [`/article/${article.slug}`, '/section/world', '/search?q=market', '/about']) {
@@ -39,6 +44,7 @@ test('reader pages log no console error for a signed-out visitor and never ask w
     await waitForIsland(page, '.header-login');
     await expect(page.locator('header.site-header').getByRole('link', { name: 'Login' })).toBeVisible();
     await settle(page);
+    expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations), `CSP violations on ${path}`).toEqual([]);
   }
   expect(watched.errors).toEqual([]);
   expect(watched.authCalls).toEqual([]);

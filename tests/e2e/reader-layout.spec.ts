@@ -1,6 +1,7 @@
 /** Reader shell: header, theme, mobile menu, footer, newsletter, toasts, cookie banner with the page-view beacon, and the 404 screen. */
 import { expect, test } from '@playwright/test';
 import { createArticle, declineCookies, expectToast, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
+import { CONSENT_KEY } from '../../src/islands/consent/consent.ts';
 
 test.describe('header', () => {
   test('brand, search button and section links; Login when signed out', async ({ page }) => {
@@ -207,6 +208,17 @@ test.describe('toasts', () => {
 });
 
 test.describe('cookie banner and page views', () => {
+  test('the banner is in the static HTML: it shows with the page for a first visit, before any island code, and never for a returning reader', async ({ page }) => {
+    // No island code at all: what shows is the prerendered HTML and the head script.
+    await page.route(/\/_astro\/.*\.js$/, (route) => route.abort());
+    await page.goto('/search');
+    await expect(page.getByRole('region', { name: 'We value your privacy' })).toBeVisible();
+    await page.evaluate((key) => localStorage.setItem(key, 'declined'), CONSENT_KEY);
+    await page.goto('/search');
+    await expect(page.getByRole('heading', { name: 'Search Articles' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'We value your privacy' })).toHaveCount(0);
+  });
+
   test('nothing is reported until Accept; the choice is remembered', async ({ page }) => {
     const beacons: string[] = [];
     page.on('request', (r) => {
@@ -215,6 +227,8 @@ test.describe('cookie banner and page views', () => {
     await page.goto('/section/politics');
     const banner = page.getByRole('region', { name: 'We value your privacy' });
     await expect(banner).toBeVisible();
+    // The banner paints with the page; its buttons work once its island has hydrated.
+    await waitForIsland(page, '.cookie-banner');
     expect(beacons).toHaveLength(0);
     const sent = page.waitForRequest((r) => r.url().endsWith('/api/analytics/pageview'));
     await banner.getByRole('button', { name: 'Accept' }).click();
@@ -232,6 +246,7 @@ test.describe('cookie banner and page views', () => {
       if (r.url().endsWith('/api/analytics/pageview')) beacons.push(r.url());
     });
     await page.goto('/section/culture');
+    await waitForIsland(page, '.cookie-banner');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect(page.getByRole('region', { name: 'We value your privacy' })).toHaveCount(0);
     await page.goto('/about');

@@ -3,7 +3,8 @@ import { useEffect, useState } from 'react';
 import { readConsent, sendPageView, storeConsent, type ConsentChoice } from './consent.ts';
 
 export default function CookieBanner() {
-  // Undefined until mounted: the static HTML never shows the banner, so returning readers see no flash.
+  // Undefined until mounted. The static HTML carries the banner, hidden unless the head script found no
+  // choice (:root[data-consent='unset']): first-time readers see it at first paint, returning ones never.
   const [choice, setChoice] = useState<ConsentChoice | 'unset' | undefined>(undefined);
 
   useEffect(() => {
@@ -18,9 +19,9 @@ export default function CookieBanner() {
     if (next === 'accepted') sendPageView();
   };
 
-  if (choice !== 'unset') return null;
+  if (choice !== 'unset' && choice !== undefined) return null;
   return (
-    <section className="cookie-banner" aria-labelledby="cookie-banner-title" data-pagefind-ignore>
+    <section className={choice === 'unset' ? 'cookie-banner is-open' : 'cookie-banner'} aria-labelledby="cookie-banner-title" data-pagefind-ignore>
       <h2 id="cookie-banner-title">We value your privacy</h2>
       <p>
         We use a first-party cookie to count page views and improve our journalism. No advertising or third-party trackers.{' '}
