@@ -1,7 +1,7 @@
 /** Accessibility: axe-core on every reader page type, in the light and the dark theme, with no serious or critical violation. */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { declineCookies, findArticle, waitForIsland } from './reader-support.ts';
+import { declineCookies, findArticle } from './reader-support.ts';
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
@@ -78,7 +78,7 @@ for (const theme of ['light', 'dark'] as const) {
       await page.goto('/about');
       await expect(page.getByRole('region', { name: 'We value your privacy' })).toBeVisible();
       await expectNoSeriousViolations(page);
-      await waitForIsland(page, '.cookie-banner');
+      await expect(page.locator('.cookie-banner')).toHaveAttribute('data-ready', 'true');
       await page.getByRole('button', { name: 'Decline' }).click();
       await revealIslands(page);
       await page.getByLabel('Email address').fill('no-at-sign');

@@ -209,7 +209,7 @@ test.describe('toasts', () => {
 
 test.describe('cookie banner and page views', () => {
   test('the banner is in the static HTML: it shows with the page for a first visit, before any island code, and never for a returning reader', async ({ page }) => {
-    // No island code at all: what shows is the prerendered HTML and the head script.
+    // No bundled script at all: what shows is the prerendered HTML and the head script.
     await page.route(/\/_astro\/.*\.js$/, (route) => route.abort());
     await page.goto('/search');
     await expect(page.getByRole('region', { name: 'We value your privacy' })).toBeVisible();
@@ -227,8 +227,8 @@ test.describe('cookie banner and page views', () => {
     await page.goto('/section/politics');
     const banner = page.getByRole('region', { name: 'We value your privacy' });
     await expect(banner).toBeVisible();
-    // The banner paints with the page; its buttons work once its island has hydrated.
-    await waitForIsland(page, '.cookie-banner');
+    // The banner paints with the page; its buttons work once its small script has run.
+    await expect(banner).toHaveAttribute('data-ready', 'true');
     expect(beacons).toHaveLength(0);
     const sent = page.waitForRequest((r) => r.url().endsWith('/api/analytics/pageview'));
     await banner.getByRole('button', { name: 'Accept' }).click();
@@ -246,7 +246,7 @@ test.describe('cookie banner and page views', () => {
       if (r.url().endsWith('/api/analytics/pageview')) beacons.push(r.url());
     });
     await page.goto('/section/culture');
-    await waitForIsland(page, '.cookie-banner');
+    await expect(page.locator('.cookie-banner')).toHaveAttribute('data-ready', 'true');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect(page.getByRole('region', { name: 'We value your privacy' })).toHaveCount(0);
     await page.goto('/about');
