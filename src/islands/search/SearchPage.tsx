@@ -76,7 +76,7 @@ function SearchPage({ siteName }: { siteName: string }) {
   return (
     <div className="search-page">
       <h1>Search Articles</h1>
-      <form className="search-form" role="search" onSubmit={onSubmit} aria-label="Search articles">
+      <form className="search-form" role="search" action="/search" method="get" onSubmit={onSubmit} aria-label="Search articles">
         <label htmlFor="search-input" className="visually-hidden">
           Search query
         </label>
