@@ -1,4 +1,4 @@
-import { defineConfig } from 'astro/config';
+import { defineConfig, fontProviders } from 'astro/config';
 import node from '@astrojs/node';
 import react from '@astrojs/react';
 import path from 'node:path';
@@ -20,6 +20,27 @@ const precompress: AstroIntegration = {
   },
 };
 
+/**
+ * A self-hosted variable font (latin subset, from its Fontsource package): the same letters, and so the
+ * same layout, on every machine and browser. Astro preloads it, sets font-display: swap, and derives a
+ * metric-matched fallback face (size-adjust, ascent/descent overrides) so the swap does not move the page.
+ */
+function selfHostedFont(name: string, cssVariable: string, files: { normal: string; italic: string }, fallbacks: string[]) {
+  return {
+    provider: fontProviders.local(),
+    name,
+    cssVariable,
+    fallbacks,
+    display: 'swap' as const,
+    options: {
+      variants: [
+        { src: [files.normal], weight: '100 900', style: 'normal' as const },
+        { src: [files.italic], weight: '100 900', style: 'italic' as const },
+      ] as [{ src: [string]; weight: string; style: 'normal' }, { src: [string]; weight: string; style: 'italic' }],
+    },
+  };
+}
+
 // Reader pages opt into prerendering (`export const prerender = true`); everything else is on demand.
 export default defineConfig({
   site: process.env.SITE_URL ?? 'http://localhost:4321',
@@ -28,6 +49,16 @@ export default defineConfig({
   cacheDir: path.join(outDir, '.astro-cache'),
   adapter: node({ mode: 'middleware', bodySizeLimit: 11 * 1024 * 1024 }),
   integrations: [react(), precompress],
+  fonts: [
+    selfHostedFont('Inter', '--font-inter', {
+      normal: '@fontsource-variable/inter/files/inter-latin-wght-normal.woff2',
+      italic: '@fontsource-variable/inter/files/inter-latin-wght-italic.woff2',
+    }, ['Arial', 'sans-serif']),
+    selfHostedFont('Source Serif 4', '--font-source-serif', {
+      normal: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-normal.woff2',
+      italic: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-italic.woff2',
+    }, ['Georgia', 'serif']),
+  ],
   trailingSlash: 'never',
   build: { format: 'directory' },
   security: {

@@ -16,7 +16,8 @@ function ensureChromium(): void {
   if (process.getuid?.() === 0) {
     console.log('Chromium is missing: installing Debian\'s chromium package (apt-get)...');
     execFileSync('apt-get', ['update'], { stdio: 'inherit' });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    // The fonts the browser tests check wide faces and fallbacks with (the site itself self-hosts its fonts).
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-liberation'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
     if (fs.existsSync(CHROMIUM)) return;
   }
   console.error(

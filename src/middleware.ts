@@ -3,7 +3,8 @@ import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useRuntime } from './server/runtime.ts';
 import { errorResponse } from './api/http.ts';
-import { deleteSessionCookie, setSessionCookie } from './api/cookies.ts';
+import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
+import { SIGNED_IN_HINT_COOKIE } from './schemas/auth.ts';
 import { getConfig } from './config.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -42,9 +43,14 @@ const loadSession = defineMiddleware(async (context, next) => {
       context.locals.session = result.session;
       // The cookie's expiry follows the session's only when it slid forward.
       if (result.renewed) setSessionCookie(context.cookies, runtime.config, token, result.session.expiresAt);
+      // Sessions from before the hint existed, or a hint the browser dropped: readers' islands need it to ask.
+      else if (!context.cookies.has(SIGNED_IN_HINT_COOKIE)) setSignedInHint(context.cookies, runtime.config, result.session.expiresAt);
     } else {
       deleteSessionCookie(context.cookies, runtime.config);
     }
+  } else if (context.cookies.has(SIGNED_IN_HINT_COOKIE)) {
+    // A hint without a session (it expired, or was cleared elsewhere): stop islands asking.
+    deleteSignedInHint(context.cookies, (await useRuntime()).config);
   }
   return next();
 });

@@ -1,8 +1,9 @@
-/** Cookie settings for the session and the anonymous visitor id. */
+/** Cookie settings for the session, its signed-in hint and the anonymous visitor id. */
 import type { AstroCookies } from 'astro';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Config } from '../config.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../server/auth.ts';
+import { SIGNED_IN_HINT_COOKIE } from '../schemas/auth.ts';
 
 export const VISITOR_COOKIE = 'vid';
 
@@ -10,6 +11,7 @@ function secure(config: Config): boolean {
   return config.SITE_URL.startsWith('https:');
 }
 
+/** Sets the session cookie and its signed-in hint, with the same lifetime (at sign-in and when the session slides forward). */
 export function setSessionCookie(cookies: AstroCookies, config: Config, token: string, expiresAt: string): void {
   cookies.set(SESSION_COOKIE, token, {
     httpOnly: true,
@@ -19,10 +21,23 @@ export function setSessionCookie(cookies: AstroCookies, config: Config, token: s
     expires: new Date(expiresAt),
     maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
   });
+  setSignedInHint(cookies, config, expiresAt);
 }
 
+/** Clears the session cookie and the hint (logout, or a session found invalid). */
 export function deleteSessionCookie(cookies: AstroCookies, config: Config): void {
   cookies.set(SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
+  deleteSignedInHint(cookies, config);
+}
+
+/** The hint carries no secret, only "a session cookie was set"; scripts must read it, so it is not httpOnly. It ends with the session. */
+export function setSignedInHint(cookies: AstroCookies, config: Config, expiresAt: string): void {
+  const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
+  cookies.set(SIGNED_IN_HINT_COOKIE, '1', { httpOnly: false, sameSite: 'lax', secure: secure(config), path: '/', expires: new Date(expiresAt), maxAge });
+}
+
+export function deleteSignedInHint(cookies: AstroCookies, config: Config): void {
+  cookies.set(SIGNED_IN_HINT_COOKIE, '', { httpOnly: false, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
 }
 
 /** The visitor id that keys one vote per article per browser; created on first vote. */

@@ -1,5 +1,5 @@
 /** The article contract: stored shape, editor input, list filters and public views. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import {
   emptyToUndefined,
   idSchema,

@@ -1,5 +1,5 @@
 /** Accounts and sessions. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 export const loginInputSchema = z.strictObject({
   username: z.string().trim().min(1, 'Please enter both username and password.').max(64),
@@ -13,6 +13,12 @@ export const userSchema = z.object({
   createdAt: z.string(),
 });
 export type User = z.infer<typeof userSchema>;
+
+/**
+ * A non-secret cookie ("1") that says a session cookie was set: readable by scripts (the session
+ * cookie is httpOnly), so islands ask GET /api/auth/me only when someone may be signed in.
+ */
+export const SIGNED_IN_HINT_COOKIE = 'signed_in';
 
 /** The signed-in user as GET /api/auth/me answers it. */
 export const publicUserSchema = z.object({ id: z.string(), username: z.string() });

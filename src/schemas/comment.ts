@@ -1,5 +1,5 @@
 /** The comment contract: stored shape, reader input, moderation and admin listing. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { emptyToUndefined, idSchema, pagingQuerySchema } from './common.ts';
 
 export const COMMENT_STATUSES = ['visible', 'hidden'] as const;

@@ -1,5 +1,5 @@
 /** Shared primitives of the API contract: sections, paging, ids, the error shape. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 // Zod probes `new Function` before its first parse to pick a faster parser; in the browser the site's CSP
 // (no 'unsafe-eval') reports that probe as a violation. Islands parse little, so they skip it.

@@ -1,5 +1,5 @@
 /** Small contracts: page-view beacons, images, regeneration jobs. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 
 export const pageviewInputSchema = z.strictObject({
   path: z.string().min(1).max(512).regex(/^\/[^\s]*$/, 'Expected a site path'),

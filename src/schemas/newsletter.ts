@@ -1,5 +1,5 @@
 /** Newsletter subscriptions, the morning briefing's send log and the dashboard's subscriber list. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { emptyToUndefined } from './common.ts';
 
 const emailSchema = z.string().trim().toLowerCase().max(254, 'Email is at most 254 characters').pipe(z.email('Please enter a valid email address.'));

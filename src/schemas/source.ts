@@ -1,5 +1,5 @@
 /** The news source contract: RSS feeds (and future API sources) an editor subscribes to. */
-import { z } from 'zod';
+import { z } from './zod.ts';
 import { idSchema, sectionSchema } from './common.ts';
 
 export const SOURCE_TYPES = ['rss', 'api'] as const;

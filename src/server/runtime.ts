@@ -22,6 +22,8 @@ export type Runtime = {
   hooks: RuntimeHooks;
   /** Background services started with the server (scheduler, regeneration worker, feed fetcher). */
   services: Map<string, { stop(): Promise<void> | void }>;
+  /** The folder readers are served from, once the HTTP server is attached (absent in builds and astro dev). */
+  servedDir?: string;
 };
 
 const KEY = Symbol.for('meridian-news.runtime');

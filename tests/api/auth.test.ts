@@ -41,6 +41,55 @@ describe('GET /api/auth/me', () => {
   });
 });
 
+describe('the signed-in hint cookie', () => {
+  const hintOf = (response: Response) => response.headers.getSetCookie().find((c) => c.startsWith('signed_in='));
+
+  it('is set with the session at sign-in: readable by scripts, no secret, same lifetime', async () => {
+    const client = new TestClient(server.url);
+    const login = await client.post('/api/auth/login', { username: ADMIN.username, password: ADMIN.password });
+    expect(login.status).toBe(200);
+    const hint = hintOf(login);
+    expect(hint).toMatch(/^signed_in=1;/);
+    expect(hint).not.toMatch(/HttpOnly/i);
+    expect(hint).toMatch(/SameSite=Lax/i);
+    expect(hint).toMatch(/Path=\//);
+    const session = login.headers.getSetCookie().find((c) => c.startsWith('session='))!;
+    expect(hint!.match(/Expires=([^;]+)/i)?.[1]).toBe(session.match(/Expires=([^;]+)/i)?.[1]);
+    expect(client.cookies.get('signed_in')).toBe('1');
+  });
+
+  it('is cleared at logout, and /api/auth/me still answers 401 without a session', async () => {
+    const client = new TestClient(server.url);
+    await client.login(ADMIN.username, ADMIN.password);
+    const logout = await client.post('/api/auth/logout');
+    expect(logout.status).toBe(204);
+    expect(hintOf(logout)).toMatch(/^signed_in=;.*Max-Age=0/i);
+    expect(client.cookies.has('signed_in')).toBe(false);
+    await expectError(await client.get('/api/auth/me'), 401);
+  });
+
+  it('is cleared when the session is found invalid, or missing', async () => {
+    const forged = new TestClient(server.url);
+    forged.cookies.set('session', 'abcdefghijklmnopqrstuvwxyz234567');
+    forged.cookies.set('signed_in', '1');
+    await expectError(await forged.get('/api/auth/me'), 401);
+    expect(forged.cookies.has('signed_in')).toBe(false);
+
+    const hintOnly = new TestClient(server.url);
+    hintOnly.cookies.set('signed_in', '1');
+    await expectError(await hintOnly.get('/api/auth/me'), 401);
+    expect(hintOnly.cookies.has('signed_in')).toBe(false);
+  });
+
+  it('is given back to a valid session that lacks it (sessions from before the hint)', async () => {
+    const client = new TestClient(server.url);
+    await client.login(ADMIN.username, ADMIN.password);
+    client.cookies.delete('signed_in');
+    expect((await client.get('/api/auth/me')).status).toBe(200);
+    expect(client.cookies.get('signed_in')).toBe('1');
+  });
+});
+
 describe('POST /api/auth/login', () => {
   it('refuses wrong credentials with 401 and the same message for unknown users', async () => {
     const client = new TestClient(server.url);

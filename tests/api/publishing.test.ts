@@ -30,6 +30,16 @@ async function fetchText(server: TestServer, publicPath: string): Promise<{ stat
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
+/** SPEC section 2's missing-article screen, with HTTP 404 (not the generic 404 screen). */
+function expectMissingArticleScreen(answer: { status: number; text: string; headers: Headers }): void {
+  expect(answer.status).toBe(404);
+  expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+  expect(answer.text).toMatch(/<h1[^>]*>Article Not Found<\/h1>/);
+  expect(answer.text).toContain("The article you're looking for doesn't exist.");
+  expect(answer.text).not.toContain('404 Page Not Found');
+  expect(answer.text).toContain('<meta name="robots" content="noindex, follow"');
+}
+
 /** Waits for the worker to drain: the queue empty and the manifest written after the last job. */
 async function waitForIdle(server: TestServer): Promise<void> {
   const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
@@ -131,8 +141,12 @@ describe('runtime regeneration', () => {
     expect((await admin.put(`/api/articles/${a.id}`, { status: 'draft' })).status).toBe(200);
     expect((await admin.delete(`/api/articles/${b.id}`)).status).toBeLessThan(300);
     for (const slug of [a.slug, b.slug]) {
-      await waitFor(`${slug} to answer 404`, async () => (await fetchText(server, `/article/${slug}`)).status === 404);
+      const gone = await waitFor(`${slug} to answer 404`, async () => {
+        const r = await fetchText(server, `/article/${slug}`);
+        return r.status === 404 ? r : undefined;
+      });
       expect(fs.existsSync(fileOf(server, `/article/${slug}`))).toBe(false);
+      expectMissingArticleScreen(gone);
     }
     await waitForIdle(server);
     // Other articles of the same month keep its sitemap (this suite publishes many).
@@ -142,6 +156,20 @@ describe('runtime regeneration', () => {
       expect(text, publicPath).not.toContain(`/article/${a.slug}`);
       expect(text, publicPath).not.toContain(`/article/${b.slug}`);
     }
+  });
+
+  it('a slug that never existed answers 404 with the prerendered Article Not Found screen, for GET and HEAD', async () => {
+    const missing = await fetchText(server, '/article/no-such-article-ever');
+    expectMissingArticleScreen(missing);
+    // The very file the build prerendered, not a render per request.
+    expect(missing.text).toBe(fs.readFileSync(path.join(server.clientDir, 'article-404', 'index.html'), 'utf8'));
+    const head = await fetch(new URL('/article/no-such-article-ever', server.url), { method: 'HEAD' });
+    expect(head.status).toBe(404);
+    // Other unknown paths keep the generic screen.
+    const other = await fetchText(server, '/no-such-page');
+    expect(other.status).toBe(404);
+    expect(other.text).toContain('404 Page Not Found');
+    expect(other.text).not.toContain('Article Not Found');
   });
 
   it('pagination: the 13th article creates page 2, unpublishing one removes it again (404)', async () => {

@@ -78,6 +78,7 @@ for (const theme of ['light', 'dark'] as const) {
       await page.goto('/about');
       await expect(page.getByRole('region', { name: 'We value your privacy' })).toBeVisible();
       await expectNoSeriousViolations(page);
+      await expect(page.locator('.cookie-banner')).toHaveAttribute('data-ready', 'true');
       await page.getByRole('button', { name: 'Decline' }).click();
       await revealIslands(page);
       await page.getByLabel('Email address').fill('no-at-sign');

@@ -60,3 +60,24 @@ test('login, dashboard tabs and editor fit 390 px', async ({ page }) => {
   await expect(page.getByLabel('Publish date')).toBeVisible();
   await expectNoHorizontalScroll(page, 'Editor');
 });
+
+/** Wide faces that any Debian machine with Chromium has (DejaVu comes with it); a wide font must never make a page scroll sideways. */
+const WIDE_FONTS = ["'DejaVu Sans Mono', monospace", "'DejaVu Serif', serif", "'DejaVu Sans', sans-serif"];
+
+test.describe('any font', () => {
+  // The injected style below is a test's own inline style, which the pages' CSP rightly refuses.
+  test.use({ bypassCSP: true });
+
+  test('the header fits 390 px signed in, whatever font the machine renders it with', async ({ page }) => {
+    await signInPage(page);
+    for (const font of WIDE_FONTS) {
+      for (const path of ['/section/world', '/admin']) {
+        await page.goto(path);
+        await expect(page.getByRole('button', { name: 'Logout' })).toBeVisible();
+        // Every element, web font or not, in a wide face with a little extra tracking.
+        await page.addStyleTag({ content: `*, *::before, *::after { font-family: ${font} !important; letter-spacing: 0.02em !important; }` });
+        await expectNoHorizontalScroll(page, `${path} in ${font}`);
+      }
+    }
+  });
+});

@@ -1,6 +1,7 @@
 /** Reader shell: header, theme, mobile menu, footer, newsletter, toasts, cookie banner with the page-view beacon, and the 404 screen. */
 import { expect, test } from '@playwright/test';
-import { declineCookies, expectToast, signIn, waitForIsland } from './reader-support.ts';
+import { createArticle, declineCookies, expectToast, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
+import { CONSENT_KEY } from '../../src/islands/consent/consent.ts';
 
 test.describe('header', () => {
   test('brand, search button and section links; Login when signed out', async ({ page }) => {
@@ -209,6 +210,17 @@ test.describe('toasts', () => {
 });
 
 test.describe('cookie banner and page views', () => {
+  test('the banner is in the static HTML: it shows with the page for a first visit, before any island code, and never for a returning reader', async ({ page }) => {
+    // No bundled script at all: what shows is the prerendered HTML and the head script.
+    await page.route(/\/_astro\/.*\.js$/, (route) => route.abort());
+    await page.goto('/search');
+    await expect(page.getByRole('region', { name: 'We value your privacy' })).toBeVisible();
+    await page.evaluate((key) => localStorage.setItem(key, 'declined'), CONSENT_KEY);
+    await page.goto('/search');
+    await expect(page.getByRole('heading', { name: 'Search Articles' })).toBeVisible();
+    await expect(page.getByRole('region', { name: 'We value your privacy' })).toHaveCount(0);
+  });
+
   test('nothing is reported until Accept; the choice is remembered', async ({ page }) => {
     const beacons: string[] = [];
     page.on('request', (r) => {
@@ -217,6 +229,8 @@ test.describe('cookie banner and page views', () => {
     await page.goto('/section/politics');
     const banner = page.getByRole('region', { name: 'We value your privacy' });
     await expect(banner).toBeVisible();
+    // The banner paints with the page; its buttons work once its small script has run.
+    await expect(banner).toHaveAttribute('data-ready', 'true');
     expect(beacons).toHaveLength(0);
     const sent = page.waitForRequest((r) => r.url().endsWith('/api/analytics/pageview'));
     await banner.getByRole('button', { name: 'Accept' }).click();
@@ -234,6 +248,7 @@ test.describe('cookie banner and page views', () => {
       if (r.url().endsWith('/api/analytics/pageview')) beacons.push(r.url());
     });
     await page.goto('/section/culture');
+    await expect(page.locator('.cookie-banner')).toHaveAttribute('data-ready', 'true');
     await page.getByRole('button', { name: 'Decline' }).click();
     await expect(page.getByRole('region', { name: 'We value your privacy' })).toHaveCount(0);
     await page.goto('/about');
@@ -245,7 +260,7 @@ test.describe('cookie banner and page views', () => {
 });
 
 test.describe('not found', () => {
-  for (const path of ['/no-such-page', '/section/markets', '/section/world/page/999', '/article/no-such-article-slug']) {
+  for (const path of ['/no-such-page', '/section/markets', '/section/world/page/999']) {
     test(`${path} answers 404 with the not-found screen`, async ({ page }) => {
       const response = await page.goto(path);
       expect(response?.status()).toBe(404);
@@ -254,4 +269,44 @@ test.describe('not found', () => {
       await expect(page).toHaveTitle('404 Page Not Found | Meridian News');
     });
   }
+
+  test('/article/{unknown} answers 404 with the Article Not Found screen', async ({ page }) => {
+    const response = await page.goto('/article/no-such-article-slug');
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Article Not Found');
+    await expect(page.getByText("The article you're looking for doesn't exist.")).toBeVisible();
+    await expect(page).toHaveTitle('Article Not Found | Meridian News');
+    await expect(page.getByText('Did you forget to add the page to the router?')).toHaveCount(0);
+  });
+
+  test('an article answers Article Not Found (404) once it is unpublished', async ({ page }) => {
+    await declineCookies(page);
+    await signIn(page.request);
+    const article = await createArticle(page.request, { title: `${uniqueToken('gone')} Short-lived story`, status: 'published' });
+    await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status()).toBe(200);
+    expect((await page.request.put(`/api/articles/${article.id}`, { data: { status: 'archived' } })).status()).toBe(200);
+    await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status()).toBe(404);
+    const response = await page.goto(`/article/${article.slug}`);
+    expect(response?.status()).toBe(404);
+    await expect(page.getByRole('heading', { level: 1 })).toHaveText('Article Not Found');
+  });
+});
+
+test('text is set in the self-hosted fonts, loaded from the site, whatever the machine has installed', async ({ page }) => {
+  await declineCookies(page);
+  const fontRequests: string[] = [];
+  page.on('request', (request) => {
+    if (request.resourceType() === 'font') fontRequests.push(new URL(request.url()).pathname);
+  });
+  await page.goto('/section/world');
+  await page.evaluate(() => document.fonts.ready);
+  const loaded = await page.evaluate(() => [...document.fonts].filter((f) => f.status === 'loaded').map((f) => `${f.family} ${f.style}`));
+  expect(loaded.some((f) => /^"?Inter\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
+  expect(loaded.some((f) => /^"?Source Serif 4\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
+  expect(fontRequests.length).toBeGreaterThan(0);
+  for (const font of fontRequests) expect(font).toMatch(/^\/_astro\/fonts\/[^/]+\.woff2$/);
+  // Both upright faces are preloaded, so they are there for the first paint of the headline and the nav.
+  expect(await page.locator('link[rel=preload][as=font][type="font/woff2"]').count()).toBe(2);
+  const bodyFont = await page.evaluate(() => getComputedStyle(document.body).fontFamily);
+  expect(bodyFont).toMatch(/^"?Inter/);
 });

@@ -213,6 +213,8 @@ describe('session lifecycle', () => {
       const session = login.headers.getSetCookie().find((c) => c.startsWith('session='))!;
       expect(session).toMatch(/;\s*Secure/i);
       expect(session).toMatch(/;\s*HttpOnly/i);
+      // The signed-in hint is readable by scripts on purpose (it holds no secret), but never sent over plain http.
+      expect(login.headers.getSetCookie().find((c) => c.startsWith('signed_in='))).toMatch(/;\s*Secure/i);
       const article = await createArticle(client, { title: 'Secure cookies', status: 'published' });
       const vote = await new TestClient(secure.url).post(`/api/articles/${article.id}/like`);
       expect(vote.status).toBe(200);

@@ -1,6 +1,7 @@
 /** The signed-in user as every island sees it: one shared query of GET /api/auth/me, null when signed out. */
 import { useQuery } from '@tanstack/react-query';
 import { api } from '../../lib/api-client.ts';
+import { hasSignedInHint } from '../../lib/signed-in-hint.ts';
 import type { PublicUser } from '../../schemas/auth.ts';
 
 export const CURRENT_USER_KEY = ['/api/auth/me'] as const;
@@ -9,6 +10,8 @@ export function useCurrentUser() {
   return useQuery({
     queryKey: CURRENT_USER_KEY,
     queryFn: async ({ signal }) => {
+      // No hint, no session: asking would only log a 401 in every signed-out reader's console.
+      if (!hasSignedInHint()) return null;
       const answer = await api.get<{ user: PublicUser } | null>('/api/auth/me', { on401: 'returnNull', signal });
       return answer?.user ?? null;
     },

@@ -57,13 +57,14 @@ export function ArticleCard({ article, eager = false }: { article: CardArticle; 
         </h3>
         {article.dek && <p className="card-dek">{article.dek}</p>}
         <div className="card-meta">
+          {/* The time comes last: the browser swaps the date for "3 hours ago", and nothing after it may move. */}
           {article.sourceLabel && <span className="card-source" data-testid="card-source">{article.sourceLabel}</span>}
-          {article.sourceLabel && article.publishedAt && <span className="dot" aria-hidden="true" />}
-          {article.publishedAt && <RelativeTime iso={article.publishedAt} />}
-          {article.readingTime !== undefined && (
+          {article.sourceLabel && article.readingTime !== undefined && <span className="dot" aria-hidden="true" />}
+          {article.readingTime !== undefined && <span data-testid="card-reading-time">{article.readingTime} min read</span>}
+          {article.publishedAt && (
             <>
-              <span className="dot" aria-hidden="true" />
-              <span data-testid="card-reading-time">{article.readingTime} min read</span>
+              {(article.sourceLabel || article.readingTime !== undefined) && <span className="dot" aria-hidden="true" />}
+              <RelativeTime iso={article.publishedAt} />
             </>
           )}
         </div>

@@ -31,9 +31,12 @@ function writeUrl(state: SearchRequest): void {
   window.history.pushState(null, '', qs ? `/search?${qs}` : '/search');
 }
 
+/** What /search shows with no query; also the prerendered HTML's state, so its first paint is the finished page. */
+const NO_QUERY: SearchRequest = { q: '', section: 'all', page: 1 };
+
 function SearchPage({ siteName }: { siteName: string }) {
-  // Undefined until mounted: the prerendered HTML cannot know the URL's query.
-  const [state, setState] = useState<SearchRequest | undefined>(undefined);
+  // The prerendered HTML cannot know the URL's query: it shows the no-query state, and the URL is read once mounted.
+  const [state, setState] = useState<SearchRequest>(NO_QUERY);
   const [input, setInput] = useState('');
 
   useEffect(() => {
@@ -48,14 +51,13 @@ function SearchPage({ siteName }: { siteName: string }) {
   }, []);
 
   useEffect(() => {
-    if (!state) return;
     document.title = state.q ? `Search Results for ${state.q} | ${siteName}` : `Search Articles | ${siteName}`;
   }, [state, siteName]);
 
   const { data, isFetching, isError } = useQuery({
-    queryKey: ['search', state?.q, state?.section, state?.page],
-    queryFn: ({ signal }) => runSearch(state!, signal),
-    enabled: Boolean(state?.q),
+    queryKey: ['search', state.q, state.section, state.page],
+    queryFn: ({ signal }) => runSearch(state, signal),
+    enabled: Boolean(state.q),
   });
 
   const navigate = (next: SearchRequest, scroll = false) => {
@@ -65,16 +67,16 @@ function SearchPage({ siteName }: { siteName: string }) {
   };
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    navigate({ q: input.trim(), section: state?.section ?? 'all', page: 1 });
+    navigate({ q: input.trim(), section: state.section, page: 1 });
   };
 
   const totalPages = data ? Math.ceil(data.total / SEARCH_PAGE_SIZE) : 0;
-  const current = state?.page ?? 1;
+  const current = state.page;
 
   return (
     <div className="search-page">
       <h1>Search Articles</h1>
-      <form className="search-form" role="search" onSubmit={onSubmit} aria-label="Search articles">
+      <form className="search-form" role="search" action="/search" method="get" onSubmit={onSubmit} aria-label="Search articles">
         <label htmlFor="search-input" className="visually-hidden">
           Search query
         </label>
@@ -98,8 +100,8 @@ function SearchPage({ siteName }: { siteName: string }) {
             key={chip}
             type="button"
             className="chip"
-            aria-pressed={(state?.section ?? 'all') === chip}
-            onClick={() => navigate({ q: state?.q ?? '', section: chip, page: 1 })}
+            aria-pressed={state.section === chip}
+            onClick={() => navigate({ q: state.q, section: chip, page: 1 })}
           >
             {chip === 'all' ? 'All' : SECTION_LABELS[chip]}
           </button>
@@ -107,8 +109,8 @@ function SearchPage({ siteName }: { siteName: string }) {
       </div>
 
       <div className="search-results" aria-live="polite" aria-busy={isFetching}>
-        {state && !state.q && <p className="empty-state">Enter a search query to find articles</p>}
-        {state?.q && data && (
+        {!state.q && <p className="empty-state">Enter a search query to find articles</p>}
+        {state.q && data && (
           <p className="results-summary" data-testid="results-summary">
             Showing results for: <strong>{state.q}</strong>{' '}
             <span className="results-count">
@@ -117,9 +119,10 @@ function SearchPage({ siteName }: { siteName: string }) {
             </span>
           </p>
         )}
-        {state?.q && isFetching && !data && <p className="results-loading">Searching…</p>}
-        {state?.q && isError && <p className="empty-state">Search is unavailable right now. Please try again later.</p>}
-        {state?.q && data && data.items.length === 0 && <p className="empty-state">No articles found matching {state.q}</p>}
+        {state.q && isFetching && !data && <p className="results-loading">Searching…</p>}
+        {state.q && isError && <p className="empty-state">Search is unavailable right now. Please try again later.</p>}
+        {state.q && data && data.items.length === 0 && <p className="empty-state">No articles found matching {state.q}</p>}
+        {data && data.items.length > 0 && <h2 className="visually-hidden">Search results</h2>}
         {data && data.items.length > 0 && (
           <ul className="card-grid" aria-label="Search results" data-engine={data.engine}>
             {data.items.map((article) => (
@@ -131,7 +134,7 @@ function SearchPage({ siteName }: { siteName: string }) {
         )}
       </div>
 
-      {state && totalPages > 1 && (
+      {totalPages > 1 && (
         <nav aria-label="Search result pages">
           <ul className="pagination">
             <li>

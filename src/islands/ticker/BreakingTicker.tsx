@@ -12,7 +12,23 @@ function BreakingTicker() {
     queryKey: ['/api/articles', { isBreaking: 'true', limit: TICKER_LIMIT }],
     refetchInterval: TICKER_REFRESH_MS,
   });
-  if (!data || data.length === 0) return null;
+  // The bar is in the static HTML at its full height before the list arrives (and stays when there is
+  // no breaking news), so the page below it never moves: a bar that appeared later pushed it down.
+  if (!data) {
+    return (
+      <div className="ticker ticker-pending" aria-hidden="true">
+        <span className="ticker-label">Breaking</span>
+      </div>
+    );
+  }
+  if (data.length === 0) {
+    return (
+      <section className="ticker ticker-quiet" aria-label="Breaking news" data-testid="breaking-ticker">
+        <span className="ticker-label">Breaking</span>
+        <p className="ticker-empty">No breaking news right now.</p>
+      </section>
+    );
+  }
   const items = data.map((article) => (
     <li key={article.id}>
       <a href={`/article/${encodeURIComponent(article.slug)}`}>{article.title}</a>

@@ -2,7 +2,7 @@
 import { renderMachineFile } from './feeds.ts';
 
 /** Top-level pages that are not article data: found at build time, so a new static page joins the sitemap by itself. */
-const NOT_IN_SITEMAP = new Set(['index', '404', '500', 'login', 'search']);
+const NOT_IN_SITEMAP = new Set(['index', '404', '500', 'article-404', 'login', 'search']);
 export const STATIC_PAGES: readonly string[] = Object.keys(import.meta.glob('../../pages/*.astro'))
   .map((file) => file.replace(/^.*\/([^/]+)\.astro$/, '$1'))
   .filter((name) => !NOT_IN_SITEMAP.has(name))

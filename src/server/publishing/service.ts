@@ -3,6 +3,7 @@
  * regeneration jobs before the API answers, the scheduler, and the worker, which starts once the
  * HTTP server listens (it renders pages by calling the server's own twin routes over loopback).
  */
+import path from 'node:path';
 import type { Runtime } from '../runtime.ts';
 import { nowIso } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
@@ -114,6 +115,8 @@ export function startPublishing(runtime: Runtime): void {
 export function attachPublishingSite(runtime: Runtime, site: PublishingSite): RegenerationWorker | undefined {
   const state = services.get(runtime);
   if (!state || state.worker) return state?.worker;
+  // On the runtime (not in this module's state): the Astro bundle holds its own copy of this module.
+  runtime.servedDir = path.resolve(site.clientDir);
   const settleMs = runtime.config.REGENERATION_SETTLE_MS;
   state.worker = startRegenerationWorker(runtime, {
     clientDir: site.clientDir,
