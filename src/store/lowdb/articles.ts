@@ -3,6 +3,7 @@ import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/a
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { articleFile } from './layout.ts';
+import { SortedList } from './sorted-list.ts';
 import { TextIndex, stripTags } from './text-index.ts';
 
 /** The collection's version, in a file of its own: bumped (and on disk) before the article file it counts. */
@@ -24,28 +25,6 @@ function byRecent(a: ArticleRecord, b: ArticleRecord): number {
 
 function byUpdated(a: ArticleRecord, b: ArticleRecord): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
-}
-
-/** First index whose item does not sort before `item`. */
-function lowerBound<T>(list: T[], item: T, compare: (a: T, b: T) => number): number {
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >> 1;
-    if (compare(list[mid]!, item) < 0) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
-}
-
-/** Binary search plus one splice (a memmove: about 0.1 ms at 100,000 entries). */
-function insertSorted<T>(list: T[], item: T, compare: (a: T, b: T) => number): void {
-  list.splice(lowerBound(list, item, compare), 0, item);
-}
-
-function removeSorted<T>(list: T[], item: T, compare: (a: T, b: T) => number): void {
-  const i = lowerBound(list, item, compare);
-  if (list[i] === item) list.splice(i, 1);
 }
 
 /** Normalises an ISO date or date-time bound to a comparable ISO string. */
@@ -92,10 +71,10 @@ export class LowdbArticles implements ArticleRepository {
   readonly #byCanonical = new Map<string, ArticleRecord>();
   readonly #text = new TextIndex();
   /** Sorted views, kept sorted on every write (binary search), never rebuilt. */
-  readonly #recent: ArticleRecord[] = [];
-  readonly #updated: ArticleRecord[] = [];
+  readonly #recent: SortedList<ArticleRecord>;
+  readonly #updated: SortedList<ArticleRecord>;
   /** Published articles newest first, per section and under '*' for all. */
-  readonly #publishedBySection = new Map<string, ArticleRecord[]>([['*', []]]);
+  readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
   /** Articles waiting for the text index, built after start in slices that leave the event loop free. */
   #textQueue: string[] = [];
   #textReady: Promise<void> = Promise.resolve();
@@ -104,14 +83,23 @@ export class LowdbArticles implements ArticleRepository {
     this.#dir = dir;
     this.#version = version;
     this.#readOnly = readOnly;
+    const all: ArticleRecord[] = [];
     for (const article of records) {
       this.#indexMaps(article);
-      this.#recent.push(article);
-      this.#updated.push(article);
+      all.push(article);
     }
-    this.#recent.sort(byRecent);
-    this.#updated.sort(byUpdated);
-    for (const article of this.#recent) if (article.status === 'published') this.#publishedList(article.section).push(article), this.#publishedBySection.get('*')!.push(article);
+    const recent = all.sort(byRecent);
+    const published = new Map<string, ArticleRecord[]>([['*', []]]);
+    for (const article of recent) {
+      if (article.status !== 'published') continue;
+      published.get('*')!.push(article);
+      let list = published.get(article.section);
+      if (!list) published.set(article.section, (list = []));
+      list.push(article);
+    }
+    for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
+    this.#recent = new SortedList(byRecent, recent);
+    this.#updated = new SortedList(byUpdated, [...recent].sort(byUpdated));
     this.#textQueue = [...this.#byId.keys()];
     if (this.#textQueue.length) this.#textReady = this.#buildText();
   }
@@ -133,9 +121,9 @@ export class LowdbArticles implements ArticleRepository {
     return this.#textReady;
   }
 
-  #publishedList(section: string): ArticleRecord[] {
+  #publishedList(section: string): SortedList<ArticleRecord> {
     let list = this.#publishedBySection.get(section);
-    if (!list) this.#publishedBySection.set(section, (list = []));
+    if (!list) this.#publishedBySection.set(section, (list = new SortedList(byRecent)));
     return list;
   }
 
@@ -160,11 +148,11 @@ export class LowdbArticles implements ArticleRepository {
   #index(article: ArticleRecord): void {
     this.#indexMaps(article);
     this.#indexText(article);
-    insertSorted(this.#recent, article, byRecent);
-    insertSorted(this.#updated, article, byUpdated);
+    this.#recent.insert(article);
+    this.#updated.insert(article);
     if (article.status === 'published') {
-      insertSorted(this.#publishedList(article.section), article, byRecent);
-      insertSorted(this.#publishedBySection.get('*')!, article, byRecent);
+      this.#publishedList(article.section).insert(article);
+      this.#publishedList('*').insert(article);
     }
   }
 
@@ -176,20 +164,20 @@ export class LowdbArticles implements ArticleRepository {
       if (article.origin.canonicalUrl) this.#byCanonical.delete(article.origin.canonicalUrl);
     }
     this.#text.remove(article.id);
-    removeSorted(this.#recent, article, byRecent);
-    removeSorted(this.#updated, article, byUpdated);
+    this.#recent.remove(article);
+    this.#updated.remove(article);
     if (article.status === 'published') {
-      removeSorted(this.#publishedList(article.section), article, byRecent);
-      removeSorted(this.#publishedBySection.get('*')!, article, byRecent);
+      this.#publishedList(article.section).remove(article);
+      this.#publishedList('*').remove(article);
     }
   }
 
-  #sorted(sort: ArticleSort): ArticleRecord[] {
+  #sorted(sort: ArticleSort): SortedList<ArticleRecord> {
     return sort === 'updated' ? this.#updated : this.#recent;
   }
 
   /** Candidates for a filter: the narrowest prebuilt list that contains every match. */
-  #candidates(filter: ArticleFilter, sort: ArticleSort): { list: ArticleRecord[]; exact: boolean } {
+  #candidates(filter: ArticleFilter, sort: ArticleSort): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
       const list = this.#publishedBySection.get(filter.section ?? '*') ?? [];

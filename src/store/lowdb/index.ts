@@ -71,8 +71,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<SourcesFile>('sources', { sources: [] }),
       open<UsersFile>('users', { users: [] }),
       open<MetaFile>('meta', {}),
-      loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(record)),
     ]);
+    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(record));
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
