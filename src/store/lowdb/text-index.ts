@@ -78,27 +78,29 @@ export class TextIndex {
 
   add(id: string, fields: IndexedFields): void {
     this.remove(id);
-    const weights = new Map<string, number>();
+    const doc = this.#docIds.length;
+    this.#docIds.push(id);
+    this.#docOf.set(id, doc);
+    // A document's entries are appended last in each posting, so a repeated token adds to that
+    // entry: one dictionary lookup per word, no per-document map.
     const addText = (text: string | undefined, weight: number) => {
       if (!text) return;
-      for (const token of tokenize(text)) weights.set(token, (weights.get(token) ?? 0) + weight);
+      for (const token of tokenize(text)) {
+        let posting = this.#postings.get(token);
+        if (!posting) {
+          posting = new Posting();
+          this.#postings.set(token, posting);
+          this.#newTokens.push(token);
+        }
+        const last = posting.length - 1;
+        if (last >= 0 && posting.docs[last] === doc) posting.weights[last] = Math.min(65535, posting.weights[last]! + weight);
+        else posting.push(doc, weight);
+      }
     };
     addText(fields.title, WEIGHTS.title);
     addText(fields.dek, WEIGHTS.dek);
     addText(fields.extra, WEIGHTS.extra);
     addText(fields.body, WEIGHTS.body);
-    const doc = this.#docIds.length;
-    this.#docIds.push(id);
-    this.#docOf.set(id, doc);
-    for (const [token, weight] of weights) {
-      let posting = this.#postings.get(token);
-      if (!posting) {
-        posting = new Posting();
-        this.#postings.set(token, posting);
-        this.#newTokens.push(token);
-      }
-      posting.push(doc, weight);
-    }
   }
 
   remove(id: string): void {
