@@ -1,5 +1,5 @@
 /**
- * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--keep]`: measures the
+ * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--keep] [--store-only]`: measures the
  * write path at several archive sizes (saves, votes, publish -> live and -> findable, rebuilds, start
  * time, memory, reader latency during writes, the server's event-loop blocking, pages per publish),
  * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
@@ -26,7 +26,7 @@ const started = performance.now();
 const say = (line: string) => console.log(`[scale ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
 const children = new Set<ChildProcess>();
 
-type Options = { sizes: number[]; votes: number; durationS: number; keep: boolean };
+type Options = { sizes: number[]; votes: number; durationS: number; keep: boolean; storeOnly: boolean };
 
 function parseOptions(argv: string[]): Options {
   const value = (name: string) => {
@@ -39,7 +39,7 @@ function parseOptions(argv: string[]): Options {
   const durationS = Number(value('--duration') ?? 10);
   if (!Number.isInteger(votes) || votes < 0) throw new Error('--votes must be a whole number');
   if (!(durationS >= 2 && durationS <= 60)) throw new Error('--duration must be 2-60 seconds');
-  return { sizes: [...new Set(sizes)].sort((a, b) => a - b), votes, durationS, keep: argv.includes('--keep') };
+  return { sizes: [...new Set(sizes)].sort((a, b) => a - b), votes, durationS, keep: argv.includes('--keep'), storeOnly: argv.includes('--store-only') };
 }
 
 /** One archive size's figures: the shape of bench/results/scale.json. */
@@ -456,8 +456,50 @@ function table(header: string[], lines: string[][]): string {
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n');
 }
 
+type StoreFigures = { articles: number; votesStored: number; openS: number; textReadyS: number; rssOpenMB: number; peakRssMB: number; saveP95Ms: number; voteP99Ms: number; maxEventLoopBlockMs: number; eventLoopP99Ms: number };
+
+/**
+ * --store-only: the store without a build or a server (minutes instead of an hour at 100,000): start,
+ * memory and the write path measured in bench/store-probe.ts, written to bench/results/scale-store.json.
+ */
+async function storeOnly(options: Options, machine: string): Promise<void> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-store-'));
+  const largest = options.sizes.at(-1)!;
+  const figures: StoreFigures[] = [];
+  const loads: number[] = [];
+  try {
+    for (const articles of options.sizes) {
+      const dataDir = path.join(workDir, `data-${articles}`);
+      say(`== ${articles.toLocaleString('en-US')} articles (store only): generating...`);
+      const generated = await generateStore(dataDir, articles, say);
+      const votesStored = articles === largest ? Math.max(options.votes, articles * 10) : articles * 10;
+      await generateVotes(dataDir, generated.ids, votesStored);
+      const probe = await runNode(path.join(ROOT, 'bench/store-probe.ts'), [dataDir], {}, 1_800_000);
+      const line = probe.output.trim().split('\n').at(-1) ?? '';
+      if (probe.code !== 0 || !line.startsWith('{')) throw new Error(`store probe failed: ${probe.output.slice(-2000)}`);
+      figures.push({ articles, votesStored, ...(JSON.parse(line) as Omit<StoreFigures, 'articles' | 'votesStored'>) });
+      loads.push(Number(os.loadavg()[0]!.toFixed(2)));
+      say(`  ${line}`);
+      if (!options.keep) fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  } finally {
+    if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  const keys = ['votesStored', 'openS', 'textReadyS', 'rssOpenMB', 'peakRssMB', 'saveP95Ms', 'voteP99Ms', 'maxEventLoopBlockMs', 'eventLoopP99Ms'] as const;
+  console.log(`\nMeridian News bench:scale --store-only; ${machine}; 1-minute load after each size: ${loads.join(', ')}\n`);
+  console.log(table(['figure', ...figures.map((f) => `${f.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...figures.map((f) => String(f[key]))])));
+  const file = path.join(ROOT, 'bench/results/scale-store.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes: figures }, null, 2)}\n`);
+  console.log(`\nWritten to ${path.relative(ROOT, file)}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  if (options.storeOnly) {
+    await storeOnly(options, `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`);
+    return;
+  }
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-'));
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
   const largest = options.sizes.at(-1)!;
