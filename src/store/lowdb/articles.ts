@@ -221,17 +221,36 @@ export class LowdbArticles implements ArticleRepository {
     return n;
   }
 
-  /** Full-text search: relevance, then recency. */
+  /**
+   * Full-text search: relevance, then recency. Only the first offset + limit matches are kept in
+   * order (a bounded insertion), not all of them sorted: a common word matches tens of thousands of
+   * articles at 100,000, and sorting them all took seconds.
+   */
   async search(query: string, filter: ArticleFilter, page: Page) {
     await this.#textReady;
     const scores = this.#text.query(query);
-    const matches: ArticleRecord[] = [];
-    for (const id of scores.keys()) {
+    const keep = page.offset + page.limit;
+    const top: { article: ArticleRecord; score: number }[] = [];
+    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) => b.score - a.score || byRecent(a.article, b.article);
+    let total = 0;
+    for (const [id, score] of scores) {
       const article = this.#byId.get(id);
-      if (article && matchesFilter(article, filter)) matches.push(article);
+      if (!article || !matchesFilter(article, filter)) continue;
+      total++;
+      if (keep <= 0) continue;
+      const entry = { article, score };
+      if (top.length === keep && before(entry, top[keep - 1]!) >= 0) continue;
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(top[mid]!, entry) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      top.splice(lo, 0, entry);
+      if (top.length > keep) top.pop();
     }
-    matches.sort((a, b) => scores.get(b.id)! - scores.get(a.id)! || byRecent(a, b));
-    return { items: matches.slice(page.offset, page.offset + page.limit), total: matches.length };
+    return { items: top.slice(page.offset).map((e) => e.article), total };
   }
 
   async stats(): Promise<ArticleStats> {
