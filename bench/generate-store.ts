@@ -1,5 +1,6 @@
-/** Writes a realistic N-article newsroom into a DATA_DIR: records built by the domain as an editor's saves build them, read back through the Store. */
+/** Writes a realistic N-article newsroom into a DATA_DIR (store layout 2): records built by the domain as an editor's saves build them, read back through the Store. */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig } from '../src/config.ts';
 import { articleInputSchema, type ArticleInput, type ArticleRecord } from '../src/schemas/article.ts';
@@ -7,6 +8,8 @@ import { SECTIONS, type Section } from '../src/schemas/common.ts';
 import { buildArticle } from '../src/server/articles.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { openStore } from '../src/store/index.ts';
+import { articleFile, bucketFile, inPool, listJsonFiles, voteBucket } from '../src/store/lowdb/layout.ts';
+import { versionFile } from '../src/store/lowdb/migrate.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from '../src/server/seed/hero-images.ts';
 
 /** Topic words per section: titles, tags and bodies draw on them, so search queries find plausible sets. */
@@ -118,22 +121,37 @@ async function writeHeroImages(dataDir: string): Promise<Map<string, string>> {
   return new Map(entries);
 }
 
-export type GeneratedStore = { articles: number; words: number; ms: number; bytes: number; images: number };
+export type GeneratedStore = { articles: number; words: number; ms: number; bytes: number; images: number; ids: string[] };
+
+/** Writes article files straight into layout 2 (the store is closed): 256 hashed folders, a pool of writes. */
+async function writeArticleFiles(dataDir: string, articles: ArticleRecord[]): Promise<number> {
+  let bytes = 0;
+  const folders = new Set(articles.map((a) => path.dirname(articleFile(dataDir, a.id))));
+  for (const folder of folders) fs.mkdirSync(folder, { recursive: true });
+  await inPool(articles, 64, async (article) => {
+    const text = JSON.stringify(article);
+    bytes += Buffer.byteLength(text);
+    await fsp.writeFile(articleFile(dataDir, article.id), text);
+  });
+  return bytes;
+}
 
 /**
  * Generates `count` published articles over all sections into `dataDir`. Each record is built by
  * the domain (buildArticle: sanitising, slug, reading time), as an API save builds it; the records
- * are then written as one collection file and read back through the Store. Inserting them one by
- * one through Store.insert would stringify the whole collection on every insert (lowdb writes the
- * document whole), O(N^2): over an hour for 10,000 articles of this size.
+ * are then written straight into the store's layout (one file per article, in batches so 100,000
+ * articles never sit in memory at once) and read back through the Store.
  */
 export async function generateStore(dataDir: string, count: number, log: (line: string) => void): Promise<GeneratedStore> {
   const started = performance.now();
   const heroImages = await writeHeroImages(dataDir);
+  // Opening the runtime marks the empty folder as layout 2 and gives it its store id.
   const runtime = await startRuntime(parseConfig({ DATA_DIR: dataDir, SEED: 'none' }));
   const random = createRandom(count);
-  const articles: ArticleRecord[] = [];
+  let batch: ArticleRecord[] = [];
+  const ids: string[] = [];
   let words = 0;
+  let bytes = 0;
   // Spread over a year up to now, oldest first, as they would have been published.
   const span = 365 * 24 * 3600_000;
   const begin = Date.now() - span;
@@ -143,16 +161,20 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
       const input = articleInputFor(random, i, section, heroImages);
       const at = new Date(begin + Math.floor((span * i) / count)).toISOString();
       // Titles carry their number, so slugs are unique without asking the (still empty) store.
-      articles.push(await buildArticle(runtime, input, at));
+      const article = await buildArticle(runtime, input, at);
+      batch.push(article);
+      ids.push(article.id);
       words += (input.bodyHtml ?? '').replace(/<[^>]+>/g, ' ').split(/\s+/).filter(Boolean).length;
-      if ((i + 1) % 2000 === 0) log(`  built ${i + 1}/${count} articles (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+      if (batch.length === 1000 || i === count - 1) {
+        bytes += await writeArticleFiles(dataDir, batch);
+        batch = [];
+      }
+      if ((i + 1) % 5000 === 0) log(`  built ${i + 1}/${count} articles (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
   } finally {
     await stopRuntime();
   }
-  const file = path.join(dataDir, 'articles.json');
-  fs.writeFileSync(`${file}.tmp`, JSON.stringify({ version: 1, articles }));
-  fs.renameSync(`${file}.tmp`, file);
+  fs.writeFileSync(versionFile(dataDir), JSON.stringify({ version: 1 }));
   const store = await openStore(dataDir, 'read');
   try {
     const stored = await store.articles.count({ statuses: ['published'] });
@@ -160,5 +182,34 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
   } finally {
     await store.close();
   }
-  return { articles: count, words: Math.round(words / count), ms: performance.now() - started, bytes: fs.statSync(file).size, images: heroImages.size };
+  return { articles: count, words: Math.round(words / count), ms: performance.now() - started, bytes, images: heroImages.size, ids };
+}
+
+/**
+ * Stores `count` votes from distinct visitors straight into the vote buckets (with their counts), the
+ * way the store keeps them: a few articles get many (a long tail, as on a real site), most a handful.
+ */
+export async function generateVotes(dataDir: string, articleIds: readonly string[], count: number): Promise<{ ms: number; files: number }> {
+  const started = performance.now();
+  const random = createRandom(count + 7);
+  const buckets = new Map<number, { votes: Record<string, Record<string, 'like' | 'dislike'>>; counts: Record<string, { likes: number; dislikes: number }> }>();
+  for (let v = 0; v < count; v++) {
+    // Squaring a uniform number favours the first ids: article 0 gets the most votes.
+    const articleId = articleIds[Math.floor(random() * random() * articleIds.length)]!;
+    const visitorId = `gen${v.toString(36).padStart(23, '0')}`;
+    const kind = random() < 0.7 ? 'like' : 'dislike';
+    const b = voteBucket(articleId, visitorId);
+    let bucket = buckets.get(b);
+    if (!bucket) buckets.set(b, (bucket = { votes: {}, counts: {} }));
+    (bucket.votes[articleId] ??= {})[visitorId] = kind;
+    const tally = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
+    if (kind === 'like') tally.likes++;
+    else tally.dislikes++;
+  }
+  await inPool([...buckets.keys()], 16, async (b) => {
+    const file = bucketFile(dataDir, 'votes', b);
+    await fsp.mkdir(path.dirname(file), { recursive: true });
+    await fsp.writeFile(file, JSON.stringify(buckets.get(b)));
+  });
+  return { ms: performance.now() - started, files: listJsonFiles(path.join(dataDir, 'votes')).length };
 }

@@ -15,6 +15,7 @@ import type { Browser } from 'playwright-core';
 import { ApiClient } from '../tests/helpers/server.ts';
 import type { Article } from '../src/schemas/article.ts';
 import { generateStore } from './generate-store.ts';
+import { readCollectionDocument } from '../src/store/lowdb/inspect.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import { CHROMIUM, launchBrowser, measurePageWeight, searchOnce } from './browser.ts';
 
@@ -460,9 +461,9 @@ async function measureVotes(server: BenchServer, admin: ApiClient, options: Opti
   // The durable check runs once the server has stopped: the votes file must hold every acknowledged vote.
   return {
     check: (dataDir: string) => {
-      const file = JSON.parse(fs.readFileSync(path.join(dataDir, 'votes.json'), 'utf8')) as { tallies: Record<string, { likes: number; dislikes: number }> };
+      const file = readCollectionDocument(dataDir, 'votes') as { tallies: Record<string, { likes: number; dislikes: number }> };
       const stored = compare((id) => file.tallies[id] ?? { likes: 0, dislikes: 0 });
-      record('votes', `votes.json after shutdown: lost / miscounted (+${stored.extra} in flight)`, `${stored.lost} / ${stored.miscounted}`, 'votes', '0 / 0', stored.lost === 0 && stored.miscounted === 0);
+      record('votes', `vote files after shutdown: lost / miscounted (+${stored.extra} in flight)`, `${stored.lost} / ${stored.miscounted}`, 'votes', '0 / 0', stored.lost === 0 && stored.miscounted === 0);
     },
   };
 }
@@ -532,7 +533,7 @@ async function main(): Promise<void> {
     // 1. Data
     const store = await generateStore(dataDir, options.articles, say);
     record('data', `generate ${options.articles} articles (avg ${store.words} words, ${store.images} hero images)`, Number((store.ms / 1000).toFixed(1)), 's');
-    record('data', 'articles.json', Number((store.bytes / 1048576).toFixed(1)), 'MB');
+    record('data', 'article files (one per article)', Number((store.bytes / 1048576).toFixed(1)), 'MB');
 
     // 2. Full build (npm run rebuild: astro build + Pagefind), into the bench's own folder
     say('full rebuild (astro build + Pagefind)...');

@@ -4,6 +4,7 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { ADMIN, ApiClient, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article, ArticleInput } from '../../src/schemas/article.ts';
+import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 export { ADMIN };
 
@@ -62,17 +63,17 @@ export async function expectError(response: Response, status: number, message?: 
   return body;
 }
 
-/** Every collection file in DATA_DIR must parse as JSON (atomic writes, no half-written files). */
+/** Every JSON file of the store in DATA_DIR (article files and buckets too) must parse (atomic writes, no half-written files). */
 export function expectDataFilesValid(dataDir: string): void {
-  const files = fs.readdirSync(dataDir).filter((f) => f.endsWith('.json'));
+  const files = storeJsonFiles(dataDir);
   expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
-    const text = fs.readFileSync(path.join(dataDir, file), 'utf8');
+    const text = fs.readFileSync(file, 'utf8');
     expect(() => JSON.parse(text), file).not.toThrow();
   }
 }
 
-/** Reads one collection file of the server's DATA_DIR. */
+/** Reads one collection of the server's DATA_DIR from its files, as one document (`{ articles: [...] }`, `{ votes, tallies }`, ...). */
 export function readDataFile<T = any>(dataDir: string, name: string): T {
-  return JSON.parse(fs.readFileSync(path.join(dataDir, `${name}.json`), 'utf8')) as T;
+  return readCollectionDocument(dataDir, name) as T;
 }

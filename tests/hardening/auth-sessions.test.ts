@@ -16,12 +16,14 @@ import {
   expectServerUp,
   freshIp,
   makeDataDir,
+  readDataFile,
   send,
   snapshotDataDir,
   startHardenedServer,
   waitForIdleQueue,
   type TestServer,
 } from './support.ts';
+import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 let server: TestServer;
 let admin: TestClient;
@@ -70,7 +72,7 @@ const FORGED = 'abcdefghijklmnopqrstuvwxyz234567';
 describe('admin endpoints without a live session', () => {
   it('answer 401 with no cookie, a forged token, a malformed one, or the stored session id itself', async () => {
     const before = snapshotDataDir(server.dataDir);
-    const sessions = JSON.parse(fs.readFileSync(path.join(server.dataDir, 'sessions.json'), 'utf8')) as { sessions: Record<string, unknown> };
+    const sessions = readDataFile<{ sessions: Record<string, unknown> }>(server.dataDir, 'sessions');
     const storedId = Object.keys(sessions.sessions)[0]!;
     // What a leaked sessions.json holds is a hash: it must not work as a token.
     const cookies = [undefined, FORGED, 'x'.repeat(4000), `${admin.cookies.get('session')}x`, storedId, `${admin.cookies.get('session')!.toUpperCase()}`];
@@ -103,17 +105,19 @@ describe('admin endpoints without a live session', () => {
     expect((await client.get('/api/articles/stats')).status).toBe(200);
     await other.stop();
     // Age every session past its expiry while the server is down: the store is the only clock it has.
-    const file = path.join(dataDir, 'sessions.json');
-    const data = JSON.parse(fs.readFileSync(file, 'utf8')) as { sessions: Record<string, { expiresAt: string }> };
-    for (const session of Object.values(data.sessions)) session.expiresAt = new Date(Date.now() - 1000).toISOString();
-    fs.writeFileSync(file, JSON.stringify(data));
+    // Sessions live in hashed bucket files (layout 2): age the ones in each.
+    for (const file of storeJsonFiles(dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`))) {
+      const bucket = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { expiresAt: string }>;
+      for (const session of Object.values(bucket)) session.expiresAt = new Date(Date.now() - 1000).toISOString();
+      fs.writeFileSync(file, JSON.stringify(bucket));
+    }
     other = await startHardenedServer({}, dataDir);
     try {
       const replay = new TestClient(other.url);
       replay.cookies.set('session', token);
       for (const call of adminCalls()) await expectError(await replay.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
       await other.stop();
-      const after = JSON.parse(fs.readFileSync(file, 'utf8')) as { sessions: Record<string, unknown> };
+      const after = readDataFile<{ sessions: Record<string, unknown> }>(dataDir, 'sessions');
       expect(Object.keys(after.sessions)).toHaveLength(0);
     } finally {
       await other.stop();

@@ -20,6 +20,7 @@ import {
 } from '../../src/server/auth.ts';
 import { checkLoginThrottle, clearLoginFailures, consumeRateLimit, recordLoginFailure } from '../../src/server/rate-limit.ts';
 import { appErrorOf, makeRuntime } from './support.ts';
+import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
 let runtime: TestRuntime;
@@ -57,7 +58,8 @@ describe('passwords and tokens', () => {
     const { token, session } = await createSession(runtime, user.id);
     expect(session.id).toBe(encodeHexLowerCase(sha256(new TextEncoder().encode(token))));
     expect(sessionIdFromToken(token)).toBe(session.id);
-    const file = fs.readFileSync(path.join(runtime.dataDir, 'sessions.json'), 'utf8');
+    // Every file the sessions are kept in (layout 2: hashed buckets).
+    const file = storeJsonFiles(runtime.dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     expect(file).toContain(session.id);
     expect(file).not.toContain(token);
   });

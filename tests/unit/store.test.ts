@@ -6,6 +6,8 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
+import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
+import { articleFile, bucketFile } from '../../src/store/lowdb/layout.ts';
 
 let dir: string;
 let store: Store;
@@ -19,8 +21,9 @@ afterEach(async () => {
   await closeQuietly(store);
 });
 
+/** A collection as one document, read from the files on disk (not from the open store). */
 function readFile<T = any>(name: string): T {
-  return JSON.parse(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')) as T;
+  return readCollectionDocument(dir, name) as T;
 }
 
 describe('articles', () => {
@@ -190,12 +193,13 @@ describe('counters and votes', () => {
 
   it('keeps counters out of the articles file', async () => {
     await store.articles.insert(articleRecord({ id: 'x' }));
-    const before = fs.statSync(path.join(dir, 'articles.json')).mtimeMs;
-    const text = fs.readFileSync(path.join(dir, 'articles.json'), 'utf8');
+    const file = articleFile(dir, 'x');
+    const before = fs.statSync(file).mtimeMs;
+    const text = fs.readFileSync(file, 'utf8');
     await store.counters.vote('x', 'v', 'like');
     await store.counters.incrementViews('x');
-    expect(fs.readFileSync(path.join(dir, 'articles.json'), 'utf8')).toBe(text);
-    expect(fs.statSync(path.join(dir, 'articles.json')).mtimeMs).toBe(before);
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.statSync(file).mtimeMs).toBe(before);
   });
 });
 
@@ -400,10 +404,14 @@ describe('files', () => {
       done = true;
     });
     while (!done) {
-      for (const name of ['comments', 'counters', 'votes', 'articles']) {
-        const file = path.join(dir, `${name}.json`);
-        if (!fs.existsSync(file)) continue;
-        expect(() => JSON.parse(fs.readFileSync(file, 'utf8')), name).not.toThrow();
+      for (const file of storeJsonFiles(dir)) {
+        let text: string;
+        try {
+          text = fs.readFileSync(file, 'utf8');
+        } catch {
+          continue; // Listed, then deleted: a file that is gone is never half-written.
+        }
+        expect(() => JSON.parse(text), file).not.toThrow();
         reads++;
       }
       await new Promise((resolve) => setImmediate(resolve));
@@ -413,16 +421,18 @@ describe('files', () => {
     expect(readFile('comments').comments).toHaveLength(200);
     expect(readFile('votes').tallies.a).toEqual({ likes: 100, dislikes: 100 });
     expect(readFile('articles').articles).toHaveLength(200);
-    expect(fs.readdirSync(dir).filter((f) => f.endsWith('.tmp'))).toEqual([]);
+    expect(fs.readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.tmp'))).toEqual([]);
   });
 
   it('refuses to open a collection that is not valid JSON, naming the file', async () => {
     await store.close();
-    fs.writeFileSync(path.join(dir, 'comments.json'), '{"comments": [');
-    await expect(openStore(dir)).rejects.toThrow(/comments\.json.*not valid JSON/);
+    const bucket = bucketFile(dir, 'comments', 7);
+    fs.mkdirSync(path.dirname(bucket), { recursive: true });
+    fs.writeFileSync(bucket, '{"c1": {');
+    await expect(openStore(dir)).rejects.toThrow(/comments\/007\.json.*not valid JSON/);
     // The failed open released its lock.
     expect(fs.existsSync(path.join(dir, '.lock'))).toBe(false);
-    fs.writeFileSync(path.join(dir, 'comments.json'), '{"comments": []}');
+    fs.writeFileSync(bucket, '{}');
     store = await openStore(dir);
   });
 

@@ -1,9 +1,14 @@
-/** Articles in articles.json, with in-memory indexes so listings never scan the whole collection. */
+/** Articles, one file each, with in-memory indexes kept sorted so a write costs O(log n) and listings never scan. */
 import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
-import type { JsonCollection } from './file.ts';
+import { JsonCollection } from './file.ts';
+import { articleFile } from './layout.ts';
+import { SortedList } from './sorted-list.ts';
 import { TextIndex, stripTags } from './text-index.ts';
 
+/** The collection's version, in a file of its own: bumped (and on disk) before the article file it counts. */
+export type ArticlesVersionFile = { version: number };
+/** The layout-1 articles.json (read by the migration). */
 export type ArticlesFile = { version: number; articles: ArticleRecord[] };
 
 /** The date an article is listed by: published date, else last update. */
@@ -11,14 +16,15 @@ export function sortDate(article: ArticleRecord): string {
   return article.publishedAt ?? article.updatedAt;
 }
 
+/** Newest first, ties by id (descending): a total order, so a record's position is found by binary search. */
 function byRecent(a: ArticleRecord, b: ArticleRecord): number {
   const da = sortDate(a);
   const db = sortDate(b);
-  return da < db ? 1 : da > db ? -1 : a.id < b.id ? 1 : -1;
+  return da < db ? 1 : da > db ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 function byUpdated(a: ArticleRecord, b: ArticleRecord): number {
-  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : -1;
+  return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
 /** Normalises an ISO date or date-time bound to a comparable ISO string. */
@@ -55,36 +61,99 @@ export function matchesFilter(article: ArticleRecord, filter: ArticleFilter): bo
 }
 
 export class LowdbArticles implements ArticleRepository {
-  readonly #file: JsonCollection<ArticlesFile>;
+  readonly #dir: string;
+  readonly #readOnly: boolean;
+  readonly #version: JsonCollection<ArticlesVersionFile>;
+  readonly #files = new Map<string, JsonCollection<ArticleRecord>>();
   readonly #byId = new Map<string, ArticleRecord>();
   readonly #bySlug = new Map<string, ArticleRecord>();
   readonly #byOrigin = new Map<string, ArticleRecord>();
   readonly #byCanonical = new Map<string, ArticleRecord>();
   readonly #text = new TextIndex();
-  /** Sorted views, rebuilt lazily after a write. */
-  #recent: ArticleRecord[] | undefined;
-  #updated: ArticleRecord[] | undefined;
-  #publishedBySection: Map<string, ArticleRecord[]> | undefined;
+  /** Sorted views, kept sorted on every write (binary search), never rebuilt. */
+  readonly #recent: SortedList<ArticleRecord>;
+  readonly #updated: SortedList<ArticleRecord>;
+  /** Published articles newest first, per section and under '*' for all. */
+  readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
+  /** Articles waiting for the text index, built after start in slices that leave the event loop free. */
+  #textQueue: string[] = [];
+  #textReady: Promise<void> = Promise.resolve();
 
-  constructor(file: JsonCollection<ArticlesFile>) {
-    this.#file = file;
-    for (const article of file.data.articles) this.#index(article);
+  constructor(dir: string, version: JsonCollection<ArticlesVersionFile>, records: Iterable<ArticleRecord>, readOnly: boolean) {
+    this.#dir = dir;
+    this.#version = version;
+    this.#readOnly = readOnly;
+    const all: ArticleRecord[] = [];
+    for (const article of records) {
+      this.#indexMaps(article);
+      all.push(article);
+    }
+    const recent = all.sort(byRecent);
+    const published = new Map<string, ArticleRecord[]>([['*', []]]);
+    for (const article of recent) {
+      if (article.status !== 'published') continue;
+      published.get('*')!.push(article);
+      let list = published.get(article.section);
+      if (!list) published.set(article.section, (list = []));
+      list.push(article);
+    }
+    for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
+    this.#recent = new SortedList(byRecent, recent);
+    this.#updated = new SortedList(byUpdated, [...recent].sort(byUpdated));
+    this.#textQueue = [...this.#byId.keys()];
+    if (this.#textQueue.length) this.#textReady = this.#buildText();
   }
 
-  #index(article: ArticleRecord): void {
+  /** Indexes the text of the queued articles, about 10 ms at a time, yielding to readers in between. */
+  async #buildText(): Promise<void> {
+    while (this.#textQueue.length) {
+      await new Promise((resolve) => setImmediate(resolve));
+      const until = performance.now() + 10;
+      while (this.#textQueue.length && performance.now() < until) {
+        const article = this.#byId.get(this.#textQueue.pop()!);
+        if (article) this.#indexText(article);
+      }
+    }
+  }
+
+  /** Resolves once every article loaded at start is in the text index (searches wait for it). */
+  textReady(): Promise<void> {
+    return this.#textReady;
+  }
+
+  #publishedList(section: string): SortedList<ArticleRecord> {
+    let list = this.#publishedBySection.get(section);
+    if (!list) this.#publishedBySection.set(section, (list = new SortedList(byRecent)));
+    return list;
+  }
+
+  #indexMaps(article: ArticleRecord): void {
     this.#byId.set(article.id, article);
     this.#bySlug.set(article.slug, article);
     if (article.origin) {
       this.#byOrigin.set(`${article.origin.sourceId}\u0000${article.origin.guid}`, article);
       if (article.origin.canonicalUrl) this.#byCanonical.set(article.origin.canonicalUrl, article);
     }
+  }
+
+  #indexText(article: ArticleRecord): void {
     this.#text.add(article.id, {
       title: article.title,
       dek: article.dek,
       body: stripTags(article.bodyHtml),
       extra: [article.authorName, article.sourceLabel ?? '', ...article.tags].join(' '),
     });
-    this.#invalidate();
+  }
+
+  #index(article: ArticleRecord): void {
+    this.#indexMaps(article);
+    this.#indexText(article);
+    this.#recent.insert(article);
+    this.#updated.insert(article);
+    if (article.status === 'published') {
+      this.#publishedList(article.section).insert(article);
+      this.#publishedList('*').insert(article);
+    }
   }
 
   #unindex(article: ArticleRecord): void {
@@ -95,35 +164,22 @@ export class LowdbArticles implements ArticleRepository {
       if (article.origin.canonicalUrl) this.#byCanonical.delete(article.origin.canonicalUrl);
     }
     this.#text.remove(article.id);
-    this.#invalidate();
+    this.#recent.remove(article);
+    this.#updated.remove(article);
+    if (article.status === 'published') {
+      this.#publishedList(article.section).remove(article);
+      this.#publishedList('*').remove(article);
+    }
   }
 
-  #invalidate(): void {
-    this.#recent = undefined;
-    this.#updated = undefined;
-    this.#publishedBySection = undefined;
-  }
-
-  #sorted(sort: ArticleSort): ArticleRecord[] {
-    if (sort === 'updated') return (this.#updated ??= [...this.#byId.values()].sort(byUpdated));
-    return (this.#recent ??= [...this.#byId.values()].sort(byRecent));
+  #sorted(sort: ArticleSort): SortedList<ArticleRecord> {
+    return sort === 'updated' ? this.#updated : this.#recent;
   }
 
   /** Candidates for a filter: the narrowest prebuilt list that contains every match. */
-  #candidates(filter: ArticleFilter, sort: ArticleSort): { list: ArticleRecord[]; exact: boolean } {
+  #candidates(filter: ArticleFilter, sort: ArticleSort): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
-      if (!this.#publishedBySection) {
-        const map = new Map<string, ArticleRecord[]>([['*', []]]);
-        for (const article of this.#sorted('recent')) {
-          if (article.status !== 'published') continue;
-          map.get('*')!.push(article);
-          let list = map.get(article.section);
-          if (!list) map.set(article.section, (list = []));
-          list.push(article);
-        }
-        this.#publishedBySection = map;
-      }
       const list = this.#publishedBySection.get(filter.section ?? '*') ?? [];
       const rest = { ...filter, section: undefined, statuses: undefined };
       const exact = Object.values(rest).every((v) => v === undefined);
@@ -165,16 +221,36 @@ export class LowdbArticles implements ArticleRepository {
     return n;
   }
 
-  /** Full-text search: relevance, then recency. */
+  /**
+   * Full-text search: relevance, then recency. Only the first offset + limit matches are kept in
+   * order (a bounded insertion), not all of them sorted: a common word matches tens of thousands of
+   * articles at 100,000, and sorting them all took seconds.
+   */
   async search(query: string, filter: ArticleFilter, page: Page) {
+    await this.#textReady;
     const scores = this.#text.query(query);
-    const matches: ArticleRecord[] = [];
-    for (const id of scores.keys()) {
+    const keep = page.offset + page.limit;
+    const top: { article: ArticleRecord; score: number }[] = [];
+    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) => b.score - a.score || byRecent(a.article, b.article);
+    let total = 0;
+    for (const [id, score] of scores) {
       const article = this.#byId.get(id);
-      if (article && matchesFilter(article, filter)) matches.push(article);
+      if (!article || !matchesFilter(article, filter)) continue;
+      total++;
+      if (keep <= 0) continue;
+      const entry = { article, score };
+      if (top.length === keep && before(entry, top[keep - 1]!) >= 0) continue;
+      let lo = 0;
+      let hi = top.length;
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1;
+        if (before(top[mid]!, entry) < 0) lo = mid + 1;
+        else hi = mid;
+      }
+      top.splice(lo, 0, entry);
+      if (top.length > keep) top.pop();
     }
-    matches.sort((a, b) => scores.get(b.id)! - scores.get(a.id)! || byRecent(a, b));
-    return { items: matches.slice(page.offset, page.offset + page.limit), total: matches.length };
+    return { items: top.slice(page.offset).map((e) => e.article), total };
   }
 
   async stats(): Promise<ArticleStats> {
@@ -210,24 +286,41 @@ export class LowdbArticles implements ArticleRepository {
     return due;
   }
 
-  async #persist(): Promise<void> {
-    this.#file.data.version++;
-    this.#file.data.articles = [...this.#byId.values()];
-    await this.#file.write();
+  /**
+   * Writes one article's file (or deletes it) after the version bump is on disk: a crash in between
+   * leaves a version bumped for nothing (a harmless extra render), never a change the version misses.
+   */
+  async #persist(id: string): Promise<void> {
+    if (this.#readOnly) throw new Error('The store was opened read-only');
+    this.#version.data.version++;
+    await this.#version.write();
+    const article = this.#byId.get(id);
+    let file = this.#files.get(id);
+    if (!file) this.#files.set(id, (file = JsonCollection.of(articleFile(this.#dir, id), (article ?? {}) as ArticleRecord, false)));
+    if (!article) {
+      await file.remove();
+      // Forget the handle only if nothing re-created the article meanwhile.
+      if (!this.#byId.has(id)) this.#files.delete(id);
+      return;
+    }
+    file.data = article;
+    await file.write();
   }
 
   async insert(article: ArticleRecord) {
+    if (this.#readOnly) throw new Error('The store was opened read-only');
     if (this.#byId.has(article.id)) throw new Error(`Article ${article.id} exists`);
     this.#index(structuredClone(article));
-    await this.#persist();
+    await this.#persist(article.id);
   }
 
   async replace(article: ArticleRecord) {
     const old = this.#byId.get(article.id);
     if (!old) return false;
+    if (this.#readOnly) throw new Error('The store was opened read-only');
     this.#unindex(old);
     this.#index(structuredClone(article));
-    await this.#persist();
+    await this.#persist(article.id);
     return true;
   }
 
@@ -238,7 +331,7 @@ export class LowdbArticles implements ArticleRepository {
     const published: ArticleRecord = { ...rest, status: 'published', publishedAt: article.publishedAt ?? now, updatedAt: now };
     this.#unindex(article);
     this.#index(published);
-    await this.#persist();
+    await this.#persist(article.id);
     return published;
   }
 
@@ -246,11 +339,16 @@ export class LowdbArticles implements ArticleRepository {
     const article = this.#byId.get(id);
     if (!article) return false;
     this.#unindex(article);
-    await this.#persist();
+    await this.#persist(id);
     return true;
   }
 
+  /** Resolves once no article file is being written. */
+  async settle(): Promise<void> {
+    await Promise.all([this.#version.settle(), ...[...this.#files.values()].map((f) => f.settle())]);
+  }
+
   async version() {
-    return this.#file.data.version;
+    return this.#version.data.version;
   }
 }

@@ -1,4 +1,4 @@
-/** The smaller lowdb collections: counters and votes, comments, sources, subscribers, users, sessions, jobs, meta. */
+/** The lowdb collections besides articles: votes and views, comments, subscribers, sessions and jobs in hashed buckets; sources, users and meta in one small file each. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import type { Comment, CommentFilter } from '../../schemas/comment.ts';
 import type { NewsSource } from '../../schemas/source.ts';
@@ -14,39 +14,70 @@ import type {
   Page,
   SessionRepository,
   SourceRepository,
-  SubscriberRepository,
   UserRepository,
 } from '../types.ts';
 import type { JsonCollection } from './file.ts';
+import { bucketOf, voteBucket, voteBucketsOf, type BucketSet } from './layout.ts';
 
-/** Views per article: the hottest counter, in a file of its own so a page view never rewrites the votes. */
-export type CountersFile = { views: Record<string, number> };
+/** Views of the articles in one bucket (layout 2: views/<bucket>.json): a page view rewrites one small file. */
+export type ViewsBucket = Record<string, number>;
 /**
- * Votes and the like/dislike tallies they add up to, in one file: one write (one rename) records a
- * vote and its count together, so a crash can never leave the two disagreeing.
- * votes[articleId][visitorId] = kind; tallies[articleId] = counts (admin adjustments included).
+ * One vote bucket (votes/<group>/<bucket>.json): the votes of the visitors that hash to it, for the
+ * articles that hash to its group, and the like/dislike counts of exactly those votes. One write (one
+ * rename) records a vote and its count together, so a crash can never leave the two disagreeing.
  */
+export type VoteBucket = {
+  votes: Record<string, Record<string, VoteKind>>;
+  counts: Record<string, { likes: number; dislikes: number }>;
+};
+/** An editor's adjustments of an article's tallies (vote-adjustments/<bucket>.json), added to the counted votes. */
+export type AdjustmentBucket = Record<string, { likes: number; dislikes: number }>;
+
+/** The layout-1 files (read by the migration). */
+export type CountersFile = { views: Record<string, number> };
 export type VotesFile = {
   votes: Record<string, Record<string, VoteKind>>;
   tallies: Record<string, { likes: number; dislikes: number }>;
 };
 
+/**
+ * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built at
+ * start from the counts stored beside the votes; each vote rewrites one bucket of ~1/1024 of all votes.
+ */
 export class LowdbCounters implements CounterRepository {
-  readonly #counters: JsonCollection<CountersFile>;
-  readonly #votes: JsonCollection<VotesFile>;
+  readonly #views: BucketSet<ViewsBucket>;
+  readonly #votes: BucketSet<VoteBucket>;
+  readonly #adjustments: BucketSet<AdjustmentBucket>;
+  /** Counted votes per article (adjustments not included). */
+  readonly #counted = new Map<string, { likes: number; dislikes: number }>();
 
-  constructor(counters: JsonCollection<CountersFile>, votes: JsonCollection<VotesFile>) {
-    this.#counters = counters;
+  constructor(views: BucketSet<ViewsBucket>, votes: BucketSet<VoteBucket>, adjustments: BucketSet<AdjustmentBucket>) {
+    this.#views = views;
     this.#votes = votes;
+    this.#adjustments = adjustments;
+    for (const [, bucket] of votes.entries()) {
+      for (const [articleId, count] of Object.entries(bucket.counts)) {
+        const total = this.#countedOf(articleId);
+        total.likes += count.likes;
+        total.dislikes += count.dislikes;
+      }
+    }
+  }
+
+  #countedOf(articleId: string): { likes: number; dislikes: number } {
+    let total = this.#counted.get(articleId);
+    if (!total) this.#counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
+    return total;
   }
 
   #read(articleId: string): ArticleCounters {
-    const tally = this.#votes.data.tallies[articleId];
-    return { likes: tally?.likes ?? 0, dislikes: tally?.dislikes ?? 0, views: this.#counters.data.views[articleId] ?? 0 };
-  }
-
-  #tally(articleId: string): { likes: number; dislikes: number } {
-    return (this.#votes.data.tallies[articleId] ??= { likes: 0, dislikes: 0 });
+    const counted = this.#counted.get(articleId);
+    const adjustment = this.#adjustments.get(bucketOf('voteAdjustments', articleId))[articleId];
+    return {
+      likes: Math.max(0, (counted?.likes ?? 0) + (adjustment?.likes ?? 0)),
+      dislikes: Math.max(0, (counted?.dislikes ?? 0) + (adjustment?.dislikes ?? 0)),
+      views: this.#views.get(bucketOf('views', articleId))[articleId] ?? 0,
+    };
   }
 
   async get(articleId: string) {
@@ -60,43 +91,73 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async visitorVote(articleId: string, visitorId: string) {
-    return this.#votes.data.votes[articleId]?.[visitorId];
+    return this.#votes.get(voteBucket(articleId, visitorId)).votes[articleId]?.[visitorId];
   }
 
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
-    const votes = (this.#votes.data.votes[articleId] ??= {});
+    const b = voteBucket(articleId, visitorId);
+    const bucket = this.#votes.get(b);
+    const votes = (bucket.votes[articleId] ??= {});
     const previous = votes[visitorId];
     if (previous !== kind) {
-      const tally = this.#tally(articleId);
+      const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
+      const total = this.#countedOf(articleId);
       votes[visitorId] = kind;
-      if (previous === 'like') tally.likes = Math.max(0, tally.likes - 1);
-      if (previous === 'dislike') tally.dislikes = Math.max(0, tally.dislikes - 1);
-      if (kind === 'like') tally.likes++;
-      else tally.dislikes++;
-      await this.#votes.write();
+      if (previous === 'like') count.likes--, total.likes--;
+      if (previous === 'dislike') count.dislikes--, total.dislikes--;
+      if (kind === 'like') count.likes++, total.likes++;
+      else count.dislikes++, total.dislikes++;
+      await this.#votes.write(b);
     }
     return { ...this.#read(articleId), vote: kind };
   }
 
+  /** Moves a tally by `amount`, never below zero: the adjustment is what makes the shown total the wanted one. */
   async adjust(articleId: string, kind: VoteKind, amount: number) {
-    const tally = this.#tally(articleId);
-    if (kind === 'like') tally.likes = Math.max(0, tally.likes + amount);
-    else tally.dislikes = Math.max(0, tally.dislikes + amount);
-    await this.#votes.write();
+    const b = bucketOf('voteAdjustments', articleId);
+    const bucket = this.#adjustments.get(b);
+    const shown = this.#read(articleId);
+    const counted = this.#counted.get(articleId) ?? { likes: 0, dislikes: 0 };
+    const adjustment = (bucket[articleId] ??= { likes: 0, dislikes: 0 });
+    if (kind === 'like') adjustment.likes = Math.max(0, shown.likes + amount) - counted.likes;
+    else adjustment.dislikes = Math.max(0, shown.dislikes + amount) - counted.dislikes;
+    await this.#adjustments.write(b);
     return this.#read(articleId);
   }
 
   async incrementViews(articleId: string) {
-    const views = this.#counters.data.views;
+    const b = bucketOf('views', articleId);
+    const views = this.#views.get(b);
     views[articleId] = (views[articleId] ?? 0) + 1;
-    await this.#counters.write();
+    await this.#views.write(b);
   }
 
   async deleteArticle(articleId: string) {
-    delete this.#counters.data.views[articleId];
-    delete this.#votes.data.votes[articleId];
-    delete this.#votes.data.tallies[articleId];
-    await Promise.all([this.#votes.write(), this.#counters.write()]);
+    const writes: Promise<void>[] = [];
+    const viewBucket = bucketOf('views', articleId);
+    if (articleId in this.#views.get(viewBucket)) {
+      delete this.#views.get(viewBucket)[articleId];
+      writes.push(this.#views.write(viewBucket));
+    }
+    const adjustmentBucket = bucketOf('voteAdjustments', articleId);
+    if (articleId in this.#adjustments.get(adjustmentBucket)) {
+      delete this.#adjustments.get(adjustmentBucket)[articleId];
+      writes.push(this.#adjustments.write(adjustmentBucket));
+    }
+    // An article's votes are in its group's 16 buckets at most.
+    for (const b of voteBucketsOf(articleId)) {
+      const bucket = this.#votes.get(b);
+      if (!(articleId in bucket.votes) && !(articleId in bucket.counts)) continue;
+      delete bucket.votes[articleId];
+      delete bucket.counts[articleId];
+      writes.push(this.#votes.write(b));
+    }
+    this.#counted.delete(articleId);
+    await Promise.all(writes);
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all([this.#views.settle(), this.#votes.settle(), this.#adjustments.settle()]);
   }
 }
 
@@ -111,71 +172,122 @@ function matchesComment(comment: Comment, filter: CommentFilter): boolean {
   return true;
 }
 
+/** The layout-1 comments.json (read by the migration). */
 export type CommentsFile = { comments: Comment[] };
+/** comments/<bucket>.json: the comments whose id hashes to the bucket. */
+export type CommentBucket = Record<string, Comment>;
 
-/** Comments, kept newest first in the file so listings are a slice. */
+/** Newest first; ties by id so every comment has one place (found by binary search). */
+function byNewest(a: Comment, b: Comment): number {
+  return a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+function sortedIndex(list: Comment[], item: Comment): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (byNewest(list[mid]!, item) < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+function insertComment(list: Comment[], item: Comment): void {
+  list.splice(sortedIndex(list, item), 0, item);
+}
+
+function removeComment(list: Comment[], item: Comment): void {
+  const i = sortedIndex(list, item);
+  if (list[i] === item) list.splice(i, 1);
+}
+
+/** Comments in hashed buckets; in memory a newest-first list overall and per article, kept sorted on each write. */
 export class LowdbComments implements CommentRepository {
-  readonly #file: JsonCollection<CommentsFile>;
+  readonly #buckets: BucketSet<CommentBucket>;
+  readonly #byId = new Map<string, Comment>();
+  readonly #all: Comment[] = [];
   readonly #byArticle = new Map<string, Comment[]>();
 
-  constructor(file: JsonCollection<CommentsFile>) {
-    this.#file = file;
-    file.data.comments.sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-    this.#reindex();
+  constructor(buckets: BucketSet<CommentBucket>) {
+    this.#buckets = buckets;
+    for (const [, bucket] of buckets.entries()) for (const comment of Object.values(bucket)) this.#byId.set(comment.id, comment), this.#all.push(comment);
+    this.#all.sort(byNewest);
+    for (const comment of this.#all) this.#articleList(comment.articleId).push(comment);
   }
 
-  #reindex(): void {
-    this.#byArticle.clear();
-    for (const comment of this.#file.data.comments) {
-      let list = this.#byArticle.get(comment.articleId);
-      if (!list) this.#byArticle.set(comment.articleId, (list = []));
-      list.push(comment);
+  #articleList(articleId: string): Comment[] {
+    let list = this.#byArticle.get(articleId);
+    if (!list) this.#byArticle.set(articleId, (list = []));
+    return list;
+  }
+
+  #forget(comment: Comment): number {
+    this.#byId.delete(comment.id);
+    removeComment(this.#all, comment);
+    const list = this.#byArticle.get(comment.articleId);
+    if (list) {
+      removeComment(list, comment);
+      if (list.length === 0) this.#byArticle.delete(comment.articleId);
     }
+    const b = bucketOf('comments', comment.id);
+    delete this.#buckets.get(b)[comment.id];
+    return b;
   }
 
   async get(id: string) {
-    return this.#file.data.comments.find((c) => c.id === id);
+    return this.#byId.get(id);
   }
 
   async list(filter: CommentFilter, page: Page) {
-    const source = filter.articleId ? (this.#byArticle.get(filter.articleId) ?? []) : this.#file.data.comments;
+    const source = filter.articleId ? (this.#byArticle.get(filter.articleId) ?? []) : this.#all;
+    if (!filter.status && !filter.search) return source.slice(page.offset, page.offset + page.limit);
     return source.filter((c) => matchesComment(c, filter)).slice(page.offset, page.offset + page.limit);
   }
 
   async count(filter: CommentFilter) {
-    const source = filter.articleId ? (this.#byArticle.get(filter.articleId) ?? []) : this.#file.data.comments;
+    const source = filter.articleId ? (this.#byArticle.get(filter.articleId) ?? []) : this.#all;
+    if (!filter.status && !filter.search) return source.length;
     return source.reduce((n, c) => (matchesComment(c, filter) ? n + 1 : n), 0);
   }
 
   async insert(comment: Comment) {
-    this.#file.data.comments.unshift({ ...comment });
-    this.#reindex();
-    await this.#file.write();
+    const stored = { ...comment };
+    const old = this.#byId.get(stored.id);
+    if (old) this.#forget(old);
+    this.#byId.set(stored.id, stored);
+    insertComment(this.#all, stored);
+    insertComment(this.#articleList(stored.articleId), stored);
+    const b = bucketOf('comments', stored.id);
+    this.#buckets.get(b)[stored.id] = stored;
+    await this.#buckets.write(b);
   }
 
   async setStatus(id: string, status: Comment['status']) {
-    const comment = this.#file.data.comments.find((c) => c.id === id);
+    const comment = this.#byId.get(id);
     if (!comment) return undefined;
     comment.status = status;
-    await this.#file.write();
+    await this.#buckets.write(bucketOf('comments', id));
     return { ...comment };
   }
 
   async delete(id: string) {
-    const before = this.#file.data.comments.length;
-    this.#file.data.comments = this.#file.data.comments.filter((c) => c.id !== id);
-    if (this.#file.data.comments.length === before) return false;
-    this.#reindex();
-    await this.#file.write();
+    const comment = this.#byId.get(id);
+    if (!comment) return false;
+    await this.#buckets.write(this.#forget(comment));
     return true;
   }
 
   async deleteForArticle(articleId: string) {
-    const before = this.#file.data.comments.length;
-    this.#file.data.comments = this.#file.data.comments.filter((c) => c.articleId !== articleId);
-    if (this.#file.data.comments.length === before) return;
-    this.#reindex();
-    await this.#file.write();
+    const list = this.#byArticle.get(articleId);
+    if (!list) return;
+    const touched = new Set<number>();
+    for (const comment of [...list]) touched.add(this.#forget(comment));
+    await Promise.all([...touched].map((b) => this.#buckets.write(b)));
+  }
+
+  async settle(): Promise<void> {
+    await this.#buckets.settle();
   }
 }
 
@@ -215,45 +327,9 @@ export class LowdbSources implements SourceRepository {
   }
 }
 
+/** The layout-1 subscribers.json (read by the migration). */
 export type SubscribersFile = { subscribers: Subscriber[] };
 
-export class LowdbSubscribers implements SubscriberRepository {
-  readonly #file: JsonCollection<SubscribersFile>;
-  constructor(file: JsonCollection<SubscribersFile>) {
-    this.#file = file;
-  }
-  async getByEmail(email: string) {
-    return this.#file.data.subscribers.find((s) => s.email === email);
-  }
-  async getByToken(token: string) {
-    return this.#file.data.subscribers.find((s) => s.token === token);
-  }
-  async upsert(subscriber: Subscriber) {
-    const existing = this.#file.data.subscribers.find((s) => s.email === subscriber.email);
-    if (existing) {
-      if (existing.unsubscribedAt) {
-        delete existing.unsubscribedAt;
-        await this.#file.write();
-      }
-      return { ...existing };
-    }
-    this.#file.data.subscribers.push({ ...subscriber });
-    await this.#file.write();
-    return { ...subscriber };
-  }
-  async unsubscribe(token: string, at: string) {
-    const existing = this.#file.data.subscribers.find((s) => s.token === token);
-    if (!existing) return undefined;
-    if (!existing.unsubscribedAt) {
-      existing.unsubscribedAt = at;
-      await this.#file.write();
-    }
-    return { ...existing };
-  }
-  async count() {
-    return this.#file.data.subscribers.filter((s) => !s.unsubscribedAt).length;
-  }
-}
 
 export type UsersFile = { users: User[] };
 
@@ -281,104 +357,150 @@ export class LowdbUsers implements UserRepository {
   }
 }
 
+/** The layout-1 sessions.json (read by the migration). */
 export type SessionsFile = { sessions: Record<string, Session> };
+/** sessions/<bucket>.json: sessions by id (the token's SHA-256), bucketed by id. */
+export type SessionBucket = Record<string, Session>;
 
 export class LowdbSessions implements SessionRepository {
-  readonly #file: JsonCollection<SessionsFile>;
-  constructor(file: JsonCollection<SessionsFile>) {
-    this.#file = file;
+  readonly #buckets: BucketSet<SessionBucket>;
+  readonly #byId = new Map<string, Session>();
+
+  constructor(buckets: BucketSet<SessionBucket>) {
+    this.#buckets = buckets;
+    for (const [, bucket] of buckets.entries()) for (const session of Object.values(bucket)) this.#byId.set(session.id, session);
+  }
+  #drop(id: string): number {
+    const b = bucketOf('sessions', id);
+    this.#byId.delete(id);
+    delete this.#buckets.get(b)[id];
+    return b;
   }
   async get(id: string) {
-    const session = this.#file.data.sessions[id];
+    const session = this.#byId.get(id);
     return session && { ...session };
   }
   async insert(session: Session) {
-    this.#file.data.sessions[session.id] = { ...session };
-    await this.#file.write();
+    const b = bucketOf('sessions', session.id);
+    const stored = { ...session };
+    this.#byId.set(stored.id, stored);
+    this.#buckets.get(b)[stored.id] = stored;
+    await this.#buckets.write(b);
   }
   async setExpiry(id: string, expiresAt: string) {
-    const session = this.#file.data.sessions[id];
+    const session = this.#byId.get(id);
     if (!session) return;
     session.expiresAt = expiresAt;
-    await this.#file.write();
+    await this.#buckets.write(bucketOf('sessions', id));
   }
   async delete(id: string) {
-    if (!(id in this.#file.data.sessions)) return;
-    delete this.#file.data.sessions[id];
-    await this.#file.write();
+    if (!this.#byId.has(id)) return;
+    await this.#buckets.write(this.#drop(id));
+  }
+  async #dropWhere(test: (session: Session) => boolean): Promise<number> {
+    const touched = new Set<number>();
+    let removed = 0;
+    for (const session of [...this.#byId.values()]) {
+      if (!test(session)) continue;
+      touched.add(this.#drop(session.id));
+      removed++;
+    }
+    await Promise.all([...touched].map((b) => this.#buckets.write(b)));
+    return removed;
   }
   async deleteForUser(userId: string) {
-    let changed = false;
-    for (const [id, session] of Object.entries(this.#file.data.sessions)) {
-      if (session.userId === userId) {
-        delete this.#file.data.sessions[id];
-        changed = true;
-      }
-    }
-    if (changed) await this.#file.write();
+    await this.#dropWhere((s) => s.userId === userId);
   }
   async deleteExpired(now: string) {
-    let removed = 0;
-    for (const [id, session] of Object.entries(this.#file.data.sessions)) {
-      if (session.expiresAt <= now) {
-        delete this.#file.data.sessions[id];
-        removed++;
-      }
-    }
-    if (removed) await this.#file.write();
-    return removed;
+    return this.#dropWhere((s) => s.expiresAt <= now);
+  }
+  async settle(): Promise<void> {
+    await this.#buckets.settle();
   }
 }
 
+/** The layout-1 jobs.json (read by the migration). */
 export type JobsFile = { jobs: Job[]; seq: number };
+/** jobs/<bucket>.json: queued jobs by path, each with its place in the queue. */
+export type JobBucket = Record<string, { job: Job; order: number }>;
 
+/** The regeneration queue: jobs bucketed by path, kept in memory in queue order (a Map's insertion order). */
 export class LowdbJobs implements JobRepository {
-  readonly #file: JsonCollection<JobsFile>;
-  constructor(file: JsonCollection<JobsFile>) {
-    this.#file = file;
+  readonly #buckets: BucketSet<JobBucket>;
+  /** Queue order: re-inserting a key moves it to the back. */
+  readonly #queue = new Map<string, { job: Job; order: number }>();
+  readonly #byId = new Map<string, { job: Job; order: number }>();
+  #seq = 0;
+
+  constructor(buckets: BucketSet<JobBucket>) {
+    this.#buckets = buckets;
+    const entries: { job: Job; order: number }[] = [];
+    for (const [, bucket] of buckets.entries()) entries.push(...Object.values(bucket));
+    entries.sort((a, b) => a.order - b.order);
+    for (const entry of entries) {
+      this.#queue.set(entry.job.path, entry);
+      this.#byId.set(entry.job.id, entry);
+      this.#seq = Math.max(this.#seq, entry.order, Number(entry.job.id) || 0);
+    }
   }
   async enqueue(paths: readonly string[], now: string) {
-    const byPath = new Map(this.#file.data.jobs.map((j) => [j.path, j]));
     let added = 0;
+    const touched = new Set<number>();
     for (const path of new Set(paths)) {
-      const existing = byPath.get(path);
+      touched.add(bucketOf('jobs', path));
+      const existing = this.#queue.get(path);
       if (existing) {
-        existing.queuedAt = now;
+        existing.job.queuedAt = now;
         continue;
       }
-      const job: Job = { id: String(++this.#file.data.seq), path, createdAt: now, queuedAt: now, attempts: 0 };
-      this.#file.data.jobs.push(job);
-      byPath.set(path, job);
+      const order = ++this.#seq;
+      const entry = { job: { id: String(order), path, createdAt: now, queuedAt: now, attempts: 0 } as Job, order };
+      this.#queue.set(path, entry);
+      this.#byId.set(entry.job.id, entry);
+      this.#buckets.get(bucketOf('jobs', path))[path] = entry;
       added++;
     }
-    if (paths.length) await this.#file.write();
+    await Promise.all([...touched].map((b) => this.#buckets.write(b)));
     return added;
   }
   async list(limit: number) {
-    return this.#file.data.jobs.slice(0, limit).map((j) => ({ ...j }));
+    const out: Job[] = [];
+    for (const { job } of this.#queue.values()) {
+      if (out.length >= limit) break;
+      out.push({ ...job });
+    }
+    return out;
   }
   async complete(id: string, startedAt: string) {
-    const job = this.#file.data.jobs.find((j) => j.id === id);
-    if (!job) return;
-    if (job.queuedAt > startedAt) {
+    const entry = this.#byId.get(id);
+    if (!entry) return;
+    const b = bucketOf('jobs', entry.job.path);
+    if (entry.job.queuedAt > startedAt) {
       // Re-queued while it was rendering: keep it so the newest data is rendered too.
-      job.attempts = 0;
+      entry.job.attempts = 0;
     } else {
-      this.#file.data.jobs = this.#file.data.jobs.filter((j) => j.id !== id);
+      this.#queue.delete(entry.job.path);
+      this.#byId.delete(id);
+      delete this.#buckets.get(b)[entry.job.path];
     }
-    await this.#file.write();
+    await this.#buckets.write(b);
   }
   async fail(id: string, error: string) {
-    const job = this.#file.data.jobs.find((j) => j.id === id);
-    if (!job) return;
-    job.attempts++;
-    job.lastError = error;
+    const entry = this.#byId.get(id);
+    if (!entry) return;
+    entry.job.attempts++;
+    entry.job.lastError = error;
     // Move it to the back so one broken page does not block the others.
-    this.#file.data.jobs = [...this.#file.data.jobs.filter((j) => j.id !== id), job];
-    await this.#file.write();
+    entry.order = ++this.#seq;
+    this.#queue.delete(entry.job.path);
+    this.#queue.set(entry.job.path, entry);
+    await this.#buckets.write(bucketOf('jobs', entry.job.path));
   }
   async size() {
-    return this.#file.data.jobs.length;
+    return this.#queue.size;
+  }
+  async settle(): Promise<void> {
+    await this.#buckets.settle();
   }
 }
 

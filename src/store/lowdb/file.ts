@@ -1,45 +1,121 @@
-/** One JSON collection file under DATA_DIR: read once, kept in memory, written atomically (temp file + rename). */
-import { Low } from 'lowdb';
-import { DataFile } from 'lowdb/node';
+/** One small JSON file under DATA_DIR held by lowdb: read once, kept in memory, written atomically (temp file, fsync, rename). */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { Low, type Adapter } from 'lowdb';
+
+/** Folders already known to exist, so a write does not ask the file system every time. */
+const knownDirs = new Set<string>();
+
+/** Writes `text` to `file` so a reader or a crash sees the old or the new content, never a mix. */
+export async function writeFileAtomic(file: string, text: string): Promise<void> {
+  const dir = path.dirname(file);
+  if (!knownDirs.has(dir)) {
+    await fsp.mkdir(dir, { recursive: true });
+    knownDirs.add(dir);
+  }
+  const temp = path.join(dir, `.${path.basename(file)}.tmp`);
+  const handle = await fsp.open(temp, 'w');
+  try {
+    await handle.writeFile(text, 'utf8');
+    // On disk before the rename makes it visible, so a power cut cannot leave an empty file behind.
+    await handle.datasync();
+  } finally {
+    await handle.close();
+  }
+  await fsp.rename(temp, file);
+}
+
+/** Reads and parses a JSON file; undefined when it does not exist, an error naming the file when it is not JSON. */
+export async function readJsonFile<T>(file: string): Promise<T | undefined> {
+  let text: string;
+  try {
+    text = await fsp.readFile(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+export function readJsonFileSync<T>(file: string): T | undefined {
+  if (!fs.existsSync(file)) return undefined;
+  const text = fs.readFileSync(file, 'utf8');
+  try {
+    return JSON.parse(text) as T;
+  } catch (error) {
+    throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
+  }
+}
+
+/** lowdb adapter for one file: our atomic write (steno's has no fsync), and a readable error on bad JSON. */
+class AtomicJsonFile<T> implements Adapter<T> {
+  readonly #file: string;
+  constructor(file: string) {
+    this.#file = file;
+  }
+  async read(): Promise<T | null> {
+    return (await readJsonFile<T>(this.#file)) ?? null;
+  }
+  async write(data: T): Promise<void> {
+    await writeFileAtomic(this.#file, JSON.stringify(data));
+  }
+}
 
 export class JsonCollection<T> {
+  readonly file: string;
   readonly #db: Low<T>;
   readonly #readOnly: boolean;
+  /** Set by remove(): the next disk operation deletes the file instead of writing it. */
+  #removed = false;
   /** The disk write in progress, and the one queued behind it that will carry every change made meanwhile. */
   #writing: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
 
-  private constructor(db: Low<T>, readOnly: boolean) {
+  private constructor(file: string, db: Low<T>, readOnly: boolean) {
+    this.file = file;
     this.#db = db;
     this.#readOnly = readOnly;
   }
 
   /**
-   * Opens a collection file. lowdb's JSONFilePreset is avoided on purpose: it swaps in a memory
-   * adapter when NODE_ENV=test, and the tests must exercise real files.
+   * Opens a file. lowdb's JSONFilePreset is avoided on purpose: it swaps in a memory adapter when
+   * NODE_ENV=test, and the tests must exercise real files.
    */
   static async open<T>(file: string, defaults: T, readOnly: boolean): Promise<JsonCollection<T>> {
-    const adapter = new DataFile<T>(file, {
-      parse: (text) => JSON.parse(text) as T,
-      stringify: (data) => JSON.stringify(data),
-    });
-    const db = new Low<T>(adapter, defaults);
-    try {
-      await db.read();
-    } catch (error) {
-      throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
-    }
-    return new JsonCollection(db, readOnly);
+    const db = new Low<T>(new AtomicJsonFile<T>(file), defaults);
+    await db.read();
+    return new JsonCollection(file, db, readOnly);
+  }
+
+  /** Wraps data already read (or new): the bulk loader reads thousands of files through a pool itself. */
+  static of<T>(file: string, data: T, readOnly: boolean): JsonCollection<T> {
+    return new JsonCollection(file, new Low<T>(new AtomicJsonFile<T>(file), data), readOnly);
   }
 
   get data(): T {
     return this.#db.data;
   }
 
+  set data(value: T) {
+    this.#removed = false;
+    this.#db.data = value;
+  }
+
+  /** Deletes the file (after any write in flight); a later write() brings it back. */
+  remove(): Promise<void> {
+    this.#removed = true;
+    return this.write();
+  }
+
   /**
    * Persists the current data; resolves once a write that includes it is on disk. Calls made while a
    * write is running share one queued write, so a burst of N changes costs one stringify and one
-   * rename, not N (lowdb stringifies the whole document on every call it gets).
+   * rename, not N.
    */
   write(): Promise<void> {
     if (this.#readOnly) return Promise.reject(new Error('The store was opened read-only'));
@@ -49,7 +125,7 @@ export class JsonCollection<T> {
       .catch(() => {})
       .then(() => {
         this.#queued = undefined;
-        const current = this.#db.write();
+        const current = this.#removed ? fsp.rm(this.file, { force: true }) : this.#db.write();
         this.#writing = current;
         current.then(
           () => this.#writing === current && (this.#writing = undefined),
@@ -59,5 +135,10 @@ export class JsonCollection<T> {
       });
     this.#queued = next;
     return next;
+  }
+
+  /** Resolves when nothing is being written (for close()). */
+  async settle(): Promise<void> {
+    while (this.#queued || this.#writing) await (this.#queued ?? this.#writing)!.catch(() => {});
   }
 }

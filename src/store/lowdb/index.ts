@@ -1,11 +1,14 @@
-/** The lowdb store: one JSON file per collection under DATA_DIR, guarded by a lock file. */
+/** The lowdb store (layout 2): one file per article, hashed bucket files for the other growing collections, guarded by a lock file. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
+import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { acquireLock } from './lock.ts';
-import { LowdbArticles, type ArticlesFile } from './articles.ts';
+import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
+import { BucketSet, loadArticleFiles } from './layout.ts';
+import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import {
   LowdbComments,
   LowdbCounters,
@@ -15,17 +18,36 @@ import {
   LowdbSources,
   LowdbUsers,
   MemoryLimits,
-  type CommentsFile,
-  type CountersFile,
-  type JobsFile,
+  type AdjustmentBucket,
+  type CommentBucket,
+  type JobBucket,
   type MetaFile,
-  type SessionsFile,
+  type SessionBucket,
   type SourcesFile,
   type UsersFile,
-  type VotesFile,
+  type ViewsBucket,
+  type VoteBucket,
 } from './collections.ts';
-import { LowdbSubscriberList, type SubscribersFile } from './subscribers.ts';
+import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
+
+/** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
+async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
+  const state = layoutState(dir);
+  if (state === 'current') {
+    if (!readOnly) await moveLegacyAside(dir);
+    return;
+  }
+  if (readOnly && state === 'fresh') return;
+  // A read-only open of a layout-1 folder migrates it too, under the lock (refused while a server holds it).
+  const release = readOnly ? acquireLock(dir) : () => {};
+  try {
+    if (state === 'fresh') await markFresh(dir);
+    else await migrateLegacy(dir);
+  } finally {
+    release();
+  }
+}
 
 /** Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports. */
 export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
@@ -34,41 +56,53 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
   const release = mode === 'write' ? acquireLock(dir) : () => {};
   const readOnly = mode === 'read';
   try {
+    await prepareLayout(dir, readOnly);
     const open = <T>(name: string, defaults: T) => JsonCollection.open<T>(path.join(dir, `${name}.json`), defaults, readOnly);
-    const [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta, briefings] = await Promise.all([
-      open<ArticlesFile>('articles', { version: 0, articles: [] }),
-      open<CountersFile>('counters', { views: {} }),
-      open<VotesFile>('votes', { votes: {}, tallies: {} }),
-      open<CommentsFile>('comments', { comments: [] }),
+    const records: ArticleRecord[] = [];
+    const [version, views, votes, adjustments, comments, subscribers, sessions, jobs, sources, users, meta, briefings] = await Promise.all([
+      JsonCollection.open<ArticlesVersionFile>(versionFile(dir), { version: 0 }, readOnly),
+      BucketSet.load<ViewsBucket>(dir, 'views', () => ({}), readOnly),
+      BucketSet.load<VoteBucket>(dir, 'votes', () => ({ votes: {}, counts: {} }), readOnly),
+      BucketSet.load<AdjustmentBucket>(dir, 'voteAdjustments', () => ({}), readOnly),
+      BucketSet.load<CommentBucket>(dir, 'comments', () => ({}), readOnly),
+      BucketSet.load<SubscriberBucket>(dir, 'subscribers', () => ({}), readOnly),
+      BucketSet.load<SessionBucket>(dir, 'sessions', () => ({}), readOnly),
+      BucketSet.load<JobBucket>(dir, 'jobs', () => ({}), readOnly),
       open<SourcesFile>('sources', { sources: [] }),
-      open<SubscribersFile>('subscribers', { subscribers: [] }),
       open<UsersFile>('users', { users: [] }),
-      open<SessionsFile>('sessions', { sessions: {} }),
-      open<JobsFile>('jobs', { jobs: [], seq: 0 }),
       open<MetaFile>('meta', {}),
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
+    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(record));
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
     }
-    const files = [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta, briefings];
+    const articles = new LowdbArticles(dir, version, records, readOnly);
+    const counters = new LowdbCounters(views, votes, adjustments);
+    const commentRepo = new LowdbComments(comments);
+    const subscriberRepo = new LowdbSubscriberList(subscribers);
+    const sessionRepo = new LowdbSessions(sessions);
+    const jobRepo = new LowdbJobs(jobs);
+    let closed = false;
     return {
       id: typeof meta.data.storeId === 'string' ? meta.data.storeId : 'unseeded',
-      articles: new LowdbArticles(articles),
-      counters: new LowdbCounters(counters, votes),
-      comments: new LowdbComments(comments),
+      articles,
+      counters,
+      comments: commentRepo,
       sources: new LowdbSources(sources),
-      subscribers: new LowdbSubscriberList(subscribers),
+      subscribers: subscriberRepo,
       briefings: new LowdbBriefings(briefings, dir, readOnly),
       users: new LowdbUsers(users),
-      sessions: new LowdbSessions(sessions),
-      jobs: new LowdbJobs(jobs),
+      sessions: sessionRepo,
+      jobs: jobRepo,
       limits: new MemoryLimits(),
       meta: new LowdbMeta(meta),
       async close() {
-        // A no-op write per file waits for any write still in flight (steno queues behind it).
-        if (!readOnly) await Promise.all(files.map((f) => f.write()));
+        if (closed) return;
+        closed = true;
+        // Every write still in flight reaches the disk before the lock is given up.
+        await Promise.all([articles.settle(), counters.settle(), commentRepo.settle(), subscriberRepo.settle(), sessionRepo.settle(), jobRepo.settle(), sources.settle(), users.settle(), meta.settle(), briefings.settle()]);
         release();
       },
     };

@@ -1,10 +1,14 @@
-/** The lowdb subscriber repository: the subscribers file, with in-memory indexes by e-mail and by token hash. */
+/**
+ * The lowdb subscriber repository: subscribers in hashed bucket files by e-mail (layout 2, subscribers/<bucket>.json),
+ * so a sign-up rewrites one small file; in memory, indexes by id, e-mail, token hash and confirmation hash.
+ */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { subscriberStatus, type Subscriber, type SubscriberCounts, type SubscriberFilter } from '../../schemas/newsletter.ts';
 import type { Page, SubscriberListRepository } from '../types.ts';
-import type { JsonCollection } from './file.ts';
+import { bucketOf, type BucketSet } from './layout.ts';
 
-export type SubscribersFile = { subscribers: Subscriber[] };
+/** subscribers/<bucket>.json: the subscribers whose e-mail hashes to the bucket, by e-mail. */
+export type SubscriberBucket = Record<string, Subscriber>;
 
 function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -18,7 +22,7 @@ function sameSecret(a: string, b: string): boolean {
 }
 
 export class LowdbSubscriberList implements SubscriberListRepository {
-  readonly #file: JsonCollection<SubscribersFile>;
+  readonly #buckets: BucketSet<SubscriberBucket>;
   /** Lookups by a token go through its SHA-256, so how long a lookup takes says nothing about stored tokens. */
   readonly #byTokenHash = new Map<string, Subscriber>();
   readonly #byConfirmHash = new Map<string, Subscriber>();
@@ -26,9 +30,18 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   /** A briefing run looks every recipient up again before sending: by id, not by a scan. */
   readonly #byId = new Map<string, Subscriber>();
 
-  constructor(file: JsonCollection<SubscribersFile>) {
-    this.#file = file;
-    for (const subscriber of file.data.subscribers) this.#index(subscriber);
+  constructor(buckets: BucketSet<SubscriberBucket>) {
+    this.#buckets = buckets;
+    for (const [, bucket] of buckets.entries()) for (const subscriber of Object.values(bucket)) this.#index(subscriber);
+  }
+
+  #write(subscriber: Subscriber): Promise<void> {
+    return this.#buckets.write(bucketOf('subscribers', subscriber.email));
+  }
+
+  /** Every subscriber, newest sign-up first (the dashboard's order). */
+  #all(): Subscriber[] {
+    return [...this.#byId.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
   }
 
   #index(subscriber: Subscriber): void {
@@ -70,14 +83,14 @@ export class LowdbSubscriberList implements SubscriberListRepository {
     if (existing) {
       if (existing.unsubscribedAt) {
         delete existing.unsubscribedAt;
-        await this.#file.write();
+        await this.#write(existing);
       }
       return { ...existing };
     }
     const stored = { ...subscriber };
-    this.#file.data.subscribers.push(stored);
+    this.#buckets.get(bucketOf('subscribers', stored.email))[stored.email] = stored;
     this.#index(stored);
-    await this.#file.write();
+    await this.#write(stored);
     return { ...stored };
   }
 
@@ -90,7 +103,7 @@ export class LowdbSubscriberList implements SubscriberListRepository {
       else (existing as Record<string, string>)[key] = value;
     }
     this.#index(existing);
-    await this.#file.write();
+    await this.#write(existing);
     return { ...existing };
   }
 
@@ -99,45 +112,44 @@ export class LowdbSubscriberList implements SubscriberListRepository {
     if (!found || !sameSecret(found.token, token)) return undefined;
     if (!found.unsubscribedAt) {
       found.unsubscribedAt = at;
-      await this.#file.write();
+      await this.#write(found);
     }
     return { ...found };
   }
 
   async count() {
-    return this.#file.data.subscribers.filter((s) => !s.unsubscribedAt).length;
+    let active = 0;
+    for (const subscriber of this.#byId.values()) if (!subscriber.unsubscribedAt) active++;
+    return active;
   }
 
   async listFiltered(filter: SubscriberFilter, page: Page) {
     const q = filter.q?.toLowerCase();
-    const matching = this.#file.data.subscribers.filter(
-      (s) => (!q || s.email.includes(q)) && (!filter.status || subscriberStatus(s) === filter.status),
-    );
-    // Stored in sign-up order: newest first is the reverse.
-    const items = matching
-      .slice()
-      .reverse()
-      .slice(page.offset, page.offset + page.limit)
-      .map((s) => ({ ...s }));
+    const matching = this.#all().filter((s) => (!q || s.email.includes(q)) && (!filter.status || subscriberStatus(s) === filter.status));
+    const items = matching.slice(page.offset, page.offset + page.limit).map((s) => ({ ...s }));
     return { items, total: matching.length };
   }
 
   async countByStatus() {
     const counts: SubscriberCounts = { confirmed: 0, pending: 0, unsubscribed: 0 };
-    for (const subscriber of this.#file.data.subscribers) counts[subscriberStatus(subscriber)]++;
+    for (const subscriber of this.#byId.values()) counts[subscriberStatus(subscriber)]++;
     return counts;
   }
 
   async listConfirmed() {
-    return this.#file.data.subscribers.filter((s) => subscriberStatus(s) === 'confirmed').map((s) => ({ ...s }));
+    return [...this.#byId.values()].filter((s) => subscriberStatus(s) === 'confirmed').map((s) => ({ ...s }));
   }
 
   async delete(id: string) {
-    const index = this.#file.data.subscribers.findIndex((s) => s.id === id);
-    if (index < 0) return false;
-    this.#unindex(this.#file.data.subscribers[index]!);
-    this.#file.data.subscribers.splice(index, 1);
-    await this.#file.write();
+    const existing = this.#byId.get(id);
+    if (!existing) return false;
+    this.#unindex(existing);
+    delete this.#buckets.get(bucketOf('subscribers', existing.email))[existing.email];
+    await this.#write(existing);
     return true;
+  }
+
+  async settle(): Promise<void> {
+    await this.#buckets.settle();
   }
 }

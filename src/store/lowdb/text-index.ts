@@ -1,9 +1,14 @@
-/** A small in-memory inverted index for article search: token -> (article id -> weight). */
+/** A compact in-memory inverted index for article search: token -> packed (document number, weight) postings. */
 
 const WORD = /[\p{L}\p{N}]+/gu;
+const ASCII = /^[\x00-\x7f]*$/;
+const ASCII_WORD = /[a-z0-9]+/g;
 
 /** Lowercases, strips diacritics and splits text into word tokens. */
 export function tokenize(text: string): string[] {
+  // Plain ASCII (most English copy) has no diacritics to strip and no letters beyond a-z: the same
+  // tokens come out without NFKD and Unicode classes, which dominate the cost of indexing at start.
+  if (ASCII.test(text)) return text.toLowerCase().match(ASCII_WORD) ?? [];
   const folded = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase();
   return folded.match(WORD) ?? [];
 }
@@ -16,52 +21,116 @@ export type IndexedFields = { title: string; dek?: string | undefined; body: str
 
 const WEIGHTS = { title: 8, dek: 4, extra: 2, body: 1 } as const;
 
+/**
+ * One token's documents in typed arrays (6 bytes an entry instead of a Map entry's ~40): at 100,000
+ * articles of 1,000 words this is the difference between ~200 MB and ~1 GB.
+ */
+class Posting {
+  docs = new Int32Array(4);
+  weights = new Uint16Array(4);
+  length = 0;
+
+  push(doc: number, weight: number): void {
+    if (this.length === this.docs.length) {
+      const docs = new Int32Array(this.length * 2);
+      docs.set(this.docs);
+      this.docs = docs;
+      const weights = new Uint16Array(this.length * 2);
+      weights.set(this.weights);
+      this.weights = weights;
+    }
+    this.docs[this.length] = doc;
+    this.weights[this.length] = Math.min(weight, 65535);
+    this.length++;
+  }
+
+  /** Drops entries of removed documents, in place. */
+  compact(alive: (doc: number) => boolean): void {
+    let w = 0;
+    for (let r = 0; r < this.length; r++) {
+      const doc = this.docs[r]!;
+      if (!alive(doc)) continue;
+      this.docs[w] = doc;
+      this.weights[w] = this.weights[r]!;
+      w++;
+    }
+    this.length = w;
+  }
+}
+
+/**
+ * A write costs O(tokens of the article): a document gets a new number on every add, and a removal
+ * only forgets the number; postings drop dead numbers when a query walks them (amortised), so no
+ * write walks the whole index.
+ */
 export class TextIndex {
-  readonly #postings = new Map<string, Map<string, number>>();
-  readonly #docs = new Map<string, string[]>();
-  #sortedTokens: string[] | undefined;
+  readonly #postings = new Map<string, Posting>();
+  /** Document number -> article id; undefined once removed or replaced. */
+  readonly #docIds: (string | undefined)[] = [];
+  readonly #docOf = new Map<string, number>();
+  /** The dictionary sorted (for prefix search) and the tokens added since it was last sorted. */
+  #sortedTokens: string[] = [];
+  #newTokens: string[] = [];
+
+  get size(): number {
+    return this.#docOf.size;
+  }
 
   add(id: string, fields: IndexedFields): void {
     this.remove(id);
-    const weights = new Map<string, number>();
+    const doc = this.#docIds.length;
+    this.#docIds.push(id);
+    this.#docOf.set(id, doc);
+    // A document's entries are appended last in each posting, so a repeated token adds to that
+    // entry: one dictionary lookup per word, no per-document map.
     const addText = (text: string | undefined, weight: number) => {
       if (!text) return;
-      for (const token of tokenize(text)) weights.set(token, (weights.get(token) ?? 0) + weight);
+      for (const token of tokenize(text)) {
+        let posting = this.#postings.get(token);
+        if (!posting) {
+          posting = new Posting();
+          this.#postings.set(token, posting);
+          this.#newTokens.push(token);
+        }
+        const last = posting.length - 1;
+        if (last >= 0 && posting.docs[last] === doc) posting.weights[last] = Math.min(65535, posting.weights[last]! + weight);
+        else posting.push(doc, weight);
+      }
     };
     addText(fields.title, WEIGHTS.title);
     addText(fields.dek, WEIGHTS.dek);
     addText(fields.extra, WEIGHTS.extra);
     addText(fields.body, WEIGHTS.body);
-    for (const [token, weight] of weights) {
-      let posting = this.#postings.get(token);
-      if (!posting) {
-        posting = new Map();
-        this.#postings.set(token, posting);
-        this.#sortedTokens = undefined;
-      }
-      posting.set(id, weight);
-    }
-    this.#docs.set(id, [...weights.keys()]);
   }
 
   remove(id: string): void {
-    const tokens = this.#docs.get(id);
-    if (!tokens) return;
-    for (const token of tokens) {
-      const posting = this.#postings.get(token);
-      posting?.delete(id);
-      if (posting && posting.size === 0) {
-        this.#postings.delete(token);
-        this.#sortedTokens = undefined;
-      }
+    const doc = this.#docOf.get(id);
+    if (doc === undefined) return;
+    this.#docIds[doc] = undefined;
+    this.#docOf.delete(id);
+  }
+
+  /** Merges the tokens added since the last query into the sorted dictionary: O(new log new + n), on a read. */
+  #dictionary(): string[] {
+    if (this.#newTokens.length) {
+      const fresh = this.#newTokens.sort();
+      this.#newTokens = [];
+      const old = this.#sortedTokens;
+      const merged = new Array<string>(old.length + fresh.length);
+      let i = 0;
+      let j = 0;
+      let k = 0;
+      while (i < old.length && j < fresh.length) merged[k++] = old[i]! < fresh[j]! ? old[i++]! : fresh[j++]!;
+      while (i < old.length) merged[k++] = old[i++]!;
+      while (j < fresh.length) merged[k++] = fresh[j++]!;
+      this.#sortedTokens = merged;
     }
-    this.#docs.delete(id);
+    return this.#sortedTokens;
   }
 
   /** Tokens starting with a prefix, found by binary search in the sorted dictionary. */
   #tokensWithPrefix(prefix: string): string[] {
-    this.#sortedTokens ??= [...this.#postings.keys()].sort();
-    const tokens = this.#sortedTokens;
+    const tokens = this.#dictionary();
     let lo = 0;
     let hi = tokens.length;
     while (lo < hi) {
@@ -81,6 +150,7 @@ export class TextIndex {
   query(text: string): Map<string, number> {
     const terms = tokenize(text);
     if (terms.length === 0) return new Map();
+    const alive = (doc: number) => this.#docIds[doc] !== undefined;
     let scores: Map<string, number> | undefined;
     terms.forEach((term, i) => {
       const isLast = i === terms.length - 1;
@@ -90,7 +160,18 @@ export class TextIndex {
         const posting = this.#postings.get(token);
         if (!posting) continue;
         const exact = token === term ? 1 : 0.5;
-        for (const [id, weight] of posting) termScores.set(id, Math.max(termScores.get(id) ?? 0, weight * exact));
+        let dead = 0;
+        for (let p = 0; p < posting.length; p++) {
+          const id = this.#docIds[posting.docs[p]!];
+          if (id === undefined) {
+            dead++;
+            continue;
+          }
+          const score = posting.weights[p]! * exact;
+          const before = termScores.get(id);
+          if (before === undefined || score > before) termScores.set(id, score);
+        }
+        if (dead * 4 > posting.length) posting.compact(alive);
       }
       if (!scores) {
         scores = termScores;

@@ -1,0 +1,538 @@
+/**
+ * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--keep] [--store-only]`: measures the
+ * write path at several archive sizes (saves, votes, publish -> live and -> findable, rebuilds, start
+ * time, memory, reader latency during writes, the server's event-loop blocking, pages per publish),
+ * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
+ * It only measures: nothing here is a timed test.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import fs from 'node:fs';
+import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { Browser } from 'playwright-core';
+import { ApiClient } from '../tests/helpers/server.ts';
+import type { Article } from '../src/schemas/article.ts';
+import { openStore } from '../src/store/index.ts';
+import { generateStore, generateVotes } from './generate-store.ts';
+import type { LoadJob, LoadResult } from './load.ts';
+import { launchBrowser } from './browser.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
+const NODE = process.execPath;
+const started = performance.now();
+const say = (line: string) => console.log(`[scale ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
+const children = new Set<ChildProcess>();
+
+type Options = { sizes: number[]; votes: number; durationS: number; keep: boolean; storeOnly: boolean };
+
+function parseOptions(argv: string[]): Options {
+  const value = (name: string) => {
+    const i = argv.indexOf(name);
+    return i >= 0 ? argv[i + 1] : undefined;
+  };
+  const sizes = (value('--sizes') ?? '1000,10000,100000').split(',').map((s) => Number(s.trim()));
+  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 200_000)) throw new Error('--sizes takes article counts from 100 to 200000, comma-separated');
+  const votes = Number(value('--votes') ?? 1_000_000);
+  const durationS = Number(value('--duration') ?? 10);
+  if (!Number.isInteger(votes) || votes < 0) throw new Error('--votes must be a whole number');
+  if (!(durationS >= 2 && durationS <= 60)) throw new Error('--duration must be 2-60 seconds');
+  return { sizes: [...new Set(sizes)].sort((a, b) => a - b), votes, durationS, keep: argv.includes('--keep'), storeOnly: argv.includes('--store-only') };
+}
+
+/** One archive size's figures: the shape of bench/results/scale.json. */
+type SizeFigures = {
+  articles: number;
+  saveP95Ms: number;
+  voteP99Ms: number;
+  publishLiveP95Ms: number;
+  findableS: number | null;
+  rebuildOneChangeS: number;
+  fullRebuildS: number;
+  startS: number;
+  rssMB: number;
+  readerP99IdleMs: number;
+  readerP99DuringSavesMs: number;
+  maxEventLoopBlockMs: number;
+  pagesPerPublish: number;
+  /** Context for the figures above. */
+  detail: Record<string, number | string>;
+};
+
+const quantile = (values: number[], q: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))] ?? NaN;
+};
+const round = (n: number, digits = 1) => Number(n.toFixed(digits));
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number; output: string; ms: number }> {
+  const t0 = performance.now();
+  return new Promise((resolve) => {
+    const child = spawn(NODE, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let output = '';
+    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      children.delete(child);
+      resolve({ code: code ?? 1, output, ms: performance.now() - t0 });
+    });
+  });
+}
+
+async function runLoad(job: LoadJob): Promise<LoadResult> {
+  const result = await runNode(path.join(ROOT, 'bench/load.ts'), [JSON.stringify(job)], {}, (job.durationS + 60) * 1000);
+  const line = result.output.trim().split('\n').at(-1) ?? '';
+  if (result.code !== 0 || !line.startsWith('{')) throw new Error(`load generator failed: ${result.output.slice(-2000)}`);
+  return JSON.parse(line) as LoadResult;
+}
+
+/** `npm run rebuild` (with args), with heap enough for a 100,000-article build. */
+function rebuild(dataDir: string, outDir: string, args: string[]) {
+  return runNode(path.join(ROOT, 'scripts/rebuild.ts'), args, { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', NODE_OPTIONS: '--max-old-space-size=16384' }, 3 * 3600_000);
+}
+
+type ScaleServer = {
+  url: string;
+  pid: number;
+  startMs: number;
+  output: () => string;
+  /** The server's event-loop delay histogram since the last call (read inside the server, on SIGUSR2). */
+  loopDelay: () => Promise<{ maxMs: number; p99Ms: number; rssMB: number }>;
+  stop: () => Promise<void>;
+};
+
+async function startScaleServer(dataDir: string, outDir: string, workDir: string): Promise<ScaleServer> {
+  const eldFile = path.join(workDir, 'event-loop-delay.json');
+  const t0 = performance.now();
+  // BENCH_CPU_PROF=1 writes a CPU profile of the server into the work folder (with --keep), to see what blocks.
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`] : [];
+  const child = spawn(NODE, ['--max-old-space-size=8192', ...profile, path.join(ROOT, 'bench/scale-server.ts')], {
+    cwd: ROOT,
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      DATA_DIR: dataDir,
+      OUT_DIR: outDir,
+      SERVE_DIR: path.join(outDir, 'client'),
+      SEED: 'none',
+      ADMIN_USERNAME: ADMIN.username,
+      ADMIN_PASSWORD: ADMIN.password,
+      TRUST_PROXY: 'true',
+      RATE_LIMIT_FACTOR: '10000',
+      FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEED_FETCH_INTERVAL_MINUTES: '100000',
+      BENCH_ELD_FILE: eldFile,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  children.add(child);
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start in 600 s:\n${output.slice(-3000)}`)), 600_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      // The log is kept bounded: only what the bench reads (publish lines) matters.
+      if (output.length > 50_000_000) output = output.slice(-25_000_000);
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        clearTimeout(timer);
+        resolve(match[1]!.replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`server exited with code ${code}:\n${output.slice(-3000)}`));
+    });
+  });
+  const startMs = performance.now() - t0;
+  return {
+    url,
+    pid: child.pid!,
+    startMs,
+    output: () => output,
+    loopDelay: async () => {
+      fs.rmSync(eldFile, { force: true });
+      child.kill('SIGUSR2');
+      for (let i = 0; i < 500 && !fs.existsSync(eldFile); i++) await sleep(10);
+      return JSON.parse(fs.readFileSync(eldFile, 'utf8')) as { maxMs: number; p99Ms: number; rssMB: number };
+    },
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      children.delete(child);
+    },
+  };
+}
+
+/** Peak and current resident memory of a process, from /proc (MB). */
+function memoryOf(pid: number): { peakMB: number; rssMB: number } {
+  const status = fs.readFileSync(`/proc/${pid}/status`, 'utf8');
+  const kb = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+) kB`).exec(status)?.[1] ?? NaN);
+  return { peakMB: Math.round(kb('VmHWM') / 1024), rssMB: Math.round(kb('VmRSS') / 1024) };
+}
+
+async function waitUntil(timeoutMs: number, check: () => Promise<boolean>, everyMs = 10): Promise<boolean> {
+  const deadline = performance.now() + timeoutMs;
+  while (performance.now() < deadline) {
+    if (await check()) return true;
+    await sleep(everyMs);
+  }
+  return false;
+}
+
+async function waitForIdleQueue(url: string, timeoutMs = 600_000): Promise<void> {
+  const ok = await waitUntil(timeoutMs, async () => ((await (await fetch(`${url}/api/health`)).json()) as { jobs: number }).jobs === 0, 50);
+  if (!ok) throw new Error('the regeneration queue did not drain');
+}
+
+/** Pages the regeneration worker wrote (or deleted) in a stretch of its log. */
+function pagesWritten(log: string): number {
+  return [...log.matchAll(/\[publish\] \S+ (written|deleted) in /g)].length;
+}
+
+/** A distinct visitor id per n, in the cookie's alphabet (26 base32 characters). */
+const burstPrefix = Math.random().toString(36).replace(/[^a-z]/g, '').padEnd(8, 'q').slice(0, 8);
+function visitorId(n: number): string {
+  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
+  let tail = '';
+  for (let rest = n; tail.length < 18; rest = Math.floor(rest / 32)) tail += alphabet[rest % 32];
+  return `${burstPrefix}${tail}`;
+}
+
+const BODY = `<p>${'The council met again on Thursday to weigh the proposal and hear from residents who had waited for hours. '.repeat(60)}</p>`;
+
+/** A local RSS feed whose items are new on every fetch, for the ingestion part of the burst. */
+function startFeedServer(): Promise<{ url: string; close: () => Promise<void> }> {
+  let round = 0;
+  const server = http.createServer((_request, response) => {
+    round++;
+    const items = Array.from(
+      { length: 40 },
+      (_, i) =>
+        `<item><title>Wire report ${round}-${i}</title><link>http://127.0.0.1/wire/${round}-${i}</link><guid>wire-${Date.now()}-${round}-${i}</guid><pubDate>${new Date().toUTCString()}</pubDate><description>${'Agency copy about the harbour expansion and the vote that follows. '.repeat(30)}</description></item>`,
+    ).join('');
+    response.writeHead(200, { 'Content-Type': 'application/rss+xml' });
+    response.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Wire</title><link>http://127.0.0.1/</link><description>Wire</description>${items}</channel></rss>`);
+  });
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      resolve({ url: `http://127.0.0.1:${port}/feed.xml`, close: () => new Promise<void>((done) => server.close(() => done())) });
+    }),
+  );
+}
+
+/** Searches the way a reader does: /search in Chromium with /api/search cut off, so only the Pagefind index (however it is split) can answer. */
+async function findableThroughPagefind(browser: Browser, origin: string, word: string, href: string): Promise<boolean> {
+  const context = await browser.newContext();
+  try {
+    await context.route('**/api/search**', (route) => route.abort());
+    const page = await context.newPage();
+    await page.goto(`${origin}/search?q=${encodeURIComponent(word)}`, { waitUntil: 'domcontentloaded' });
+    return await page
+      .waitForSelector(`main a[href="${href}"]`, { timeout: 3000 })
+      .then(() => true)
+      .catch(() => false);
+  } finally {
+    await context.close();
+  }
+}
+
+async function measureSize(articles: number, votesStored: number, options: Options, workDir: string, browser: Browser): Promise<SizeFigures> {
+  const dataDir = path.join(workDir, `data-${articles}`);
+  const outDir = path.join(ROOT, '.out', `scale-${articles}`);
+  const detail: Record<string, number | string> = {};
+  say(`== ${articles.toLocaleString('en-US')} articles: generating...`);
+  const generated = await generateStore(dataDir, articles, say);
+  detail.generateS = round(generated.ms / 1000);
+  detail.articleFilesMB = round(generated.bytes / 1048576);
+  detail.avgWords = generated.words;
+  const votes = await generateVotes(dataDir, generated.ids, votesStored);
+  detail.votesStored = votesStored;
+  detail.voteFiles = votes.files;
+  say(`  ${articles} articles (${detail.articleFilesMB} MB of article files) and ${votesStored.toLocaleString('en-US')} votes in ${votes.files} bucket files`);
+
+  say('  full rebuild...');
+  fs.rmSync(outDir, { recursive: true, force: true });
+  const rebuildSource = fs.readFileSync(path.join(ROOT, 'scripts/rebuild.ts'), 'utf8');
+  const hasFull = rebuildSource.includes('--full');
+  const full = await rebuild(dataDir, outDir, hasFull ? ['--full'] : []);
+  if (full.code !== 0) throw new Error(`full rebuild failed:\n${full.output.slice(-3000)}`);
+  detail.fullRebuild = hasFull ? 'npm run rebuild -- --full' : 'npm run rebuild (always full on this branch)';
+  say(`  full rebuild ${(full.ms / 1000).toFixed(1)} s`);
+
+  const server = await startScaleServer(dataDir, outDir, workDir);
+  const feeds = await startFeedServer();
+  try {
+    const t0 = performance.now();
+    // A search waits for the text index, which is built after the server listens.
+    await fetch(`${server.url}/api/search?q=election`).then((r) => r.text());
+    detail.textIndexReadyAfterListenS = round((performance.now() - t0) / 1000, 2);
+    const memory = memoryOf(server.pid);
+    detail.rssAfterStartMB = memory.rssMB;
+    say(`  server listening after ${(server.startMs / 1000).toFixed(1)} s; text index ready ${detail.textIndexReadyAfterListenS} s later; RSS ${memory.rssMB} MB (peak ${memory.peakMB} MB)`);
+    const admin = new ApiClient(server.url);
+    await admin.login(ADMIN.username, ADMIN.password);
+    await waitForIdleQueue(server.url);
+    const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
+    const sample = listed[0]!;
+    const readerUrl = `${server.url}/article/${sample.slug}`;
+    const readerJob = (durationS: number): LoadJob => ({ url: readerUrl, connections: 10, durationS });
+
+    // Readers alone.
+    await runLoad(readerJob(2));
+    const idle = await runLoad(readerJob(options.durationS));
+    say(`  readers idle: p99 ${idle.p99} ms (${Math.round(idle.rps)} req/s)`);
+
+    // Saves, one at a time: the API answers once the article file is on disk.
+    const saveTimes: number[] = [];
+    for (let i = 0; i < 40; i++) {
+      const article = listed[i % listed.length]!;
+      const s0 = performance.now();
+      const response = await admin.put(`/api/articles/${article.id}`, { title: `${article.title.replace(/ \(saved \d+\)$/, '')} (saved ${i})` });
+      await response.text();
+      if (response.status !== 200) throw new Error(`save failed: ${response.status}`);
+      saveTimes.push(performance.now() - s0);
+    }
+    await waitForIdleQueue(server.url);
+
+    // Votes from new visitors on the most-voted articles (the first generated ids carry the most votes).
+    const voteIds = generated.ids.slice(0, 50);
+    const voteRun = await runLoad({ url: server.url, connections: 10, durationS: options.durationS, votes: { articleIds: voteIds, origin: server.url } });
+    detail.votesPerS = Math.round(voteRun.rps);
+    say(`  saves p95 ${quantile(saveTimes, 0.95).toFixed(1)} ms; votes p99 ${voteRun.p99} ms (${Math.round(voteRun.rps)}/s)`);
+    await waitForIdleQueue(server.url);
+
+    // The burst: readers under load while saves, votes and a feed ingestion run; event-loop delay read inside the server.
+    const source = (await (await admin.post('/api/news-sources', { name: 'Bench wire', url: feeds.url, section: 'business' })).json()) as { id: string };
+    // One ingestion first, so the burst measures the steady state rather than the first load of the feed code.
+    await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
+    await waitForIdleQueue(server.url);
+    await server.loopDelay();
+    let stop = false;
+    const burstSaves = async () => {
+      let i = 0;
+      while (!stop) {
+        const article = listed[(i * 7) % listed.length]!;
+        await (await admin.put(`/api/articles/${article.id}`, { bodyHtml: `${BODY}<p>Burst edit ${i++}.</p>` })).text();
+      }
+    };
+    const burstVotes = async () => {
+      let i = 0;
+      while (!stop) {
+        const response = await fetch(`${server.url}/api/articles/${voteIds[i % voteIds.length]}/like`, { method: 'POST', headers: { Origin: server.url, Cookie: `vid=${visitorId(i++)}` } });
+        await response.text();
+      }
+    };
+    const ingest = async () => {
+      for (let n = 0; n < 2 && !stop; n++) {
+        await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
+        await sleep(options.durationS * 300);
+      }
+    };
+    const writers = Promise.all([burstSaves(), burstSaves(), burstVotes(), burstVotes(), ingest()]);
+    const during = await runLoad(readerJob(options.durationS));
+    stop = true;
+    await writers;
+    const loop = await server.loopDelay();
+    say(`  burst: readers p99 ${during.p99} ms; server event loop max ${loop.maxMs} ms, p99 ${loop.p99Ms} ms`);
+    detail.eventLoopP99DuringBurstMs = loop.p99Ms;
+    await waitForIdleQueue(server.url);
+
+    // Publish -> article and section page live; pages the worker wrote for each publish.
+    const liveTimes: number[] = [];
+    const pages: number[] = [];
+    for (let round = 0; round < 10; round++) {
+      const section = (['world', 'business', 'politics', 'tech'] as const)[round % 4];
+      const title = `Scale live story ${round} ${Date.now()}`;
+      const mark = server.output().length;
+      const p0 = performance.now();
+      const created = await admin.post('/api/articles', { title, bodyHtml: BODY, section, status: 'published', tags: ['bench'] });
+      if (created.status !== 201) throw new Error(`publish failed: ${created.status} ${await created.text()}`);
+      const article = (await created.json()) as Article;
+      const live = await waitUntil(60_000, async () => {
+        const [page, listing] = await Promise.all([fetch(`${server.url}/article/${article.slug}`).then((r) => r.text()), fetch(`${server.url}/section/${section}`).then((r) => r.text())]);
+        return page.includes(title) && listing.includes(title);
+      });
+      if (!live) throw new Error(`published article ${article.slug} not live within 60 s`);
+      liveTimes.push(performance.now() - p0);
+      await waitForIdleQueue(server.url);
+      await sleep(200);
+      pages.push(pagesWritten(server.output().slice(mark)));
+    }
+    say(`  publish -> live p95 ${quantile(liveTimes, 0.95).toFixed(0)} ms; pages written per publish: ${pages.join(', ')}`);
+    detail.pagesPerPublishMax = Math.max(...pages);
+
+    // Publish -> findable through the Pagefind index a reader's browser loads.
+    const word = `zephyrine${Date.now().toString(36)}`;
+    const f0 = performance.now();
+    const created = (await (await admin.post('/api/articles', { title: `Scale findable ${word}`, bodyHtml: `<p>The ${word} story.</p>`, section: 'world', status: 'published' })).json()) as Article;
+    const found = await waitUntil(1_200_000, () => findableThroughPagefind(browser, server.url, word, `/article/${created.slug}`), 200);
+    const findableS = found ? round((performance.now() - f0) / 1000) : null;
+    say(`  publish -> findable through Pagefind: ${findableS ?? 'not within 1,200'} s`);
+    await waitForIdleQueue(server.url);
+    await server.stop();
+
+    // One article changed, then npm run rebuild (incremental where the branch has it).
+    const store = await openStore(dataDir);
+    try {
+      const one = (await store.articles.get(generated.ids[Math.floor(articles / 2)]!))!;
+      await store.articles.replace({ ...one, title: `${one.title} (changed)`, updatedAt: new Date().toISOString() });
+    } finally {
+      await store.close();
+    }
+    const incremental = await rebuild(dataDir, outDir, []);
+    if (incremental.code !== 0) throw new Error(`rebuild after one change failed:\n${incremental.output.slice(-3000)}`);
+    say(`  rebuild after one change ${(incremental.ms / 1000).toFixed(1)} s`);
+
+    return {
+      articles,
+      saveP95Ms: round(quantile(saveTimes, 0.95)),
+      voteP99Ms: voteRun.p99,
+      publishLiveP95Ms: Math.round(quantile(liveTimes, 0.95)),
+      findableS,
+      rebuildOneChangeS: round(incremental.ms / 1000),
+      fullRebuildS: round(full.ms / 1000),
+      startS: round(server.startMs / 1000, 2),
+      rssMB: memory.peakMB,
+      readerP99IdleMs: idle.p99,
+      readerP99DuringSavesMs: during.p99,
+      maxEventLoopBlockMs: loop.maxMs,
+      pagesPerPublish: quantile(pages, 0.5),
+      detail,
+    };
+  } finally {
+    await server.stop();
+    await feeds.close();
+    if (!options.keep) {
+      fs.rmSync(dataDir, { recursive: true, force: true });
+      fs.rmSync(outDir, { recursive: true, force: true });
+    }
+  }
+}
+
+type Check = { figure: string; value: string; target: string; ok: boolean | undefined };
+
+/** The ratios and limits of issue 12, from the smallest and largest size measured. */
+function checks(sizes: SizeFigures[]): Check[] {
+  const small = sizes[0]!;
+  const large = sizes.at(-1)!;
+  const out: Check[] = [];
+  const label = `${large.articles / 1000}k/${small.articles / 1000}k`;
+  for (const key of ['saveP95Ms', 'voteP99Ms', 'publishLiveP95Ms', 'findableS', 'pagesPerPublish'] as const) {
+    const a = large[key];
+    const b = small[key];
+    if (a === null || b === null || !b) {
+      out.push({ figure: `${key} ${label}`, value: 'n/a', target: '<= 1.5', ok: false });
+      continue;
+    }
+    const ratio = a / b;
+    out.push({ figure: `${key} ${label}`, value: ratio.toFixed(2), target: '<= 1.5', ok: sizes.length > 1 ? ratio <= 1.5 : undefined });
+  }
+  const at100k = large.articles >= 100_000;
+  out.push({ figure: `startS at ${large.articles}`, value: String(large.startS), target: '<= 15 s at 100k', ok: at100k ? large.startS <= 15 : undefined });
+  out.push({ figure: `rssMB at ${large.articles}`, value: String(large.rssMB), target: '<= 1,536 MB at 100k', ok: at100k ? large.rssMB <= 1536 : undefined });
+  for (const size of sizes) {
+    out.push({ figure: `reader p99 during saves / idle at ${size.articles}`, value: (size.readerP99DuringSavesMs / Math.max(1, size.readerP99IdleMs)).toFixed(2), target: '<= 2', ok: size.readerP99DuringSavesMs <= 2 * Math.max(1, size.readerP99IdleMs) });
+    out.push({ figure: `max event loop block at ${size.articles}`, value: `${size.maxEventLoopBlockMs} ms`, target: '<= 20 ms', ok: size.maxEventLoopBlockMs <= 20 });
+  }
+  return out;
+}
+
+function table(header: string[], lines: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...lines.map((l) => l[i]!.length)));
+  const format = (cells: string[]) => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  ');
+  return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n');
+}
+
+type StoreFigures = { articles: number; votesStored: number; openS: number; textReadyS: number; rssOpenMB: number; peakRssMB: number; saveP95Ms: number; voteP99Ms: number; maxEventLoopBlockMs: number; eventLoopP99Ms: number; searchMaxMs: number };
+
+/**
+ * --store-only: the store without a build or a server (minutes instead of an hour at 100,000): start,
+ * memory and the write path measured in bench/store-probe.ts, written to bench/results/scale-store.json.
+ */
+async function storeOnly(options: Options, machine: string): Promise<void> {
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-store-'));
+  const largest = options.sizes.at(-1)!;
+  const figures: StoreFigures[] = [];
+  const loads: number[] = [];
+  try {
+    for (const articles of options.sizes) {
+      const dataDir = path.join(workDir, `data-${articles}`);
+      say(`== ${articles.toLocaleString('en-US')} articles (store only): generating...`);
+      const generated = await generateStore(dataDir, articles, say);
+      const votesStored = articles === largest ? Math.max(options.votes, articles * 10) : articles * 10;
+      await generateVotes(dataDir, generated.ids, votesStored);
+      const probe = await runNode(path.join(ROOT, 'bench/store-probe.ts'), [dataDir], {}, 1_800_000);
+      const line = probe.output.trim().split('\n').at(-1) ?? '';
+      if (probe.code !== 0 || !line.startsWith('{')) throw new Error(`store probe failed: ${probe.output.slice(-2000)}`);
+      figures.push({ articles, votesStored, ...(JSON.parse(line) as Omit<StoreFigures, 'articles' | 'votesStored'>) });
+      loads.push(Number(os.loadavg()[0]!.toFixed(2)));
+      say(`  ${line}`);
+      if (!options.keep) fs.rmSync(dataDir, { recursive: true, force: true });
+    }
+  } finally {
+    if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
+  }
+  const keys = ['votesStored', 'openS', 'textReadyS', 'rssOpenMB', 'peakRssMB', 'saveP95Ms', 'voteP99Ms', 'maxEventLoopBlockMs', 'eventLoopP99Ms', 'searchMaxMs'] as const;
+  console.log(`\nMeridian News bench:scale --store-only; ${machine}; 1-minute load after each size: ${loads.join(', ')}\n`);
+  console.log(table(['figure', ...figures.map((f) => `${f.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...figures.map((f) => String(f[key]))])));
+  const file = path.join(ROOT, 'bench/results/scale-store.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes: figures }, null, 2)}\n`);
+  console.log(`\nWritten to ${path.relative(ROOT, file)}`);
+}
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  if (options.storeOnly) {
+    await storeOnly(options, `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`);
+    return;
+  }
+  const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-'));
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
+  const largest = options.sizes.at(-1)!;
+  say(`sizes ${options.sizes.join(', ')}; ${options.durationS} s per load run; machine: ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  const sizes: SizeFigures[] = [];
+  const loads: number[] = [];
+  const browser = await launchBrowser();
+  try {
+    for (const articles of options.sizes) {
+      // A million votes already stored at the largest size; ten per article below it.
+      sizes.push(await measureSize(articles, articles === largest ? Math.max(options.votes, articles * 10) : articles * 10, options, workDir, browser));
+      loads.push(Number(os.loadavg()[0]!.toFixed(2)));
+    }
+  } finally {
+    await browser.close().catch(() => {});
+    for (const child of children) child.kill('SIGKILL');
+    if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
+    else say(`kept: ${workDir}`);
+  }
+
+  const keys = ['saveP95Ms', 'voteP99Ms', 'publishLiveP95Ms', 'findableS', 'rebuildOneChangeS', 'fullRebuildS', 'startS', 'rssMB', 'readerP99IdleMs', 'readerP99DuringSavesMs', 'maxEventLoopBlockMs', 'pagesPerPublish'] as const;
+  console.log(`\nMeridian News bench:scale; ${machine}; ${((performance.now() - started) / 1000).toFixed(0)} s in all; 1-minute load after each size: ${loads.join(', ')}\n`);
+  console.log(table(['figure', ...sizes.map((s) => `${s.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...sizes.map((s) => String(s[key] ?? 'n/a'))])));
+  const results = checks(sizes);
+  console.log(`\n${table(['check', 'value', 'target', 'verdict'], results.map((c) => [c.figure, c.value, c.target, c.ok === undefined ? '' : c.ok ? 'ok' : 'MISSED']))}`);
+  const file = path.join(ROOT, 'bench/results/scale.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes, checks: results }, null, 2)}\n`);
+  console.log(`\nWritten to ${path.relative(ROOT, file)}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`[scale] FAILED: ${(error as Error).stack ?? String(error)}`);
+  for (const child of children) child.kill('SIGKILL');
+  process.exit(1);
+});

@@ -1,0 +1,198 @@
+/** Where each record lives on disk (layout 2): one file per article, hashed buckets for every other growing collection. */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { JsonCollection, readJsonFile } from './file.ts';
+
+export const LAYOUT_VERSION = 2;
+/** Written last by a migration (and first on a fresh folder): its presence says the layout-2 files are complete. */
+export const LAYOUT_FILE = 'store.json';
+
+/** FNV-1a, 32 bit: a fast, stable spread of keys over buckets (not a security boundary). */
+export function hash32(text: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) {
+    h ^= text.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
+
+/** A record id as a file name: kept when it is already safe, else base64url behind a `~`. */
+function fileNameOf(id: string): string {
+  return /^[A-Za-z0-9_-]{1,120}$/.test(id) ? id : `~${Buffer.from(id).toString('base64url')}`;
+}
+
+export function idOfFileName(name: string): string {
+  const base = name.slice(0, -'.json'.length);
+  return base.startsWith('~') ? Buffer.from(base.slice(1), 'base64url').toString() : base;
+}
+
+/** articles/<2 hex of hash(id)>/<id>.json: 256 folders, about 400 files each at 100,000 articles. */
+export function articleFile(dir: string, id: string): string {
+  return path.join(dir, 'articles', hex(hash32(id) & 0xff, 2), `${fileNameOf(id)}.json`);
+}
+
+/** Every collection that grows without bound, and how many bucket files it is spread over. */
+export const BUCKETS = {
+  /** Votes: 64 article groups x 16 visitor buckets; one article's votes sit in 16 files at most. */
+  votes: 1024,
+  voteAdjustments: 256,
+  views: 256,
+  comments: 256,
+  subscribers: 256,
+  sessions: 256,
+  jobs: 64,
+} as const;
+export type BucketedName = keyof typeof BUCKETS;
+
+const FOLDERS: Record<BucketedName, string> = {
+  votes: 'votes',
+  voteAdjustments: 'vote-adjustments',
+  views: 'views',
+  comments: 'comments',
+  subscribers: 'subscribers',
+  sessions: 'sessions',
+  jobs: 'jobs',
+};
+
+export const VOTE_VISITOR_BUCKETS = 16;
+
+/** The vote bucket of (article, visitor): the article picks a group of 16, the visitor one of them. */
+export function voteBucket(articleId: string, visitorId: string): number {
+  return (hash32(articleId) % (BUCKETS.votes / VOTE_VISITOR_BUCKETS)) * VOTE_VISITOR_BUCKETS + (hash32(visitorId) % VOTE_VISITOR_BUCKETS);
+}
+
+/** Every bucket an article's votes can be in. */
+export function voteBucketsOf(articleId: string): number[] {
+  const first = (hash32(articleId) % (BUCKETS.votes / VOTE_VISITOR_BUCKETS)) * VOTE_VISITOR_BUCKETS;
+  return Array.from({ length: VOTE_VISITOR_BUCKETS }, (_, i) => first + i);
+}
+
+export function bucketOf(name: BucketedName, key: string): number {
+  return hash32(key) % BUCKETS[name];
+}
+
+export function bucketFile(dir: string, name: BucketedName, bucket: number): string {
+  // Vote buckets get a folder per article group so no folder holds more than 64 files.
+  if (name === 'votes') return path.join(dir, FOLDERS.votes, hex(bucket >> 4, 2), `${hex(bucket & 15, 1)}.json`);
+  return path.join(dir, FOLDERS[name], `${hex(bucket, 3)}.json`);
+}
+
+export function collectionFolder(dir: string, name: BucketedName | 'articles'): string {
+  return path.join(dir, name === 'articles' ? 'articles' : FOLDERS[name]);
+}
+
+/** Runs `task` over `items` with at most `limit` at a time. */
+export async function inPool<T>(items: readonly T[], limit: number, task: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) await task(items[next++]!);
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+}
+
+/** Every JSON file under a folder, recursively (temp files skipped). */
+export function listJsonFiles(root: string): string[] {
+  const out: string[] = [];
+  const visit = (dir: string) => {
+    let entries: fs.Dirent[];
+    try {
+      entries = fs.readdirSync(dir, { withFileTypes: true });
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    for (const entry of entries) {
+      const full = path.join(dir, entry.name);
+      if (entry.isDirectory()) visit(full);
+      else if (entry.name.endsWith('.json') && !entry.name.startsWith('.')) out.push(full);
+    }
+  };
+  visit(root);
+  return out;
+}
+
+/**
+ * One bucketed collection: BUCKETS[name] JSON files, each an object of records, loaded whole at
+ * start; a change rewrites only its bucket (writes to one bucket share a disk write).
+ */
+export class BucketSet<T> {
+  readonly #dir: string;
+  readonly #name: BucketedName;
+  readonly #readOnly: boolean;
+  readonly #empty: () => T;
+  readonly #files = new Map<number, JsonCollection<T>>();
+
+  private constructor(dir: string, name: BucketedName, empty: () => T, readOnly: boolean) {
+    this.#dir = dir;
+    this.#name = name;
+    this.#empty = empty;
+    this.#readOnly = readOnly;
+  }
+
+  static async load<T>(dir: string, name: BucketedName, empty: () => T, readOnly: boolean): Promise<BucketSet<T>> {
+    const set = new BucketSet<T>(dir, name, empty, readOnly);
+    const files = Array.from({ length: BUCKETS[name] }, (_, b) => b);
+    await inPool(files, 32, async (b) => {
+      const file = bucketFile(dir, name, b);
+      const data = await readJsonFile<T>(file);
+      if (data !== undefined) set.#files.set(b, JsonCollection.of<T>(file, data as T, readOnly));
+    });
+    return set;
+  }
+
+  /** The bucket's data, created empty (in memory) when it has no file yet. */
+  get(bucket: number): T {
+    let file = this.#files.get(bucket);
+    if (!file) {
+      file = JsonCollection.of(bucketFile(this.#dir, this.#name, bucket), this.#empty(), this.#readOnly);
+      this.#files.set(bucket, file);
+    }
+    return file.data;
+  }
+
+  /** Existing buckets only (for loading indexes at start). */
+  *entries(): Iterable<[number, T]> {
+    for (const [b, file] of this.#files) yield [b, file.data];
+  }
+
+  write(bucket: number): Promise<void> {
+    this.get(bucket);
+    return this.#files.get(bucket)!.write();
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all([...this.#files.values()].map((f) => f.settle()));
+  }
+}
+
+/**
+ * Reads every article file under DATA_DIR/articles. Synchronous on purpose: it runs once at start,
+ * before the server listens, and 100,000 small reads through the thread pool (open, stat, read,
+ * close each) cost several times what plain reads in a loop do.
+ */
+export function loadArticleFiles<T>(dir: string, onRecord: (file: string, record: T) => void): void {
+  const root = collectionFolder(dir, 'articles');
+  let shards: string[];
+  try {
+    shards = fs.readdirSync(root).filter((s) => !s.startsWith('.'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+    throw error;
+  }
+  for (const shard of shards) {
+    for (const name of fs.readdirSync(path.join(root, shard))) {
+      if (!name.endsWith('.json') || name.startsWith('.')) continue;
+      const file = path.join(root, shard, name);
+      const text = fs.readFileSync(file, 'utf8');
+      try {
+        onRecord(file, JSON.parse(text) as T);
+      } catch (error) {
+        throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
+      }
+    }
+  }
+}
