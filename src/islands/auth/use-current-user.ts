@@ -5,9 +5,11 @@ import type { PublicUser } from '../../schemas/auth.ts';
 
 export const CURRENT_USER_KEY = ['/api/auth/me'] as const;
 
-export function useCurrentUser() {
+/** `initial`: the user an on-demand page already knows (admin pages), so role-dependent controls render at once. */
+export function useCurrentUser(initial?: PublicUser) {
   return useQuery({
     queryKey: CURRENT_USER_KEY,
+    ...(initial ? { initialData: initial } : {}),
     queryFn: async ({ signal }) => {
       const answer = await api.get<{ user: PublicUser } | null>('/api/auth/me', { on401: 'returnNull', signal });
       return answer?.user ?? null;

@@ -13,7 +13,6 @@ import {
   LowdbMeta,
   LowdbSessions,
   LowdbSources,
-  LowdbUsers,
   MemoryLimits,
   type CommentsFile,
   type CountersFile,
@@ -26,6 +25,8 @@ import {
 } from './collections.ts';
 import { LowdbSubscriberList, type SubscribersFile } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
+import { LowdbUserDirectory } from './users.ts';
+import { LowdbAudit } from './audit.ts';
 
 /** Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports. */
 export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
@@ -48,6 +49,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<MetaFile>('meta', {}),
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
+    const audit = await LowdbAudit.open(dir, readOnly);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
@@ -61,14 +63,15 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       sources: new LowdbSources(sources),
       subscribers: new LowdbSubscriberList(subscribers),
       briefings: new LowdbBriefings(briefings, dir, readOnly),
-      users: new LowdbUsers(users),
+      users: new LowdbUserDirectory(users),
+      audit,
       sessions: new LowdbSessions(sessions),
       jobs: new LowdbJobs(jobs),
       limits: new MemoryLimits(),
       meta: new LowdbMeta(meta),
       async close() {
         // A no-op write per file waits for any write still in flight (steno queues behind it).
-        if (!readOnly) await Promise.all(files.map((f) => f.write()));
+        if (!readOnly) await Promise.all([...files.map((f) => f.write()), audit.list({ offset: 0, limit: 0 })]);
         release();
       },
     };
