@@ -61,9 +61,13 @@ export class LowdbAudit implements AuditRepository {
     const name = `${entry.at.slice(0, 7)}.jsonl`;
     const run = this.#tail.then(async () => {
       await fs.promises.mkdir(this.#dir, { recursive: true });
-      const handle = await fs.promises.open(path.join(this.#dir, name), 'a');
+      const handle = await fs.promises.open(path.join(this.#dir, name), 'a+');
       try {
-        await handle.write(line);
+        // After a torn last line (a crash mid-append), start a fresh line so this entry is not glued to it.
+        const { size } = await handle.stat();
+        const last = Buffer.alloc(1);
+        if (size > 0) await handle.read(last, 0, 1, size - 1);
+        await handle.write(size > 0 && last[0] !== 0x0a ? `\n${line}` : line);
         await handle.datasync();
       } finally {
         await handle.close();
