@@ -242,6 +242,12 @@ export function viewerOf(context: APIContext): Viewer {
   return can(user, 'article.read', { status: 'draft' }) ? { isAdmin: true } : { isAdmin: true, ownerId: user.id };
 }
 
+/** Who is asking, for comments: hidden ones and commenters' e-mail addresses only for roles that moderate. */
+export function commentViewerOf(context: APIContext): Viewer {
+  const user = context.locals.user;
+  return { isAdmin: user !== undefined && can(user, 'comment.moderate') };
+}
+
 /** The signed-in user as the domain sees an actor: plain values, no HTTP objects. */
 export function actorOf(user: User): Actor {
   return { id: user.id, username: user.username, role: user.role };

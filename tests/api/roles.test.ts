@@ -168,6 +168,12 @@ describe('ownership', () => {
     await expectError(await clients.get('contributor')!.put(`/api/articles/${authorOwn.id}`, { title: 'Hijacked' }), 404);
   });
 
+  it('shows hidden comments and commenters\' addresses only to roles that moderate', async () => {
+    const emailsSeenBy = async (who: Who) => JSON.stringify((await read(await clients.get(who)!.get(`/api/articles/${published.id}/comments`))).body);
+    expect(await emailsSeenBy('editor')).toMatch(/r@example\.org/);
+    for (const who of ['author', 'contributor', 'anonymous'] as const) expect(await emailsSeenBy(who), who).not.toMatch(/@example\.org/);
+  });
+
   it('locks a contributor out of their draft once an editor published it', async () => {
     const contributor = clients.get('contributor')!;
     const draft = await createArticle(contributor, { title: 'Submitted by the contributor' });
