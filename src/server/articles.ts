@@ -103,7 +103,8 @@ export function articleFilter(query: Omit<ArticleListQuery, 'page' | 'pageSize' 
     dateFrom: query.dateFrom,
     dateTo: query.dateTo,
     isBreaking: query.isBreaking,
-    createdBy: viewer.ownerId,
+    // Published articles are public: asking for those alone is not limited to one's own.
+    createdBy: query.status === 'published' ? undefined : viewer.ownerId,
   };
 }
 

@@ -164,6 +164,9 @@ describe('ownership', () => {
     expect(await titlesFor('author')).not.toContain(adminDraft.title);
     expect(await titlesFor('contributor')).not.toContain(authorOwn.title);
     expect(await titlesFor('editor')).toEqual(expect.arrayContaining([authorOwn.title, adminDraft.title]));
+    const publishedFor = async (who: Role) => ((await read<Article[]>(await clients.get(who)!.get('/api/articles?status=published&pageSize=100'))).body ?? []).map((a) => a.title);
+    expect(await publishedFor('contributor')).toContain(published.title);
+    expect(await titlesFor('contributor')).not.toContain(published.title);
     await expectError(await clients.get('contributor')!.get(`/api/articles/${authorOwn.id}`), 404);
     await expectError(await clients.get('contributor')!.put(`/api/articles/${authorOwn.id}`, { title: 'Hijacked' }), 404);
   });

@@ -1,5 +1,6 @@
 /** Roles in the browser (issue 14): an admin adds a user in the Users tab; a contributor cannot publish (no button, and the API says 403). */
-import { expect, test, type Browser } from '@playwright/test';
+import AxeBuilder from '@axe-core/playwright';
+import { expect, test, type Browser, type Page } from '@playwright/test';
 import { declineCookies, gotoAdmin, signInPage, uniqueToken, waitForIsland } from './admin-helpers.ts';
 
 /** A browser context signed in as `username`, with the cookie choice made up front. */
@@ -78,9 +79,30 @@ test('a contributor has no Publish or Schedule button, and the API refuses to pu
   const create = await contributor.request.post('/api/articles', { data: { title: 'Straight to print', status: 'published' } });
   expect(create.status()).toBe(403);
 
+  // An admin page they may not use answers 403 with the reason: the editor of someone else's published article.
+  const theirs = await page.request.post('/api/articles', { data: { title: `Published ${username}`, status: 'published' } });
+  const editorPage = await contributor.request.get(`/admin/editor/${(await theirs.json()).id}`);
+  expect(editorPage.status()).toBe(403);
+  expect((await editorPage.json()).error).toBe('Your role (contributor) cannot edit this article');
+
   // The admin-only parts of the back office answer 403 too.
   const users = await contributor.request.get('/api/users');
   expect(users.status()).toBe(403);
   expect((await users.json()).error).toBe('Your role (contributor) cannot manage users');
   await context.close();
+});
+
+test('the Users and Audit tabs have no serious axe violations', async ({ page }) => {
+  const check = async (p: Page) => {
+    const results = await new AxeBuilder({ page: p }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
+    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+  };
+  await signInPage(page);
+  await gotoAdmin(page, '/admin?tab=users');
+  await expect(page.getByTestId('admin-user').first()).toBeVisible();
+  await check(page);
+  await page.getByRole('tab', { name: 'Audit' }).click();
+  await expect(page.getByTestId('audit-entry').first()).toBeVisible();
+  await check(page);
 });
