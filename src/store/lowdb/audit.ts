@@ -78,6 +78,11 @@ export class LowdbAudit implements AuditRepository {
     return run;
   }
 
+  /** Resolves once every append made so far is on disk (the store's close waits for it). */
+  settled(): Promise<void> {
+    return this.#tail;
+  }
+
   async list(page: Page) {
     await this.#tail;
     const total = [...this.#counts.values()].reduce((a, b) => a + b, 0);

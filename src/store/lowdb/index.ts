@@ -71,7 +71,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       meta: new LowdbMeta(meta),
       async close() {
         // A no-op write per file waits for any write still in flight (steno queues behind it).
-        if (!readOnly) await Promise.all([...files.map((f) => f.write()), audit.list({ offset: 0, limit: 0 })]);
+        if (!readOnly) await Promise.all([...files.map((f) => f.write()), audit.settled()]);
         release();
       },
     };
