@@ -3,10 +3,11 @@ import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import { z } from 'zod';
-import { AppError, isAppError, unauthorized, type AppErrorIssue } from '../server/errors.ts';
+import { AppError, isAppError, type AppErrorIssue } from '../server/errors.ts';
+import { assertCan, can, type Action } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
-import type { Viewer } from '../server/articles.ts';
+import type { Actor, Viewer } from '../server/articles.ts';
 
 /** JSON bodies are small: an article body is the largest at ~500 KB. */
 export const MAX_JSON_BYTES = 1024 * 1024;
@@ -215,17 +216,41 @@ export function endpoint(handler: Handler): APIRoute {
   };
 }
 
-/** Like endpoint, for admin calls: 401 without a valid session. */
-export function adminEndpoint(handler: (context: APIContext, runtime: Runtime, user: User) => Promise<Response> | Response): APIRoute {
+export type SignedInHandler = (context: APIContext, runtime: Runtime, user: User) => Promise<Response> | Response;
+
+/**
+ * Like endpoint, for calls that need a session and a permission: 401 without a valid session, 403
+ * when the user's role may not do `action` at all (per-article checks happen in the domain).
+ */
+export function authorizedEndpoint(action: Action, handler: SignedInHandler): APIRoute {
   return endpoint((context, runtime) => {
     const user = context.locals.user;
-    if (!user) throw unauthorized();
-    return handler(context, runtime, user);
+    assertCan(user, action);
+    return handler(context, runtime, user!);
   });
 }
 
+/** For calls only the admin role may make (users, sources, subscribers); the default for anything not yet given an action. */
+export function adminEndpoint(handler: SignedInHandler): APIRoute {
+  return authorizedEndpoint('user.manage', handler);
+}
+
+/** Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own). */
 export function viewerOf(context: APIContext): Viewer {
-  return { isAdmin: context.locals.user !== undefined };
+  const user = context.locals.user;
+  if (!user || !can(user, 'article.read')) return { isAdmin: false };
+  return can(user, 'article.read', { status: 'draft' }) ? { isAdmin: true } : { isAdmin: true, ownerId: user.id };
+}
+
+/** Who is asking, for comments: hidden ones and commenters' e-mail addresses only for roles that moderate. */
+export function commentViewerOf(context: APIContext): Viewer {
+  const user = context.locals.user;
+  return { isAdmin: user !== undefined && can(user, 'comment.moderate') };
+}
+
+/** The signed-in user as the domain sees an actor: plain values, no HTTP objects. */
+export function actorOf(user: User): Actor {
+  return { id: user.id, username: user.username, role: user.role };
 }
 
 /** A route parameter, which must be present (Astro guarantees it for the matching route). */

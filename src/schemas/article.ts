@@ -55,6 +55,8 @@ export const articleSchema = z.object({
   isBreaking: z.boolean(),
   status: articleStatusSchema,
   origin: articleOriginSchema.optional(),
+  /** The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors only. */
+  createdBy: z.string().optional(),
 });
 /** An article as stored (without its counters). */
 export type ArticleRecord = z.infer<typeof articleSchema>;
@@ -137,6 +139,8 @@ export type ArticleFilter = {
   dateTo?: string | undefined;
   isBreaking?: boolean | undefined;
   isEditorsPick?: boolean | undefined;
+  /** Only articles created by this user id (authors and contributors see their own). */
+  createdBy?: string | undefined;
 };
 
 export const articleStatsSchema = z.object({

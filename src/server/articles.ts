@@ -20,9 +20,19 @@ import { badRequest, notFound } from './errors.ts';
 import { computeReadingTime, sanitizeBodyHtml } from './html.ts';
 import { nowIso } from './clock.ts';
 import { emitArticleChanges, type Runtime } from './runtime.ts';
+import type { User } from '../schemas/auth.ts';
+import type { AuditAction } from '../schemas/audit.ts';
+import { actionsForStatusChange, assertCan, can, type Action } from './permissions.ts';
+import { recordAudit } from './audit.ts';
 
-/** Who is asking: anonymous readers see published articles only. */
-export type Viewer = { isAdmin: boolean };
+/**
+ * Who is asking: anonymous readers see published articles only; signed-in roles see unpublished
+ * ones too, and with `ownerId` (authors, contributors) listings hold only the articles they created.
+ */
+export type Viewer = { isAdmin: boolean; ownerId?: string | undefined };
+
+/** The signed-in user behind an editor write: permissions are checked, and the audit log names them. */
+export type Actor = Pick<User, 'id' | 'username' | 'role'>;
 
 const MAX_SLUG_LENGTH = 80;
 
@@ -93,6 +103,8 @@ export function articleFilter(query: Omit<ArticleListQuery, 'page' | 'pageSize' 
     dateFrom: query.dateFrom,
     dateTo: query.dateTo,
     isBreaking: query.isBreaking,
+    // Published articles are public: asking for those alone is not limited to one's own.
+    createdBy: query.status === 'published' ? undefined : viewer.ownerId,
   };
 }
 
@@ -110,7 +122,9 @@ export async function getArticleStats(runtime: Runtime): Promise<ArticleStats> {
 }
 
 function visible(record: ArticleRecord | undefined, viewer: Viewer): record is ArticleRecord {
-  return record !== undefined && (viewer.isAdmin || record.status === 'published');
+  if (record === undefined) return false;
+  if (record.status === 'published') return true;
+  return viewer.isAdmin && (viewer.ownerId === undefined || record.createdBy === viewer.ownerId);
 }
 
 export async function getArticle(runtime: Runtime, id: string, viewer: Viewer): Promise<Article> {
@@ -123,6 +137,18 @@ export async function getArticleBySlug(runtime: Runtime, slug: string, viewer: V
   const record = await runtime.store.articles.getBySlug(slug);
   if (!visible(record, viewer)) throw notFound('Article');
   return toArticle(record, await runtime.store.counters.get(record.id));
+}
+
+/** Throws 404 when the actor may not even read the article, 403 when they may read but not do `action` to it. */
+export async function assertArticleAccess(runtime: Runtime, id: string, actor: Actor, action: Action): Promise<void> {
+  const record = await runtime.store.articles.get(id);
+  if (!record || !mayRead(actor, record)) throw notFound('Article');
+  assertCan(actor, action, record);
+}
+
+/** Published articles are public; others only for roles that may read them (authors, contributors: their own). */
+function mayRead(actor: Actor, record: ArticleRecord): boolean {
+  return record.status === 'published' || can(actor, 'article.read', record);
 }
 
 /** Checks and normalises status/scheduledFor: scheduledFor exists only on scheduled articles. */
@@ -173,16 +199,46 @@ export async function buildArticle(runtime: Runtime, input: ArticleInput, now = 
   return dropEmpty(applyStatus(base, input.status, input.scheduledFor, now));
 }
 
-export async function createArticle(runtime: Runtime, input: ArticleInput): Promise<Article> {
-  const record = await buildArticle(runtime, input);
+/** The audit action of a status change, if it is one the log keeps. */
+function statusAuditAction(from: ArticleStatus | undefined, to: ArticleStatus | undefined): AuditAction | undefined {
+  if (from === to) return undefined;
+  if (to === 'published') return 'article.publish';
+  if (to === 'scheduled') return 'article.schedule';
+  if (from === 'published') return 'article.unpublish';
+  return undefined;
+}
+
+async function auditStatusChange(runtime: Runtime, actor: Actor | null, before: ArticleRecord | undefined, after: ArticleRecord): Promise<void> {
+  const action = statusAuditAction(before?.status, after.status);
+  if (!action) return;
+  const detail = action === 'article.unpublish' ? `now ${after.status}` : action === 'article.schedule' ? `for ${after.scheduledFor}` : undefined;
+  await recordAudit(runtime, { actor, action, target: { type: 'article', id: after.id, label: after.title }, detail });
+}
+
+/** Creates an article; with an actor (an editor call) the role is checked and the article is theirs. */
+export async function createArticle(runtime: Runtime, input: ArticleInput, actor?: Actor): Promise<Article> {
+  let record = await buildArticle(runtime, input);
+  if (actor) {
+    record = { ...record, createdBy: actor.id };
+    assertCan(actor, 'article.create');
+    for (const action of actionsForStatusChange(undefined, record.status)) assertCan(actor, action, record);
+  }
   await runtime.store.articles.insert(record);
   await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
+  if (actor) await auditStatusChange(runtime, actor, undefined, record);
   return toArticle(record, { likes: 0, dislikes: 0, views: 0 });
 }
 
-export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate): Promise<Article> {
+/** Applies an editor change; with an actor, their role must allow editing this article and any status change. */
+export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate, actor?: Actor): Promise<Article> {
   const before = await runtime.store.articles.get(id);
   if (!before) throw notFound('Article');
+  if (actor) {
+    // Someone who may not even read it learns nothing about whether it exists.
+    if (!mayRead(actor, before)) throw notFound('Article');
+    assertCan(actor, 'article.edit', before);
+    if (update.status !== undefined) for (const action of actionsForStatusChange(before.status, update.status)) assertCan(actor, action, before);
+  }
   const now = nowIso();
   const { status, scheduledFor, bodyHtml, readingTime, ...fields } = update;
   let next: ArticleRecord = { ...before, updatedAt: now };
@@ -202,16 +258,22 @@ export async function updateArticle(runtime: Runtime, id: string, update: Articl
   next = dropEmpty(next);
   await runtime.store.articles.replace(next);
   await emitArticleChanges(runtime, [{ before, after: next }]);
+  if (actor) await auditStatusChange(runtime, actor, before, next);
   return toArticle(next, await runtime.store.counters.get(id));
 }
 
-export async function deleteArticle(runtime: Runtime, id: string): Promise<void> {
+export async function deleteArticle(runtime: Runtime, id: string, actor?: Actor): Promise<void> {
   const before = await runtime.store.articles.get(id);
   if (!before) throw notFound('Article');
+  if (actor) {
+    if (!mayRead(actor, before)) throw notFound('Article');
+    assertCan(actor, 'article.delete', before);
+  }
   await runtime.store.articles.delete(id);
   await runtime.store.comments.deleteForArticle(id);
   await runtime.store.counters.deleteArticle(id);
   await emitArticleChanges(runtime, [{ before, after: undefined }]);
+  if (actor) await recordAudit(runtime, { actor, action: 'article.delete', target: { type: 'article', id, label: before.title } });
 }
 
 /** Publishes every scheduled article that came due, exactly once each; answers those published. */
@@ -223,6 +285,7 @@ export async function publishDueArticles(runtime: Runtime, now = nowIso()): Prom
     if (published) changes.push({ before: article, after: published });
   }
   await emitArticleChanges(runtime, changes);
+  for (const change of changes) await auditStatusChange(runtime, null, change.before, change.after);
   return changes.map((c) => c.after);
 }
 

@@ -6,11 +6,12 @@ import { randomUUID } from 'node:crypto';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
 import { hash, verify } from '@node-rs/argon2';
-import type { PublicUser, Session, User } from '../schemas/auth.ts';
+import type { PublicUser, Role, Session, User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
 import { AppError, unauthorized } from './errors.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
+import { permissionsOf, roleOf } from './permissions.ts';
 
 export const SESSION_COOKIE = 'session';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -44,7 +45,8 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 }
 
 export function toPublicUser(user: User): PublicUser {
-  return { id: user.id, username: user.username };
+  const role = roleOf(user);
+  return { id: user.id, username: user.username, role, permissions: permissionsOf(role) };
 }
 
 export async function createSession(runtime: Runtime, userId: string): Promise<{ token: string; session: Session }> {
@@ -76,7 +78,8 @@ export async function validateSessionToken(
     return undefined;
   }
   const user = await runtime.store.users.get(session.userId);
-  if (!user) {
+  // Disabling deletes the user's sessions; this also covers one created in the same instant.
+  if (!user || user.disabled) {
     await runtime.store.sessions.delete(id);
     return undefined;
   }
@@ -108,13 +111,15 @@ export async function logIn(
   dummyHash ??= hashPassword('not-a-real-password-just-timing');
   const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), credentials.password);
   if (!user || !ok) throw new AppError(401, 'Invalid username or password.');
+  // Said only to someone who knows the password, so it reveals nothing to a guesser.
+  if (user.disabled) throw new AppError(403, 'This account is disabled. Ask an administrator to re-enable it.');
   await clearLoginFailures(runtime, keys);
   const { token, session } = await createSession(runtime, user.id);
   return { token, session, user };
 }
 
-/** Creates a user, or resets the password of an existing one. */
-export async function upsertUser(runtime: Runtime, username: string, password: string): Promise<User> {
+/** Creates a user (an admin unless a role is given), or resets the password of an existing one (keeping its role). */
+export async function upsertUser(runtime: Runtime, username: string, password: string, role?: Role): Promise<User> {
   if (password.length < 8) throw new AppError(400, 'Passwords need at least 8 characters');
   const existing = await runtime.store.users.getByUsername(username);
   const user = await runtime.store.users.upsert({
@@ -122,6 +127,8 @@ export async function upsertUser(runtime: Runtime, username: string, password: s
     username: existing?.username ?? username,
     passwordHash: await hashPassword(password),
     createdAt: existing?.createdAt ?? nowIso(),
+    role: role ?? existing?.role ?? 'admin',
+    ...(existing?.disabled ? { disabled: true } : {}),
   });
   if (existing) await runtime.store.sessions.deleteForUser(existing.id);
   return user;

@@ -5,6 +5,7 @@ import type { Runtime } from './runtime.ts';
 import type { Viewer } from './articles.ts';
 import { notFound } from './errors.ts';
 import { nowIso } from './clock.ts';
+import { recordAudit, type AuditActor } from './audit.ts';
 
 export function toPublicComment(comment: Comment): PublicComment {
   const { authorEmail: _private, ...rest } = comment;
@@ -42,14 +43,22 @@ export async function addComment(runtime: Runtime, articleId: string, input: Com
   return toPublicComment(comment);
 }
 
-export async function setCommentStatus(runtime: Runtime, id: string, status: Comment['status']): Promise<Comment> {
+/** Hides or shows a comment; with an actor, a change is written to the audit log. */
+export async function setCommentStatus(runtime: Runtime, id: string, status: Comment['status'], actor?: AuditActor): Promise<Comment> {
+  // Read before the write: the store may hand out the record it then changes in place.
+  const previous = (await runtime.store.comments.get(id))?.status;
   const updated = await runtime.store.comments.setStatus(id, status);
   if (!updated) throw notFound('Comment');
+  if (actor !== undefined && previous !== status) {
+    await recordAudit(runtime, { actor, action: status === 'hidden' ? 'comment.hide' : 'comment.show', target: { type: 'comment', id, label: updated.authorName }, detail: `on article ${updated.articleId}` });
+  }
   return updated;
 }
 
-export async function deleteComment(runtime: Runtime, id: string): Promise<void> {
+export async function deleteComment(runtime: Runtime, id: string, actor?: AuditActor): Promise<void> {
+  const before = await runtime.store.comments.get(id);
   if (!(await runtime.store.comments.delete(id))) throw notFound('Comment');
+  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'comment.delete', target: { type: 'comment', id, label: before?.authorName }, detail: before ? `on article ${before.articleId}` : undefined });
 }
 
 export async function listComments(runtime: Runtime, query: CommentListQuery): Promise<Comment[]> {

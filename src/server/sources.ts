@@ -4,16 +4,18 @@ import type { NewsSource, NewsSourceInput } from '../schemas/source.ts';
 import type { Runtime } from './runtime.ts';
 import { conflict, notFound } from './errors.ts';
 import { nowIso } from './clock.ts';
+import { recordAudit, type AuditActor } from './audit.ts';
 
 export async function listSources(runtime: Runtime): Promise<NewsSource[]> {
   return runtime.store.sources.list();
 }
 
-export async function createSource(runtime: Runtime, input: NewsSourceInput): Promise<NewsSource> {
+export async function createSource(runtime: Runtime, input: NewsSourceInput, actor?: AuditActor): Promise<NewsSource> {
   const existing = await runtime.store.sources.list();
   if (existing.some((s) => s.url === input.url)) throw conflict('A news source with this URL already exists');
   const source: NewsSource = { id: randomUUID(), ...input, createdAt: nowIso() };
   await runtime.store.sources.insert(source);
+  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'source.add', target: { type: 'source', id: source.id, label: source.name }, detail: source.url });
   return source;
 }
 
@@ -23,6 +25,8 @@ export async function setSourceEnabled(runtime: Runtime, id: string, enabled: bo
   return updated;
 }
 
-export async function deleteSource(runtime: Runtime, id: string): Promise<void> {
+export async function deleteSource(runtime: Runtime, id: string, actor?: AuditActor): Promise<void> {
+  const before = await runtime.store.sources.get(id);
   if (!(await runtime.store.sources.delete(id))) throw notFound('News source');
+  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'source.remove', target: { type: 'source', id, label: before?.name }, detail: before?.url });
 }

@@ -4,6 +4,7 @@ import type { Comment, CommentFilter } from '../schemas/comment.ts';
 import type { NewsSource } from '../schemas/source.ts';
 import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFilter } from '../schemas/newsletter.ts';
 import type { Session, User } from '../schemas/auth.ts';
+import type { AuditEntry } from '../schemas/audit.ts';
 import type { Job } from '../schemas/misc.ts';
 
 export type Page = { offset: number; limit: number };
@@ -119,6 +120,23 @@ export interface UserRepository {
   upsert(user: User): Promise<User>;
 }
 
+/** Listing and changing users by id for the Users tab (issue 14), on top of UserRepository. */
+export interface UserDirectoryRepository extends UserRepository {
+  /** Every user, oldest first (a newsroom has tens, not thousands). */
+  list(): Promise<User[]>;
+  /** Applies a change; answers the updated user or undefined when missing. */
+  update(id: string, change: Partial<Omit<User, 'id' | 'username'>>): Promise<User | undefined>;
+  delete(id: string): Promise<boolean>;
+}
+
+/** The audit log (issue 14): append-only, read newest first. */
+export interface AuditRepository {
+  /** Appends one entry; on disk when it resolves. Nothing already written is rewritten. */
+  append(entry: AuditEntry): Promise<void>;
+  /** Newest first, sliced by page, with the total number of entries. */
+  list(page: Page): Promise<{ items: AuditEntry[]; total: number }>;
+}
+
 export interface SessionRepository {
   get(id: string): Promise<Session | undefined>;
   insert(session: Session): Promise<void>;
@@ -163,7 +181,8 @@ export interface Store {
   readonly sources: SourceRepository;
   readonly subscribers: SubscriberListRepository;
   readonly briefings: BriefingRepository;
-  readonly users: UserRepository;
+  readonly users: UserDirectoryRepository;
+  readonly audit: AuditRepository;
   readonly sessions: SessionRepository;
   readonly jobs: JobRepository;
   readonly limits: LimitRepository;

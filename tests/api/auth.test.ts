@@ -36,7 +36,7 @@ describe('GET /api/auth/me', () => {
     expect(cookie).toMatch(/Path=\//);
     const { status, body } = await read(await client.get('/api/auth/me'));
     expect(status).toBe(200);
-    expect(body).toEqual({ user: { id: expect.any(String), username: ADMIN.username } });
+    expect(body).toEqual({ user: { id: expect.any(String), username: ADMIN.username, role: 'admin', permissions: expect.objectContaining({ 'user.manage': 'all' }) } });
     expect(JSON.stringify(body)).not.toMatch(/passwordHash/);
   });
 });

@@ -27,7 +27,7 @@ import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 let server: TestServer;
 let admin: TestClient;
-let ids: { article: string; comment: string; source: string };
+let ids: { article: string; comment: string; source: string; user: string };
 
 beforeAll(async () => {
   server = await startHardenedServer();
@@ -35,7 +35,8 @@ beforeAll(async () => {
   const article = await createArticle(admin, { title: 'Guarded', status: 'published', section: 'world' });
   const comment = await admin.post(`/api/articles/${article.id}/comments`, { authorName: 'R', authorEmail: 'r@example.com', content: 'Hi' });
   const source = await admin.post('/api/news-sources', { name: 'Guarded feed', url: 'http://127.0.0.1:9/feed.xml', section: 'world', enabled: false });
-  ids = { article: article.id, comment: ((await comment.json()) as { id: string }).id, source: ((await source.json()) as { id: string }).id };
+  const me = (await (await admin.get('/api/auth/me')).json()) as { user: { id: string } };
+  ids = { article: article.id, comment: ((await comment.json()) as { id: string }).id, source: ((await source.json()) as { id: string }).id, user: me.user.id };
   await waitForIdleQueue(server.url);
 });
 
@@ -63,6 +64,11 @@ function adminCalls(): { method: string; path: string; json?: unknown }[] {
     { method: 'POST', path: `/api/news-sources/${ids.source}/fetch` },
     { method: 'POST', path: '/api/images/upload-url' },
     { method: 'POST', path: '/api/images/normalize', json: { imageUrl: 'http://127.0.0.1:9/x.jpg' } },
+    { method: 'GET', path: '/api/users' },
+    { method: 'POST', path: '/api/users', json: { username: 'intruder', role: 'admin', password: 'intruder-password' } },
+    { method: 'PUT', path: `/api/users/${ids.user}`, json: { resetPassword: true } },
+    { method: 'DELETE', path: `/api/users/${ids.user}` },
+    { method: 'GET', path: '/api/audit' },
   ];
 }
 

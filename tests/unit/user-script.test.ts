@@ -45,6 +45,27 @@ describe('npm run user', () => {
     expect(fs.existsSync(path.join(dir, '.lock'))).toBe(false);
   });
 
+  it('adds a user with --role (issue 14), refuses an unknown role, and a reset keeps the role', async () => {
+    const dir = makeTempDir();
+    const added = runUser(dir, ['add', 'rita', '--role', 'editor', '--password', 'rita-password-1']);
+    expect(added.code, added.err).toBe(0);
+    expect(added.out).toMatch(/Created editor "rita"/);
+    const roleOf = async (name: string) => {
+      const store = await openStore(dir, 'read');
+      const user = await store.users.getByUsername(name);
+      await store.close();
+      return user?.role;
+    };
+    expect(await roleOf('rita')).toBe('editor');
+    expect(runUser(dir, ['reset', 'rita', '--password', 'another-password']).code).toBe(0);
+    expect(await roleOf('rita')).toBe('editor');
+    const bad = runUser(dir, ['add', 'x', '--role', 'overlord']);
+    expect(bad.code).toBe(1);
+    expect(bad.err).toMatch(/Unknown role "overlord"/);
+    expect(runUser(dir, ['add', 'admin2', '--password', 'admin2-password']).out).toMatch(/Created admin/);
+    expect(await roleOf('admin2')).toBe('admin');
+  });
+
   it('explains bad usage, unknown users and short passwords', () => {
     const dir = makeTempDir();
     expect(runUser(dir, []).err).toMatch(/Usage/);

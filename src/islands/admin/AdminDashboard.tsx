@@ -1,4 +1,4 @@
-/** The /admin island: five tabs (Overview, Article Manager, Comments, News Sources, Subscribers) over the shared QueryClient. */
+/** The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Users, Audit) over the shared QueryClient. */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';
@@ -7,23 +7,32 @@ import { NewsSourcesTab } from './NewsSourcesTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SubscribersTab } from './SubscribersTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
+import { UsersTab } from './UsersTab.tsx';
+import { AuditTab } from './AuditTab.tsx';
+import { useCurrentUser } from '../auth/use-current-user.ts';
+import { usePermissions } from '../auth/use-permissions.ts';
+import type { Action } from '../../server/permissions.ts';
+import type { PublicUser } from '../../schemas/auth.ts';
 
-const TABS = [
-  { id: 'overview', label: 'Overview' },
-  { id: 'articles', label: 'Article Manager' },
-  { id: 'comments', label: 'Comments' },
-  { id: 'sources', label: 'News Sources' },
-  { id: 'subscribers', label: 'Subscribers' },
-] as const;
-type TabId = (typeof TABS)[number]['id'];
+/** Each tab with the permission it needs: a role sees only the tabs it may use (issue 14). */
+const ALL_TABS = [
+  { id: 'overview', label: 'Overview', needs: 'article.create' },
+  { id: 'articles', label: 'Article Manager', needs: 'article.create' },
+  { id: 'comments', label: 'Comments', needs: 'comment.moderate' },
+  { id: 'sources', label: 'News Sources', needs: 'source.manage' },
+  { id: 'subscribers', label: 'Subscribers', needs: 'subscriber.manage' },
+  { id: 'users', label: 'Users', needs: 'user.manage' },
+  { id: 'audit', label: 'Audit', needs: 'audit.read' },
+] as const satisfies readonly { id: string; label: string; needs: Action }[];
+type TabId = (typeof ALL_TABS)[number]['id'];
 
-function isTabId(value: string | null): value is TabId {
-  return TABS.some((tab) => tab.id === value);
-}
+type Props = { initialTab?: string | undefined; username?: string | undefined; currentUser?: PublicUser | undefined };
 
-type Props = { initialTab?: string | undefined; username?: string | undefined };
-
-function AdminDashboard({ initialTab, username }: Props) {
+function AdminDashboard({ initialTab, username, currentUser }: Props) {
+  useCurrentUser(currentUser);
+  const { can, role } = usePermissions();
+  const TABS = ALL_TABS.filter((t) => can(t.needs));
+  const isTabId = (value: string | null): value is TabId => TABS.some((t) => t.id === value);
   const [tab, setTab] = useState<TabId>(isTabId(initialTab ?? null) ? (initialTab as TabId) : 'overview');
   const baseId = useId();
   const hydrated = useHydrated();
@@ -52,7 +61,12 @@ function AdminDashboard({ initialTab, username }: Props) {
       <header className="adm-header">
         <div>
           <h1 className="adm-title">Admin Dashboard</h1>
-          {username && <p className="adm-muted">Signed in as {username}</p>}
+          {username && (
+            <p className="adm-muted" data-testid="signed-in-as">
+              Signed in as {username}
+              {role && ` (${role})`}
+            </p>
+          )}
         </div>
         {(tab === 'overview' || tab === 'articles') && (
           <a className="adm-btn adm-btn-primary" href="/admin/editor">
@@ -86,6 +100,8 @@ function AdminDashboard({ initialTab, username }: Props) {
         {tab === 'comments' && <CommentsTab />}
         {tab === 'sources' && <NewsSourcesTab />}
         {tab === 'subscribers' && <SubscribersTab />}
+        {tab === 'users' && <UsersTab />}
+        {tab === 'audit' && <AuditTab />}
       </div>
     </div>
   );

@@ -2,6 +2,7 @@
 import type { Article } from '../../schemas/article.ts';
 import { formatDateTime } from './admin-format.ts';
 import { StatusBadge } from './AdminUi.tsx';
+import { usePermissions } from '../auth/use-permissions.ts';
 
 type Props = {
   article: Article;
@@ -10,6 +11,7 @@ type Props = {
 };
 
 export function ArticleRow({ article, deleting, onDelete }: Props) {
+  const { can } = usePermissions();
   return (
     <li className="adm-row" data-testid="recent-article">
       <div className="adm-row-main">
@@ -23,9 +25,12 @@ export function ArticleRow({ article, deleting, onDelete }: Props) {
         </div>
       </div>
       <div className="adm-actions">
-        <a className="adm-btn adm-btn-outline adm-btn-sm" href={`/admin/editor/${article.id}`} aria-label={`Edit ${article.title}`}>
-          Edit
-        </a>
+        {can('article.edit', article) && (
+          <a className="adm-btn adm-btn-outline adm-btn-sm" href={`/admin/editor/${article.id}`} aria-label={`Edit ${article.title}`}>
+            Edit
+          </a>
+        )}
+        {can('article.delete', article) && (
         <button
           type="button"
           className="adm-btn adm-btn-danger adm-btn-sm"
@@ -35,6 +40,7 @@ export function ArticleRow({ article, deleting, onDelete }: Props) {
         >
           Delete
         </button>
+        )}
       </div>
     </li>
   );

@@ -4,6 +4,7 @@ import type { Article, VoteKind } from '../../schemas/article.ts';
 import { formatDateTime, parseVoteAdjustment } from './admin-format.ts';
 import { StatusBadge } from './AdminUi.tsx';
 import type { useArticleActions } from './use-article-actions.ts';
+import { usePermissions } from '../auth/use-permissions.ts';
 
 type Props = {
   article: Article;
@@ -12,6 +13,8 @@ type Props = {
 
 export function ManagerArticleCard({ article, actions }: Props) {
   const { setStatus, adjust, remove, confirmAndDelete } = actions;
+  // The role decides which controls exist (issue 14); the server checks every call again.
+  const { can } = usePermissions();
   const busy =
     (setStatus.isPending && setStatus.variables?.id === article.id) || (remove.isPending && remove.variables === article.id);
 
@@ -57,28 +60,34 @@ export function ManagerArticleCard({ article, actions }: Props) {
         </div>
       </dl>
 
-      <div className="adm-adjust">
-        <AdjustVotes article={article} kind="like" onAdjust={(amount) => adjust.mutate({ id: article.id, kind: 'like', amount })} />
-        <AdjustVotes article={article} kind="dislike" onAdjust={(amount) => adjust.mutate({ id: article.id, kind: 'dislike', amount })} />
-      </div>
+      {can('votes.adjust') && (
+        <div className="adm-adjust">
+          <AdjustVotes article={article} kind="like" onAdjust={(amount) => adjust.mutate({ id: article.id, kind: 'like', amount })} />
+          <AdjustVotes article={article} kind="dislike" onAdjust={(amount) => adjust.mutate({ id: article.id, kind: 'dislike', amount })} />
+        </div>
+      )}
 
       <div className="adm-actions">
-        {article.status === 'published' && (
+        {article.status === 'published' && can('article.publish', article) && (
           <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => setStatus.mutate({ id: article.id, status: 'archived' })}>
             Unpublish
           </button>
         )}
-        {article.status === 'archived' && (
+        {article.status === 'archived' && can('article.publish', article) && (
           <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => setStatus.mutate({ id: article.id, status: 'published' })}>
             Republish
           </button>
         )}
-        <a className="adm-btn adm-btn-outline adm-btn-sm" href={`/admin/editor/${article.id}`}>
-          Edit
-        </a>
-        <button type="button" className="adm-btn adm-btn-danger adm-btn-sm" disabled={busy} onClick={() => confirmAndDelete(article)}>
-          Delete
-        </button>
+        {can('article.edit', article) && (
+          <a className="adm-btn adm-btn-outline adm-btn-sm" href={`/admin/editor/${article.id}`}>
+            Edit
+          </a>
+        )}
+        {can('article.delete', article) && (
+          <button type="button" className="adm-btn adm-btn-danger adm-btn-sm" disabled={busy} onClick={() => confirmAndDelete(article)}>
+            Delete
+          </button>
+        )}
       </div>
     </li>
   );

@@ -5,6 +5,7 @@ import { adminKeys, RECENT_ARTICLES_LIMIT } from './admin-queries.ts';
 import { ArticleRow } from './ArticleRow.tsx';
 import { QueryFailure, Spinner } from './AdminUi.tsx';
 import { useArticleActions } from './use-article-actions.ts';
+import { usePermissions } from '../auth/use-permissions.ts';
 
 const STAT_CARDS: { key: keyof ArticleStats; label: string }[] = [
   { key: 'totalArticles', label: 'Total Articles' },
@@ -14,12 +15,16 @@ const STAT_CARDS: { key: keyof ArticleStats; label: string }[] = [
 ];
 
 export function OverviewTab() {
-  const stats = useQuery<ArticleStats>({ queryKey: adminKeys.stats() });
+  const { can, ready } = usePermissions();
+  // Archive-wide counts are for admins and editors; authors and contributors see their own recent articles only.
+  const showStats = !ready || can('article.stats');
+  const stats = useQuery<ArticleStats>({ queryKey: adminKeys.stats(), enabled: ready && showStats });
   const recent = useQuery<Article[]>({ queryKey: adminKeys.articles({ limit: RECENT_ARTICLES_LIMIT }) });
   const { remove, confirmAndDelete } = useArticleActions();
 
   return (
     <div className="adm-stack">
+      {showStats && (
       <section aria-label="Article statistics" className="adm-stats">
         {STAT_CARDS.map(({ key, label }) => (
           <div className="adm-card adm-stat" key={key} data-testid={`stat-${key}`}>
@@ -28,6 +33,7 @@ export function OverviewTab() {
           </div>
         ))}
       </section>
+      )}
 
       <section className="adm-card" aria-labelledby="recent-heading">
         <h2 id="recent-heading" className="adm-card-title">

@@ -6,9 +6,11 @@ import type { PublicUser } from '../../schemas/auth.ts';
 
 export const CURRENT_USER_KEY = ['/api/auth/me'] as const;
 
-export function useCurrentUser() {
+/** `initial`: the user an on-demand page already knows (admin pages), so role-dependent controls render at once. */
+export function useCurrentUser(initial?: PublicUser) {
   return useQuery({
     queryKey: CURRENT_USER_KEY,
+    ...(initial ? { initialData: initial } : {}),
     queryFn: async ({ signal }) => {
       // No hint, no session: asking would only log a 401 in every signed-out reader's console.
       if (!hasSignedInHint()) return null;

@@ -5,7 +5,7 @@ import { api, serverMessageOf } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import type { CommentStatus, PublicComment } from '../../schemas/comment.ts';
 import { toast } from '../toast/toast-store.ts';
-import { useCurrentUser } from '../auth/use-current-user.ts';
+import { usePermissions } from '../auth/use-permissions.ts';
 import { RelativeTime } from '../shared/RelativeTime.tsx';
 
 type Draft = { authorName: string; authorEmail: string; content: string; website: string };
@@ -24,7 +24,9 @@ function Comments({ articleId }: { articleId: string }) {
   const queryClient = useQueryClient();
   const key = ['/api/articles', articleId, 'comments'];
   const { data: comments, isPending, isError } = useQuery<PublicComment[]>({ queryKey: key });
-  const { data: user } = useCurrentUser();
+  // Moderation controls only for roles that moderate (issue 14); the server checks again.
+  const { can } = usePermissions();
+  const moderator = can('comment.moderate');
   const [draft, setDraft] = useState<Draft>(EMPTY);
   const base = `/api/articles/${encodeURIComponent(articleId)}/comments`;
 
@@ -115,7 +117,7 @@ function Comments({ articleId }: { articleId: string }) {
                 {comment.status === 'hidden' && <span className="badge badge-hidden">Hidden</span>}
               </div>
               <p className="comment-content">{comment.content}</p>
-              {user && (
+              {moderator && (
                 <div className="comment-admin">
                   <button
                     type="button"

@@ -16,11 +16,14 @@ import { BodyPreview } from './BodyPreview.tsx';
 import { HeroImageField } from './HeroImageField.tsx';
 import { SchedulePicker } from './SchedulePicker.tsx';
 import { TagsField } from './TagsField.tsx';
+import { usePermissions } from '../auth/use-permissions.ts';
+import { useCurrentUser } from '../auth/use-current-user.ts';
+import type { PublicUser } from '../../schemas/auth.ts';
 
 /** The default (home) first, then the sections of the navigation. */
 const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
 
-type Props = { articleId?: string | undefined };
+type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
 
 /** The status line under the title (SPEC section 2). */
 function describeStatus(status: ArticleStatus, scheduledFor: string | undefined): string {
@@ -30,13 +33,15 @@ function describeStatus(status: ArticleStatus, scheduledFor: string | undefined)
   return 'Draft article';
 }
 
-function ArticleEditor({ articleId: initialId }: Props) {
+function ArticleEditor({ articleId: initialId, currentUser }: Props) {
+  useCurrentUser(currentUser);
   const client = useQueryClient();
   const [articleId, setArticleId] = useState(initialId);
   const [form, setForm] = useState<EditorForm>(EMPTY_FORM);
   const [saved, setSaved] = useState<Pick<Article, 'status' | 'scheduledFor' | 'slug'> | undefined>();
   const initialized = useRef(false);
   const hydrated = useHydrated();
+  const permissions = usePermissions();
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
@@ -113,6 +118,10 @@ function ArticleEditor({ articleId: initialId }: Props) {
   const status = saved?.status ?? 'draft';
   const saving = save.isPending;
   const hasDate = form.scheduleDate !== '';
+  // A new article will be the user's own; the server checks again on save.
+  const target = { createdBy: existing.data ? existing.data.createdBy : permissions.userId, status };
+  const mayPublish = permissions.can('article.publish', target);
+  const maySchedule = permissions.can('article.schedule', target);
 
   return (
     <div className="adm adm-editor" data-hydrated={hydrated}>
@@ -138,12 +147,16 @@ function ArticleEditor({ articleId: initialId }: Props) {
           <button type="button" className="adm-btn adm-btn-outline" disabled={saving} onClick={() => submit('draft')}>
             Save Draft
           </button>
-          <button type="button" className="adm-btn adm-btn-primary" disabled={saving} onClick={() => submit('published')}>
-            {status === 'published' ? 'Update' : 'Publish Now'}
-          </button>
-          <button type="button" className="adm-btn adm-btn-outline" disabled={saving || !hasDate} onClick={() => submit('scheduled')}>
-            Schedule for Later
-          </button>
+          {mayPublish && (
+            <button type="button" className="adm-btn adm-btn-primary" disabled={saving} onClick={() => submit('published')}>
+              {status === 'published' ? 'Update' : 'Publish Now'}
+            </button>
+          )}
+          {maySchedule && (
+            <button type="button" className="adm-btn adm-btn-outline" disabled={saving || !hasDate} onClick={() => submit('scheduled')}>
+              Schedule for Later
+            </button>
+          )}
         </div>
       </header>
 
@@ -217,11 +230,13 @@ function ArticleEditor({ articleId: initialId }: Props) {
             </label>
           </section>
 
-          <SchedulePicker
-            date={form.scheduleDate}
-            time={form.scheduleTime}
-            onChange={(value) => setForm((current) => ({ ...current, ...value }))}
-          />
+          {maySchedule && (
+            <SchedulePicker
+              date={form.scheduleDate}
+              time={form.scheduleTime}
+              onChange={(value) => setForm((current) => ({ ...current, ...value }))}
+            />
+          )}
         </div>
       </div>
     </div>

@@ -9,7 +9,8 @@ export const TICKER_REFRESH_MS = 60_000;
 
 function BreakingTicker() {
   const { data } = useQuery<Article[]>({
-    queryKey: ['/api/articles', { isBreaking: 'true', limit: TICKER_LIMIT }],
+    // status=published: a signed-in author or editor reading the site sees the readers' ticker, not their drafts.
+    queryKey: ['/api/articles', { status: 'published', isBreaking: 'true', limit: TICKER_LIMIT }],
     refetchInterval: TICKER_REFRESH_MS,
   });
   // The bar is in the static HTML at its full height before the list arrives (and stays when there is

@@ -37,6 +37,7 @@ function bound(value: string | undefined, end: boolean): string | undefined {
 export function matchesFilter(article: ArticleRecord, filter: ArticleFilter): boolean {
   if (filter.section && article.section !== filter.section) return false;
   if (filter.statuses && !filter.statuses.includes(article.status)) return false;
+  if (filter.createdBy !== undefined && article.createdBy !== filter.createdBy) return false;
   if (filter.isBreaking !== undefined && article.isBreaking !== filter.isBreaking) return false;
   if (filter.isEditorsPick !== undefined && article.isEditorsPick !== filter.isEditorsPick) return false;
   if (filter.source) {

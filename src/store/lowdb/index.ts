@@ -16,7 +16,6 @@ import {
   LowdbMeta,
   LowdbSessions,
   LowdbSources,
-  LowdbUsers,
   MemoryLimits,
   type AdjustmentBucket,
   type CommentBucket,
@@ -30,6 +29,8 @@ import {
 } from './collections.ts';
 import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
+import { LowdbUserDirectory } from './users.ts';
+import { LowdbAudit } from './audit.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
 async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
@@ -74,6 +75,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
     loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(record));
+    const audit = await LowdbAudit.open(dir, readOnly);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
@@ -93,7 +95,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       sources: new LowdbSources(sources),
       subscribers: subscriberRepo,
       briefings: new LowdbBriefings(briefings, dir, readOnly),
-      users: new LowdbUsers(users),
+      users: new LowdbUserDirectory(users),
+      audit,
       sessions: sessionRepo,
       jobs: jobRepo,
       limits: new MemoryLimits(),
@@ -102,7 +105,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
         if (closed) return;
         closed = true;
         // Every write still in flight reaches the disk before the lock is given up.
-        await Promise.all([articles.settle(), counters.settle(), commentRepo.settle(), subscriberRepo.settle(), sessionRepo.settle(), jobRepo.settle(), sources.settle(), users.settle(), meta.settle(), briefings.settle()]);
+        await Promise.all([articles.settle(), counters.settle(), commentRepo.settle(), subscriberRepo.settle(), sessionRepo.settle(), jobRepo.settle(), sources.settle(), users.settle(), meta.settle(), briefings.settle(), audit.settled()]);
         release();
       },
     };

@@ -1,5 +1,5 @@
-/** GET /api/articles (filtered, paged; readers see published only) and POST /api/articles (admin, 201). */
-import { adminEndpoint, allowMethods, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
+/** GET /api/articles (filtered, paged; readers see published only) and POST /api/articles (roles that may create; 201). */
+import { actorOf, allowMethods, authorizedEndpoint, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
 import { articleInputSchema, articleListQuerySchema } from '../../../schemas/article.ts';
 import { createArticle, listArticles } from '../../../server/articles.ts';
 
@@ -8,9 +8,9 @@ export const GET = endpoint(async (context, runtime) => {
   return json(await listArticles(runtime, query, viewerOf(context)));
 });
 
-export const POST = adminEndpoint(async (context, runtime) => {
+export const POST = authorizedEndpoint('article.create', async (context, runtime, user) => {
   const input = await parseJsonBody(context.request, articleInputSchema);
-  return json(await createArticle(runtime, input), 201);
+  return json(await createArticle(runtime, input, actorOf(user)), 201);
 });
 
 export const ALL = allowMethods({ GET, POST });

@@ -1,4 +1,4 @@
-/** GET /api/auth/me: the signed-in user, or 401 (the islands read 401 as "signed out"). */
+/** GET /api/auth/me: the signed-in user with their role and its permissions (the islands hide what it cannot do), or 401 ("signed out"). */
 import { allowMethods, endpoint, errorResponse, json } from '../../../api/http.ts';
 import { toPublicUser } from '../../../server/auth.ts';
 

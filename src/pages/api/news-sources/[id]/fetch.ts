@@ -1,8 +1,8 @@
 /** POST /api/news-sources/{id}/fetch: fetches an RSS source now and answers { message } ('Fetched 12 items, 9 new'). */
-import { adminEndpoint, allowMethods, expectEmptyBody, json, param } from '../../../../api/http.ts';
+import { authorizedEndpoint, allowMethods, expectEmptyBody, json, param } from '../../../../api/http.ts';
 import { fetchNewsSource } from '../../../../server/ingest/feed-fetch.ts';
 
-export const POST = adminEndpoint(async (context, runtime) => {
+export const POST = authorizedEndpoint('source.manage', async (context, runtime) => {
   await expectEmptyBody(context.request);
   const outcome = await fetchNewsSource(runtime, param(context, 'id'));
   return json({ message: outcome.message });

@@ -3,12 +3,12 @@
  * `?format=html` answers the mail's HTML itself, under a policy that runs no script and loads only images.
  */
 import { z } from 'zod';
-import { adminEndpoint, allowMethods, json, parseQuery } from '../../../../api/http.ts';
+import { authorizedEndpoint, allowMethods, json, parseQuery } from '../../../../api/http.ts';
 import { previewBriefing } from '../../../../server/briefing/briefing.ts';
 
 const querySchema = z.object({ format: z.enum(['json', 'html']).default('json') });
 
-export const GET = adminEndpoint(async (context, runtime) => {
+export const GET = authorizedEndpoint('subscriber.manage', async (context, runtime) => {
   const { format } = parseQuery(context.url, querySchema);
   const preview = await previewBriefing(runtime);
   if (format === 'json') return json(preview);

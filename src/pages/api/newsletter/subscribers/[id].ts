@@ -1,8 +1,8 @@
 /** DELETE /api/newsletter/subscribers/{id}: removes a subscriber for good (204; signed-in staff only). */
-import { adminEndpoint, allowMethods, noContent, param } from '../../../../api/http.ts';
+import { authorizedEndpoint, allowMethods, noContent, param } from '../../../../api/http.ts';
 import { removeSubscriber } from '../../../../server/newsletter.ts';
 
-export const DELETE = adminEndpoint(async (context, runtime) => {
+export const DELETE = authorizedEndpoint('subscriber.manage', async (context, runtime) => {
   await removeSubscriber(runtime, param(context, 'id'));
   return noContent();
 });

@@ -1,8 +1,8 @@
 /** GET /api/newsletter/subscribers/export: every subscriber as a CSV download (signed-in staff only). */
-import { adminEndpoint, allowMethods } from '../../../../api/http.ts';
+import { authorizedEndpoint, allowMethods } from '../../../../api/http.ts';
 import { exportSubscribersCsv } from '../../../../server/newsletter.ts';
 
-export const GET = adminEndpoint(async (_context, runtime) => {
+export const GET = authorizedEndpoint('subscriber.manage', async (_context, runtime) => {
   const csv = await exportSubscribersCsv(runtime);
   const day = new Date().toISOString().slice(0, 10);
   return new Response(csv, {
