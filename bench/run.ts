@@ -594,7 +594,7 @@ async function main(): Promise<void> {
       try {
         // Lighthouse's own advice: the median of several runs (by performance score), a single run is noisy.
         const runs: Scores[] = [];
-        for (let run = 0; run < options.lighthouseRuns; run++) runs.push(await runLighthouse(`${server.url}${url}`, workDir));
+        for (let run = 0; run < options.lighthouseRuns; run++) runs.push(await runLighthouseRetrying(`${server.url}${url}`, workDir));
         const scores = [...runs].sort((a, b) => a.performance - b.performance)[Math.floor(runs.length / 2)]!;
         if (runs.length > 1) record('lighthouse', `${name}: performance of each run`, runs.map((r) => r.performance).join(', '), '/100');
         record('lighthouse', `${name}: performance`, scores.performance, '/100', '>= 95', scores.performance >= 95);
@@ -624,6 +624,18 @@ async function main(): Promise<void> {
   }
 
   finish(options);
+}
+
+/** Lighthouse's trace recording sometimes fails on a loaded machine ("Something went wrong with recording"): a run is retried twice before the page counts as failed. */
+async function runLighthouseRetrying(url: string, workDir: string): Promise<Scores> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await runLighthouse(url, workDir);
+    } catch (error) {
+      if (attempt >= 3) throw error;
+      notes.push(`lighthouse ${url}: attempt ${attempt} failed (${(error as Error).message.split('\n')[0]!.slice(0, 80)}), retried`);
+    }
+  }
 }
 
 function finish(options: Options): void {
