@@ -1,7 +1,8 @@
 /**
- * Search bundles per month on the real server: a start without an index builds one bundle per
- * month, a publish or an edit re-indexes only its own month (the others stay the same files), and
- * Chromium finds articles of every month through the merged bundles.
+ * Search bundles in tiers on the real server: a start without an index builds one bundle per closed
+ * month, a publish re-indexes only today's head (the others stay the same files), an edit of an old
+ * article only its month, Chromium finds articles of every bundle, and the next day's compaction
+ * folds the head into its month with every article findable exactly once throughout.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -34,7 +35,7 @@ describe('search bundles per month', () => {
   let browser: Browser;
 
   const periodsOnServer = async () => ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
-  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${period})`)).length;
+  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${period})`)).length;
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
   /** Searches in Chromium and answers the titles shown and the engine that answered. */
@@ -82,12 +83,13 @@ describe('search bundles per month', () => {
     for (const { period } of MONTHS) expect((await fetch(new URL(`/pagefind/${period}/pagefind.js`, server.url))).status).toBe(200);
   });
 
-  it('a publish re-indexes its own month only; Chromium finds every month through the merged bundles', async () => {
+  it("a publish re-indexes today's head only; Chromium finds every bundle's articles", async () => {
     const old = Object.fromEntries(MONTHS.map(({ period }) => [period, { builds: rebuilt(period), entry: entryOf(period) }]));
     const article = await createArticle(admin, { title: 'The marmoset dispatch', section: 'culture', status: 'published', dek: 'A marmoset story.' });
-    const month = article.publishedAt!.slice(0, 7);
-    await waitFor('the new month in periods.json', async () => (await periodsOnServer()).includes(month));
-    expect((await periodsOnServer())[0]).toBe(month);
+    const head = `head-${article.publishedAt!.slice(0, 10)}`;
+    await waitFor('the head in periods.json', async () => (await periodsOnServer()).includes(head));
+    expect(await periodsOnServer()).toEqual([head, '2025-04', '2025-03']);
+    expect(rebuilt(head)).toBe(1);
     for (const { period } of MONTHS) {
       expect(rebuilt(period), period).toBe(old[period]!.builds);
       expect(entryOf(period).mtimeMs, period).toBe(old[period]!.entry.mtimeMs);
@@ -110,5 +112,45 @@ describe('search bundles per month', () => {
     for (const period of periods.filter((p) => p !== '2025-03')) expect(rebuilt(period), period).toBe(before[period]);
     const { titles } = await searchInBrowser('zephyrine');
     expect(titles).toContain('The zephyrine report renamed');
+  });
+
+  it('the next day a compaction folds the head into its month: the article is found exactly once before, during and after', async () => {
+    const head = (await periodsOnServer()).find((p) => p.startsWith('head-'))!;
+    const day = head.slice(5);
+    const months = { '2025-03': entryOf('2025-03'), '2025-04': entryOf('2025-04') };
+    expect((await searchInBrowser('marmoset')).titles).toEqual(['The marmoset dispatch']);
+    const clientDir = server.clientDir;
+    const dataDir = server.dataDir;
+    await server.stop();
+    // The same data and pages, one day later for the search tiers.
+    server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: clientDir, SEARCH_DAY_OFFSET_DAYS: '1' } });
+    const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+    // Yesterday's article now belongs in the month so far (or, on the last day of a month, the closed month).
+    const home = next.slice(0, 7) === day.slice(0, 7) ? day : day.slice(0, 7);
+    let searches = 0;
+    await waitFor(
+      () => `the compaction (periods ${JSON.stringify(searches)})`,
+      async () => {
+        const periods = await periodsOnServer();
+        // While the compaction runs and after: the article in exactly one listed bundle, findable once.
+        expect(periods.includes(head) && periods.includes(home), JSON.stringify(periods)).toBe(false);
+        const { titles } = await searchInBrowser('marmoset');
+        searches++;
+        expect(titles).toEqual(['The marmoset dispatch']);
+        return !periods.includes(head) && periods.includes(home);
+      },
+      90_000,
+    );
+    expect(await periodsOnServer()).toEqual([home, '2025-04', '2025-03']);
+    expect(fs.existsSync(path.join(clientDir, 'pagefind', head))).toBe(false);
+    // Closed months are not touched by the compaction.
+    for (const [period, entry] of Object.entries(months)) {
+      expect(entryOf(period).ino, period).toBe(entry.ino);
+      expect(entryOf(period).mtimeMs, period).toBe(entry.mtimeMs);
+    }
+    for (const [query, title] of [['marmoset', 'The marmoset dispatch'], ['zephyrine', 'The zephyrine report 0']]) {
+      const { titles } = await searchInBrowser(query!);
+      expect(titles.filter((t) => t === title), query).toHaveLength(1);
+    }
   });
 });
