@@ -141,14 +141,17 @@ export async function hasSearchIndex(clientDir: string): Promise<boolean> {
   }
 }
 
-/** Writes periods.json naming those of `names` that are complete on disk, newest first (temp file + rename). */
+/** Writes periods.json naming those of `names` that are complete on disk, newest first (temp file + rename), unless it already says so. */
 async function writePeriodsFile(root: string, names: Iterable<string>): Promise<string[]> {
   const dir = path.join(root, PAGEFIND_DIR);
   await fs.mkdir(dir, { recursive: true });
   const complete = new Set(await listIndexedPeriods(root));
   const periods = [...new Set(names)].filter((name) => complete.has(name)).sort(compareBundles);
+  const body = JSON.stringify({ periods }) + '\n';
+  // Unchanged: left as it is (no new mtime for caches and purges to chase).
+  if ((await fs.readFile(path.join(dir, PERIODS_FILE), 'utf8').catch(() => '')) === body) return periods;
   const temp = path.join(dir, `.${PERIODS_FILE}.${process.pid}.${Date.now()}.tmp`);
-  await fs.writeFile(temp, JSON.stringify({ periods }) + '\n');
+  await fs.writeFile(temp, body);
   await fs.rename(temp, path.join(dir, PERIODS_FILE));
   notifyServedFileChange(path.join(dir, PERIODS_FILE));
   return periods;
