@@ -187,6 +187,8 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
       `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
       `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
     ];
+    // Indexing cost per bundle size (the bench reads these lines).
+    for (const bundle of search.bundles) lines.push(`  search bundle       ${bundle.period}: ${bundle.pages} pages in ${(bundle.ms / 1000).toFixed(2)} s`);
     if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
     say(`full build: ${files} files, ${search.pages} pages indexed`);
     return lines;

@@ -33,6 +33,7 @@ type Engine = { pagefind: Pagefind; older: string[] };
 
 let engine: Promise<Engine | undefined> | undefined;
 let archive: Promise<void> | undefined;
+let archiveMerged = false;
 
 /** Loads the Pagefind runtime and the recent bundles once; undefined when the index has not been built (or cannot load). */
 function loadPagefind(): Promise<Engine | undefined> {
@@ -60,13 +61,14 @@ function loadPagefind(): Promise<Engine | undefined> {
 function loadArchive(loaded: Engine): Promise<void> {
   archive ??= Promise.all(loaded.older.map((name) => loaded.pagefind.mergeIndex(`/pagefind/${name}/`))).then(() => {
     loaded.older = [];
+    archiveMerged = true;
   });
   return archive;
 }
 
 /** Whether a search now covers every bundle (part of the query key, so answers given before the merge are asked again). */
 export function searchesWholeArchive(): boolean {
-  return archive !== undefined && engine !== undefined;
+  return archiveMerged;
 }
 
 /** A card from the meta fields the article page declares for the index. */

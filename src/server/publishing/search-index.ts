@@ -274,9 +274,9 @@ export async function syncSearchBundles(
 }
 
 /** Indexes every bundle of the site afresh and removes everything else: the whole-site rebuild path. */
-export async function buildSearchIndex(clientDir: string, plan: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult> {
+export async function buildSearchIndex(clientDir: string, plan: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
   const { results, ms } = await syncSearchBundles(clientDir, plan, 'all');
-  return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms };
+  return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms, bundles: results };
 }
 
 /** Removes half-written bundle folders a killed process left behind. */
