@@ -23,8 +23,10 @@ async function waitFor<T>(what: string | (() => string), check: () => Promise<T 
   }
 }
 
-/** Two past months of articles, each with a word of its own, written before the server starts. */
+/** Four past months of articles, each with a word of its own, written before the server starts. */
 const MONTHS = [
+  { period: '2024-10', word: 'bergamasque', day: '2024-10-08T09:00:00.000Z' },
+  { period: '2024-11', word: 'calliopean', day: '2024-11-12T09:00:00.000Z' },
   { period: '2025-03', word: 'zephyrine', day: '2025-03-14T09:00:00.000Z' },
   { period: '2025-04', word: 'quillwort', day: '2025-04-20T09:00:00.000Z' },
 ] as const;
@@ -38,14 +40,20 @@ describe('search bundles per month', () => {
   const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${period})`)).length;
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
-  /** Searches in Chromium and answers the titles shown and the engine that answered. */
-  async function searchInBrowser(query: string): Promise<{ engine: string | null; titles: string[] }> {
+  /** Searches in Chromium and answers the titles shown, the engine that answered and the bundles it loaded. */
+  async function searchInBrowser(query: string): Promise<{ engine: string | null; titles: string[]; bundles: string[] }> {
     const page = await browser.newPage();
+    const bundles: string[] = [];
+    // Context-wide, so requests of Pagefind's web worker count too.
+    page.context().on('request', (request) => {
+      const name = /\/pagefind\/([^/]+)\/pagefind-entry\.json/.exec(new URL(request.url()).pathname)?.[1];
+      if (name) bundles.push(name);
+    });
     try {
       await page.goto(new URL(`/search?q=${encodeURIComponent(query)}`, server.url).href);
       const grid = page.getByRole('list', { name: 'Search results' });
       await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
-      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents() };
+      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents(), bundles: [...new Set(bundles)].sort() };
     } finally {
       await page.close();
     }
@@ -78,7 +86,7 @@ describe('search bundles per month', () => {
   it('a start without an index builds one bundle per month and lists them newest first', async () => {
     await waitFor('both months indexed', async () => {
       const response = await fetch(new URL('/pagefind/periods.json', server.url));
-      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03']);
+      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03', '2024-11', '2024-10']);
     });
     for (const { period } of MONTHS) expect((await fetch(new URL(`/pagefind/${period}/pagefind.js`, server.url))).status).toBe(200);
   });
@@ -88,7 +96,7 @@ describe('search bundles per month', () => {
     const article = await createArticle(admin, { title: 'The marmoset dispatch', section: 'culture', status: 'published', dek: 'A marmoset story.' });
     const head = `head-${article.publishedAt!.slice(0, 10)}`;
     await waitFor('the head in periods.json', async () => (await periodsOnServer()).includes(head));
-    expect(await periodsOnServer()).toEqual([head, '2025-04', '2025-03']);
+    expect(await periodsOnServer()).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10']);
     expect(rebuilt(head)).toBe(1);
     for (const { period } of MONTHS) {
       expect(rebuilt(period), period).toBe(old[period]!.builds);
@@ -100,6 +108,16 @@ describe('search bundles per month', () => {
       expect(engine, query).toBe('pagefind');
       expect(titles, query).toContain(title);
     }
+  });
+
+  it('the first query loads the four newest bundles only; a query they cannot answer merges the older ones', async () => {
+    const head = (await periodsOnServer())[0]!;
+    const recent = await searchInBrowser('marmoset');
+    expect(recent.titles).toEqual(['The marmoset dispatch']);
+    expect(recent.bundles).toEqual([head, '2025-04', '2025-03', '2024-11'].sort());
+    const old = await searchInBrowser('bergamasque');
+    expect(old.titles).toContain('The bergamasque report 1');
+    expect(old.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
   });
 
   it('an edit of an old article re-indexes its month, not the others', async () => {
@@ -117,7 +135,7 @@ describe('search bundles per month', () => {
   it('the next day a compaction folds the head into its month: the article is found exactly once before, during and after', async () => {
     const head = (await periodsOnServer()).find((p) => p.startsWith('head-'))!;
     const day = head.slice(5);
-    const months = { '2025-03': entryOf('2025-03'), '2025-04': entryOf('2025-04') };
+    const months = Object.fromEntries(MONTHS.map(({ period }) => [period, entryOf(period)]));
     expect((await searchInBrowser('marmoset')).titles).toEqual(['The marmoset dispatch']);
     const clientDir = server.clientDir;
     const dataDir = server.dataDir;
@@ -141,8 +159,9 @@ describe('search bundles per month', () => {
       },
       90_000,
     );
-    expect(await periodsOnServer()).toEqual([home, '2025-04', '2025-03']);
-    expect(fs.existsSync(path.join(clientDir, 'pagefind', head))).toBe(false);
+    expect(await periodsOnServer()).toEqual([home, '2025-04', '2025-03', '2024-11', '2024-10']);
+    // Retired but still on disk for pages that read the old list; the next compaction removes it.
+    expect(fs.existsSync(path.join(clientDir, 'pagefind', head, 'pagefind-entry.json'))).toBe(true);
     // Closed months are not touched by the compaction.
     for (const [period, entry] of Object.entries(months)) {
       expect(entryOf(period).ino, period).toBe(entry.ino);
@@ -152,5 +171,10 @@ describe('search bundles per month', () => {
       const { titles } = await searchInBrowser(query!);
       expect(titles.filter((t) => t === title), query).toHaveLength(1);
     }
-  });
+    await server.stop();
+    server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: clientDir, SEARCH_DAY_OFFSET_DAYS: '2' } });
+    await waitFor('the next compaction', async () => server.output().includes('search bundles compacted'));
+    expect(fs.existsSync(path.join(clientDir, 'pagefind', head))).toBe(false);
+    expect((await searchInBrowser('marmoset')).titles).toEqual(['The marmoset dispatch']);
+  }, 240_000);
 });

@@ -95,8 +95,8 @@ async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<S
   const filters = request.section !== 'all' ? { section: request.section } : undefined;
   const start = (request.page - 1) * SEARCH_PAGE_SIZE;
   let results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
-  // The recent bundles cannot fill this page: the reader wants older articles, so merge them in.
-  if (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
+  // Nothing recent for this page (no recent match at all, or a page past them): merge the older bundles.
+  if (loaded.older.length > 0 && results.length <= start) {
     await loadArchive(loaded);
     results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
   }

@@ -246,25 +246,31 @@ export async function buildSearchPeriods(clientDir: string, bundles: ReadonlyMap
 /**
  * Brings the bundles in line with `plan` (planSearchBundles for today): builds the bundles it names
  * that are missing (and those `rebuild` names, or all of them) while readers still use the old set, then swaps
- * periods.json to the plan in one rename, then removes the bundles no longer named. So an article is
- * in exactly one listed bundle before and after, never in two or none. The compaction and rebuild path.
+ * periods.json to the plan in one rename, then removes the bundles no longer named (those it just
+ * retired one sync later with `retire: 'later'`). So an article is in exactly one listed bundle before
+ * and after, never in two or none. The compaction and rebuild path.
  */
 export async function syncSearchBundles(
   clientDir: string,
   plan: ReadonlyMap<string, readonly string[]>,
   rebuild: 'missing' | 'all' | ReadonlySet<string>,
+  /** 'later' (the server): bundles the swap retires stay on disk until the next sync, for readers that loaded the old list. */
+  retire: 'now' | 'later' = 'now',
 ): Promise<{ results: PeriodIndexResult[]; periods: string[]; removed: string[]; ms: number }> {
   const started = performance.now();
   const root = path.resolve(clientDir);
   const dir = path.join(root, PAGEFIND_DIR);
   await fs.mkdir(dir, { recursive: true });
   const onDisk = new Set(await listIndexedPeriods(root));
+  const previous = new Set(retire === 'later' ? await readPeriodsFile(root) : []);
   const results: PeriodIndexResult[] = [];
   for (const [name, slugs] of plan) if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name))) results.push(await indexBundle(root, name, slugs));
   const periods = await writePeriodsFile(root, plan.keys());
   const removed: string[] = [];
   for (const name of await fs.readdir(dir)) {
     if (name === PERIODS_FILE || plan.has(name)) continue;
+    // Named until this swap: a page that read the old periods.json may still fetch its files.
+    if (previous.has(name) && !periods.includes(name)) continue;
     // Bundles of the previous day's tiers, of months without articles, of another layout, leftovers of a crash.
     await fs.rm(path.join(dir, name), { recursive: true, force: true });
     notifyServedFileChange(path.join(dir, name));

@@ -162,11 +162,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     }
     // Compaction: the plan for today, missing bundles built unseen, then one periods.json swap.
     const plan = await listSearchBundles(store, today);
-    const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing');
+    const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing', 'later');
     compactedDay = today;
     stats.searchBuilds += synced.results.length;
     for (const result of synced.results) log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
-    log(`[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} retired (${synced.removed.join(', ') || 'none'})`);
+    log(`[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`);
     return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
   }
 
