@@ -41,7 +41,7 @@ describe('search bundles per month', () => {
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
   /** Searches in Chromium and answers the titles shown, the engine that answered and the bundles it loaded. */
-  async function searchInBrowser(query: string): Promise<{ engine: string | null; titles: string[]; bundles: string[] }> {
+  async function searchInBrowser(query: string, pageNumber = 1): Promise<{ engine: string | null; titles: string[]; bundles: string[]; summary: string }> {
     const page = await browser.newPage();
     const bundles: string[] = [];
     // Context-wide, so requests of Pagefind's web worker count too.
@@ -50,10 +50,10 @@ describe('search bundles per month', () => {
       if (name) bundles.push(name);
     });
     try {
-      await page.goto(new URL(`/search?q=${encodeURIComponent(query)}`, server.url).href);
+      await page.goto(new URL(`/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, server.url).href);
       const grid = page.getByRole('list', { name: 'Search results' });
       await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
-      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents(), bundles: [...new Set(bundles)].sort() };
+      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents(), bundles: [...new Set(bundles)].sort(), summary: (await page.getByTestId('results-summary').textContent()) ?? '' };
     } finally {
       await page.close();
     }
@@ -63,7 +63,8 @@ describe('search bundles per month', () => {
     const dataDir = makeDataDir();
     const store = await openStore(dataDir, 'write');
     for (const { period, word, day } of MONTHS) {
-      for (let i = 0; i < 3; i++) {
+      // Twelve each: a full page of results from one month, so the recent bundles can answer alone.
+      for (let i = 0; i < 12; i++) {
         const at = new Date(Date.parse(day) + i * 3_600_000).toISOString();
         await store.articles.insert(articleRecord({ id: `${period}-${i}`, slug: `${word}-${i}`, title: `The ${word} report ${i}`, section: 'culture', createdAt: at, updatedAt: at, publishedAt: at }));
       }
@@ -110,14 +111,22 @@ describe('search bundles per month', () => {
     }
   });
 
-  it('the first query loads the four newest bundles only; a query they cannot answer merges the older ones', async () => {
+  it('the first query loads the four newest bundles only; a query they cannot fill a page for merges the older ones', async () => {
     const head = (await periodsOnServer())[0]!;
-    const recent = await searchInBrowser('marmoset');
-    expect(recent.titles).toEqual(['The marmoset dispatch']);
+    const recent = await searchInBrowser('quillwort');
+    expect(recent.titles).toHaveLength(12);
     expect(recent.bundles).toEqual([head, '2025-04', '2025-03', '2024-11'].sort());
+    expect(recent.summary).toContain('(12+ results, page 1 of 1+)');
     const old = await searchInBrowser('bergamasque');
     expect(old.titles).toContain('The bergamasque report 1');
     expect(old.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
+    expect(old.summary).toContain('(12 results)');
+    // 'report' is in every month: the recent bundles fill three pages ("36+", "page 1 of 3+"); the
+    // fourth page, past them, merges the rest.
+    expect((await searchInBrowser('report', 3)).summary).toContain('(36+ results, page 3 of 3+)');
+    const paged = await searchInBrowser('report', 4);
+    expect(paged.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
+    expect(paged.summary).toContain('(48 results, page 4 of 4)');
   });
 
   it('an edit of an old article re-indexes its month, not the others', async () => {

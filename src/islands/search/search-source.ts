@@ -95,8 +95,9 @@ async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<S
   const filters = request.section !== 'all' ? { section: request.section } : undefined;
   const start = (request.page - 1) * SEARCH_PAGE_SIZE;
   let results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
-  // Nothing recent for this page (no recent match at all, or a page past them): merge the older bundles.
-  if (loaded.older.length > 0 && results.length <= start) {
+  // The recent bundles cannot fill this page (a rare word, or a page past them): merge the older ones.
+  // A full page of recent results is shown as it is, counted as "N+" until the reader pages past it.
+  if (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
     await loadArchive(loaded);
     results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
   }
