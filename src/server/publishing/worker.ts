@@ -2,8 +2,8 @@
  * The regeneration worker: takes stored jobs one page at a time, renders each page through its
  * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
  * does not match the store, re-indexes the search bundle whose articles changed (today's head on a
- * publish; a
- * job of its own, after the pages), and notifies the purge hook.
+ * publish, a job of its own after the pages), compacts the search bundles once a day, and notifies
+ * the purge hook.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -11,10 +11,9 @@ import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
-import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from './paths.ts';
+import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { sendPurge } from './purge.ts';
 import { searchDay } from '../clock.ts';
-import { listSearchBundles } from './paths.ts';
 import {
   bundleOf,
   bundleRange,
