@@ -1,6 +1,6 @@
 /** Measurements in Debian's Chromium: bytes a page really downloads, Pagefind's first query, and when a new article becomes findable. */
 import { gzipSync } from 'node:zlib';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
@@ -75,22 +75,65 @@ export async function measurePageWeight(browser: Browser, url: string): Promise<
   }
 }
 
+/**
+ * Records every finished request of a context, the page's and its web workers' alike (Pagefind fetches
+ * its index from a worker, which a CDP session on the page does not see), with its bytes on the wire.
+ */
+function recordContextTransfers(context: BrowserContext): { done: Transfer[]; settled: () => Promise<void> } {
+  const done: Transfer[] = [];
+  const pending: Promise<void>[] = [];
+  context.on('requestfinished', (request) => {
+    pending.push(
+      request.sizes().then(
+        async (sizes) => {
+          const response = await request.response();
+          done.push({ url: request.url(), bytes: sizes.responseHeadersSize + sizes.responseBodySize, type: response?.headers()['content-type'] ?? '' });
+        },
+        () => {},
+      ),
+    );
+  });
+  return { done, settled: async () => void (await Promise.all(pending)) };
+}
+
+export type SearchOnce = {
+  found: boolean;
+  results: number;
+  /** What /pagefind/ cost until the first results were shown (page and worker requests). */
+  pagefindBytes: number;
+  pagefindRequests: number;
+  /** The same seen by a CDP session on the page alone (the old figure, which missed the worker). */
+  pageOnlyBytes: number;
+  /** Bundles merged when the first results were shown. */
+  bundles: number;
+};
+
 /** Runs one search on /search in a fresh context; answers whether `expectHref` was among the results and what /pagefind/ cost. */
-export async function searchOnce(browser: Browser, origin: string, query: string, expectHref?: string, timeoutMs = 5000): Promise<{ found: boolean; results: number; pagefindBytes: number; pagefindRequests: number }> {
+export async function searchOnce(browser: Browser, origin: string, query: string, expectHref?: string, timeoutMs = 5000, pageNumber = 1): Promise<SearchOnce> {
   const context = await browser.newContext();
   try {
+    const all = recordContextTransfers(context);
     const page = await context.newPage();
     const transfers = await recordTransfers(page);
-    await page.goto(`${origin}/search?q=${encodeURIComponent(query)}`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${origin}/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, { waitUntil: 'domcontentloaded' });
     const selector = expectHref ? `main a[href="${expectHref}"]` : 'main a[href^="/article/"]';
-    const found = await page
-      .waitForSelector(selector, { timeout: timeoutMs })
-      .then(() => true)
-      .catch(() => false);
+    // The answer, or the count that says the search ran (so a miss costs one search, not the timeout).
+    await page.waitForSelector(`${selector}, [data-testid="results-summary"]`, { timeout: timeoutMs }).catch(() => {});
+    const found = (await page.locator(selector).count()) > 0;
     await page.waitForTimeout(300);
+    await all.settled();
     const results = await page.locator('main a[href^="/article/"]').count();
-    const pagefind = transfers.filter((t) => new URL(t.url).pathname.startsWith('/pagefind/'));
-    return { found, results, pagefindBytes: pagefind.reduce((sum, t) => sum + t.bytes, 0), pagefindRequests: pagefind.length };
+    const isPagefind = (t: Transfer) => new URL(t.url).pathname.startsWith('/pagefind/');
+    const pagefind = all.done.filter(isPagefind);
+    const bundles = new Set(pagefind.map((t) => /^\/pagefind\/([^/]+)\/pagefind-entry\.json/.exec(new URL(t.url).pathname)?.[1]).filter(Boolean)).size;
+    return {
+      found,
+      results,
+      pagefindBytes: pagefind.reduce((sum, t) => sum + t.bytes, 0),
+      pagefindRequests: pagefind.length,
+      pageOnlyBytes: transfers.filter(isPagefind).reduce((sum, t) => sum + t.bytes, 0),
+      bundles,
+    };
   } finally {
     await context.close();
   }

@@ -1,8 +1,9 @@
 /**
- * `npm run bench [-- --articles N] [--quick] [--serving] [--lighthouse] [--runs N] [--duration S] [--keep]`: builds an
+ * `npm run bench [-- --articles N] [--quick] [--serving] [--search] [--lighthouse] [--runs N] [--duration S] [--keep]`: builds an
  * N-article newsroom and measures serving, publishing, votes, search, page weight and Lighthouse scores against the targets of issue 7
- * (`--serving`: only the serving comparison and page weight, on 200 articles; `--lighthouse`: only Lighthouse and layout shift, on a
- * 300-article store unless --articles says otherwise, the median of 3 runs per page unless --runs says otherwise);
+ * (`--serving`: only the serving comparison and page weight, on 200 articles; `--search`: only Pagefind's figures; `--lighthouse`:
+ * only Lighthouse and layout shift, on a 300-article store unless --articles says otherwise, the median of 3 runs per page unless
+ * --runs says otherwise);
  * prints one table and writes bench/results/latest.json. Nothing here is a timed test: it only measures.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -24,13 +25,14 @@ const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' }
 const started = performance.now();
 let machine = '';
 
-type Options = { articles: number; quick: boolean; serving: boolean; durationS: number; keep: boolean; lighthouseOnly: boolean; lighthouseRuns: number };
+type Options = { articles: number; quick: boolean; serving: boolean; searchOnly: boolean; durationS: number; keep: boolean; lighthouseOnly: boolean; lighthouseRuns: number };
 
 function parseOptions(argv: string[]): Options {
   const quick = argv.includes('--quick');
   // Only the serving comparison and the page weight, on a small store: the loop for tuning the static server.
   const serving = argv.includes('--serving');
   const lighthouseOnly = argv.includes('--lighthouse');
+  const searchOnly = argv.includes('--search');
   const value = (name: string) => {
     const i = argv.indexOf(name);
     return i >= 0 ? argv[i + 1] : undefined;
@@ -41,7 +43,7 @@ function parseOptions(argv: string[]): Options {
   if (!(durationS >= 1 && durationS <= 60)) throw new Error('--duration must be 1-60 seconds');
   const lighthouseRuns = Number(value('--runs') ?? (lighthouseOnly ? 3 : 1));
   if (!Number.isInteger(lighthouseRuns) || lighthouseRuns < 1 || lighthouseRuns > 9) throw new Error('--runs must be 1-9');
-  return { articles, quick, serving, durationS, keep: argv.includes('--keep'), lighthouseOnly, lighthouseRuns };
+  return { articles, quick, serving, searchOnly, durationS, keep: argv.includes('--keep'), lighthouseOnly, lighthouseRuns };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -487,11 +489,26 @@ async function measureSearchApi(server: BenchServer, rounds: number): Promise<vo
   record('search', '/api/search p95', Number(p95.toFixed(1)), 'ms', '<= 30', p95 <= 30);
 }
 
-async function measurePagefind(server: BenchServer, admin: ApiClient, browser: Browser, clientDir: string): Promise<void> {
+async function measurePagefind(server: BenchServer, admin: ApiClient, browser: Browser, clientDir: string, rebuildOutput: string): Promise<void> {
   const index = folderBytes(path.join(clientDir, 'pagefind'));
   record('search', 'Pagefind index on disk', Number((index.bytes / 1048576).toFixed(1)), 'MB', `${index.files} files`);
+  const periods = (JSON.parse(fs.readFileSync(path.join(clientDir, 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] }).periods;
   const first = await searchOnce(browser, server.url, 'election');
-  record('search', `Pagefind first query in Chromium ('election', ${first.results} results shown)`, Math.round(first.pagefindBytes / 1024), 'KB', '<= 300', first.found && first.pagefindBytes <= 300 * 1024);
+  record(
+    'search',
+    `Pagefind first query in Chromium ('election', ${first.results} results shown; page and web worker requests)`,
+    Math.round(first.pagefindBytes / 1024),
+    'KB',
+    '<= 300',
+    first.found && first.pagefindBytes <= 300 * 1024,
+  );
+  notes.push(`Pagefind first query: ${first.pagefindRequests} requests, ${first.bundles} of ${periods.length} bundles merged; a CDP session on the page alone saw ${Math.round(first.pageOnlyBytes / 1024)} KB`);
+  // A page past what the recent bundles hold: the reader asks for older articles, every bundle is merged.
+  const archive = await searchOnce(browser, server.url, 'election', undefined, 20_000, 60);
+  record('search', `Pagefind query for page 60 (past the recent bundles: the older ones merged too; ${periods.length} bundles)`, Math.round(archive.pagefindBytes / 1024), 'KB', `${archive.pagefindRequests} requests, ${archive.bundles} bundles`);
+  for (const line of rebuildOutput.matchAll(/search bundle\s+(\S+): (\d+) pages in ([\d.]+) s/g)) {
+    record('search', `index one bundle in the full rebuild: ${line[1]} (${line[2]} pages)`, Number(line[3]), 's', `${(Number(line[3]) / Number(line[2]) * 1000).toFixed(1)} ms a page`);
+  }
 
   // A word no generated article contains, so "found" means the new page is in the index.
   const word = `zephyrine${Date.now().toString(36)}`;
@@ -558,6 +575,16 @@ async function main(): Promise<void> {
     const [sample] = (await (await admin.get('/api/articles?section=world&pageSize=1&status=published')).json()) as Article[];
     if (!sample) throw new Error('no published article to measure');
 
+    if (options.searchOnly) {
+      browser = await launchBrowser();
+      await measurePagefind(server, admin, browser, path.join(outDir, 'client'), rebuild.output);
+      await browser.close();
+      browser = undefined;
+      await server.stop();
+      server = undefined;
+      return finish(options);
+    }
+
     // --lighthouse skips the load runs, search and votes: only the browser figures below.
     if (!options.lighthouseOnly) {
       say('reader serving (a) static, (b) per-request render, (c) nginx...');
@@ -579,7 +606,7 @@ async function main(): Promise<void> {
       say('search...');
       await measureSearchApi(server, options.quick ? 5 : 10);
       browser = await launchBrowser();
-      await measurePagefind(server, admin, browser, path.join(outDir, 'client'));
+      await measurePagefind(server, admin, browser, path.join(outDir, 'client'), rebuild.output);
 
       say('votes...');
       votes = await measureVotes(server, admin, options);
@@ -641,11 +668,11 @@ async function runLighthouseRetrying(url: string, workDir: string): Promise<Scor
 function finish(options: Options): void {
   const missed = rows.filter((r) => r.verdict === 'MISSED');
   const table = printTable();
-  console.log(`\nMeridian News bench: ${options.articles} articles${options.serving ? ' (--serving: serving and page weight only)' : ''}; ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
+  console.log(`\nMeridian News bench: ${options.articles} articles${options.serving ? ' (--serving: serving and page weight only)' : options.searchOnly ? ' (--search: Pagefind only)' : ''}; ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')} at the end; ${((performance.now() - started) / 1000).toFixed(0)} s in all\n`);
   console.log(table);
   if (notes.length) console.log(`\nNotes:\n  ${notes.join('\n  ')}`);
   console.log(missed.length ? `\nMISSED ${missed.length} target(s): ${missed.map((r) => `${r.group}: ${r.figure}`).join('; ')}` : '\nEvery target met.');
-  const results = path.join(ROOT, `bench/results/${options.serving ? 'serving' : options.lighthouseOnly ? 'lighthouse' : 'latest'}.json`);
+  const results = path.join(ROOT, `bench/results/${options.serving ? 'serving' : options.searchOnly ? `search-${options.articles}` : options.lighthouseOnly ? 'lighthouse' : 'latest'}.json`);
   fs.mkdirSync(path.dirname(results), { recursive: true });
   fs.writeFileSync(
     results,

@@ -266,11 +266,11 @@ describe('runtime regeneration', () => {
     expect(assetResponse.headers.get('cache-control')).toBe('public, max-age=31536000, immutable');
   });
 
-  it('re-indexes the month of a published article for search and swaps its bundle in', async () => {
+  it("re-indexes today's search head for a published article and swaps its bundle in", async () => {
     const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
-    const month = article.publishedAt!.slice(0, 7);
+    const month = `head-${article.publishedAt!.slice(0, 10)}`;
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${month})`)).length;
+    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${month})`)).length;
     const before = builds();
     await waitFor('a search index rebuild', async () => builds() > before);
     const periods = (await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] };
@@ -279,7 +279,7 @@ describe('runtime regeneration', () => {
     expect(entry.status).toBe(200);
     await entry.text();
     expect((await fetch(new URL(`/pagefind/${month}/pagefind.js`, server.url))).status).toBe(200);
-    // Pagefind's own UI bundles are not shipped with every month.
+    // Pagefind's own UI bundles are not shipped with every bundle.
     expect((await fetch(new URL(`/pagefind/${month}/pagefind-ui.js`, server.url))).status).toBe(404);
     expect(fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.'))).toEqual([]);
   });

@@ -1,7 +1,8 @@
 /**
  * Incremental `npm run rebuild` on real data and a real build: after a change set (publish, update,
  * unpublish, delete, a new archive page) it renders only what changed, and its output is
- * byte-identical to a clean `npm run rebuild -- --full` of the same data.
+ * byte-identical to a clean `npm run rebuild -- --full` of the same data, also the next day, when
+ * today's search head has to fold into its month.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -13,11 +14,11 @@ import { openStore } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
 
-function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string }> {
+function runRebuild(outDir: string, dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' },
+      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -87,7 +88,7 @@ describe('incremental npm run rebuild', () => {
     const before = tree(path.join(outIncremental, 'client'));
     const again = await runRebuild(outIncremental, dataDir);
     expect(again.code, again.output).toBe(0);
-    expect(again.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 0 search month\(s\)/);
+    expect(again.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 0 search bundle\(s\)/);
     expect(renderedCount(again.output)).toBeLessThanOrEqual(20);
     expect(differences(tree(path.join(outIncremental, 'client')), before)).toEqual([]);
   }, 120_000);
@@ -116,6 +117,32 @@ describe('incremental npm run rebuild', () => {
     const full = await runRebuild(outFull, dataDir, ['--full']);
     expect(full.code, full.output).toBe(0);
     expect(full.output).toContain('full build: --full was given');
+    expect(differences(tree(path.join(outIncremental, 'client')), tree(path.join(outFull, 'client')))).toEqual([]);
+  }, 240_000);
+
+  it("today's articles go in the search head; the next day an incremental rebuild folds it into its month like a full build", async () => {
+    const store = await openStore(dataDir, 'write');
+    const now = new Date().toISOString();
+    await store.articles.insert(articleRecord({ id: 'today-1', slug: 'today-1', title: 'Story today-1', section: 'culture', createdAt: now, updatedAt: now, publishedAt: now }));
+    await store.close();
+    const today = now.slice(0, 10);
+    const periods = (out: string) => (JSON.parse(fs.readFileSync(path.join(out, 'client', 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] }).periods;
+
+    const same = await runRebuild(outIncremental, dataDir);
+    expect(same.code, same.output).toBe(0);
+    expect(periods(outIncremental)).toEqual([`head-${today}`, '2026-03', '2026-02']);
+
+    const nextDay = { SEARCH_DAY_OFFSET_DAYS: '1' };
+    const incremental = await runRebuild(outIncremental, dataDir, [], nextDay);
+    expect(incremental.code, incremental.output).toBe(0);
+    expect(incremental.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 1 search bundle\(s\)/);
+    const tomorrow = new Date(Date.parse(now) + 86_400_000).toISOString().slice(0, 10);
+    const home = tomorrow.slice(0, 7) === today.slice(0, 7) ? today : today.slice(0, 7);
+    expect(periods(outIncremental)).toEqual([home, '2026-03', '2026-02']);
+    expect(fs.existsSync(path.join(outIncremental, 'client', 'pagefind', `head-${today}`))).toBe(false);
+
+    const full = await runRebuild(outFull, dataDir, ['--full'], nextDay);
+    expect(full.code, full.output).toBe(0);
     expect(differences(tree(path.join(outIncremental, 'client')), tree(path.join(outFull, 'client')))).toEqual([]);
   }, 240_000);
 });

@@ -1,7 +1,8 @@
 /**
- * Search bundles per month on the real server: a start without an index builds one bundle per
- * month, a publish or an edit re-indexes only its own month (the others stay the same files), and
- * Chromium finds articles of every month through the merged bundles.
+ * Search bundles in tiers on the real server: a start without an index builds one bundle per closed
+ * month, a publish re-indexes only today's head (the others stay the same files), an edit of an old
+ * article only its month, Chromium finds articles of every bundle, and the next day's compaction
+ * folds the head into its month with every article findable exactly once throughout.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -22,8 +23,10 @@ async function waitFor<T>(what: string | (() => string), check: () => Promise<T 
   }
 }
 
-/** Two past months of articles, each with a word of its own, written before the server starts. */
+/** Four past months of articles, each with a word of its own, written before the server starts. */
 const MONTHS = [
+  { period: '2024-10', word: 'bergamasque', day: '2024-10-08T09:00:00.000Z' },
+  { period: '2024-11', word: 'calliopean', day: '2024-11-12T09:00:00.000Z' },
   { period: '2025-03', word: 'zephyrine', day: '2025-03-14T09:00:00.000Z' },
   { period: '2025-04', word: 'quillwort', day: '2025-04-20T09:00:00.000Z' },
 ] as const;
@@ -34,17 +37,23 @@ describe('search bundles per month', () => {
   let browser: Browser;
 
   const periodsOnServer = async () => ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
-  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(month ${period})`)).length;
+  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${period})`)).length;
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
-  /** Searches in Chromium and answers the titles shown and the engine that answered. */
-  async function searchInBrowser(query: string): Promise<{ engine: string | null; titles: string[] }> {
+  /** Searches in Chromium and answers the titles shown, the engine that answered and the bundles it loaded. */
+  async function searchInBrowser(query: string, pageNumber = 1): Promise<{ engine: string | null; titles: string[]; bundles: string[]; summary: string }> {
     const page = await browser.newPage();
+    const bundles: string[] = [];
+    // Context-wide, so requests of Pagefind's web worker count too.
+    page.context().on('request', (request) => {
+      const name = /\/pagefind\/([^/]+)\/pagefind-entry\.json/.exec(new URL(request.url()).pathname)?.[1];
+      if (name) bundles.push(name);
+    });
     try {
-      await page.goto(new URL(`/search?q=${encodeURIComponent(query)}`, server.url).href);
+      await page.goto(new URL(`/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, server.url).href);
       const grid = page.getByRole('list', { name: 'Search results' });
       await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
-      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents() };
+      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents(), bundles: [...new Set(bundles)].sort(), summary: (await page.getByTestId('results-summary').textContent()) ?? '' };
     } finally {
       await page.close();
     }
@@ -54,7 +63,8 @@ describe('search bundles per month', () => {
     const dataDir = makeDataDir();
     const store = await openStore(dataDir, 'write');
     for (const { period, word, day } of MONTHS) {
-      for (let i = 0; i < 3; i++) {
+      // Twelve each: a full page of results from one month, so the recent bundles can answer alone.
+      for (let i = 0; i < 12; i++) {
         const at = new Date(Date.parse(day) + i * 3_600_000).toISOString();
         await store.articles.insert(articleRecord({ id: `${period}-${i}`, slug: `${word}-${i}`, title: `The ${word} report ${i}`, section: 'culture', createdAt: at, updatedAt: at, publishedAt: at }));
       }
@@ -77,17 +87,18 @@ describe('search bundles per month', () => {
   it('a start without an index builds one bundle per month and lists them newest first', async () => {
     await waitFor('both months indexed', async () => {
       const response = await fetch(new URL('/pagefind/periods.json', server.url));
-      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03']);
+      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03', '2024-11', '2024-10']);
     });
     for (const { period } of MONTHS) expect((await fetch(new URL(`/pagefind/${period}/pagefind.js`, server.url))).status).toBe(200);
   });
 
-  it('a publish re-indexes its own month only; Chromium finds every month through the merged bundles', async () => {
+  it("a publish re-indexes today's head only; Chromium finds every bundle's articles", async () => {
     const old = Object.fromEntries(MONTHS.map(({ period }) => [period, { builds: rebuilt(period), entry: entryOf(period) }]));
     const article = await createArticle(admin, { title: 'The marmoset dispatch', section: 'culture', status: 'published', dek: 'A marmoset story.' });
-    const month = article.publishedAt!.slice(0, 7);
-    await waitFor('the new month in periods.json', async () => (await periodsOnServer()).includes(month));
-    expect((await periodsOnServer())[0]).toBe(month);
+    const head = `head-${article.publishedAt!.slice(0, 10)}`;
+    await waitFor('the head in periods.json', async () => (await periodsOnServer()).includes(head));
+    expect(await periodsOnServer()).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10']);
+    expect(rebuilt(head)).toBe(1);
     for (const { period } of MONTHS) {
       expect(rebuilt(period), period).toBe(old[period]!.builds);
       expect(entryOf(period).mtimeMs, period).toBe(old[period]!.entry.mtimeMs);
@@ -98,6 +109,24 @@ describe('search bundles per month', () => {
       expect(engine, query).toBe('pagefind');
       expect(titles, query).toContain(title);
     }
+  });
+
+  it('the first query loads the four newest bundles only; a query they cannot fill a page for merges the older ones', async () => {
+    const head = (await periodsOnServer())[0]!;
+    const recent = await searchInBrowser('quillwort');
+    expect(recent.titles).toHaveLength(12);
+    expect(recent.bundles).toEqual([head, '2025-04', '2025-03', '2024-11'].sort());
+    expect(recent.summary).toContain('(12+ results, page 1 of 1+)');
+    const old = await searchInBrowser('bergamasque');
+    expect(old.titles).toContain('The bergamasque report 1');
+    expect(old.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
+    expect(old.summary).toContain('(12 results)');
+    // 'report' is in every month: the recent bundles fill three pages ("36+", "page 1 of 3+"); the
+    // fourth page, past them, merges the rest.
+    expect((await searchInBrowser('report', 3)).summary).toContain('(36+ results, page 3 of 3+)');
+    const paged = await searchInBrowser('report', 4);
+    expect(paged.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
+    expect(paged.summary).toContain('(48 results, page 4 of 4)');
   });
 
   it('an edit of an old article re-indexes its month, not the others', async () => {
@@ -111,4 +140,50 @@ describe('search bundles per month', () => {
     const { titles } = await searchInBrowser('zephyrine');
     expect(titles).toContain('The zephyrine report renamed');
   });
+
+  it('the next day a compaction folds the head into its month: the article is found exactly once before, during and after', async () => {
+    const head = (await periodsOnServer()).find((p) => p.startsWith('head-'))!;
+    const day = head.slice(5);
+    const months = Object.fromEntries(MONTHS.map(({ period }) => [period, entryOf(period)]));
+    expect((await searchInBrowser('marmoset')).titles).toEqual(['The marmoset dispatch']);
+    const clientDir = server.clientDir;
+    const dataDir = server.dataDir;
+    await server.stop();
+    // The same data and pages, one day later for the search tiers.
+    server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: clientDir, SEARCH_DAY_OFFSET_DAYS: '1' } });
+    const next = new Date(Date.parse(`${day}T00:00:00.000Z`) + 86_400_000).toISOString().slice(0, 10);
+    // Yesterday's article now belongs in the month so far (or, on the last day of a month, the closed month).
+    const home = next.slice(0, 7) === day.slice(0, 7) ? day : day.slice(0, 7);
+    let searches = 0;
+    await waitFor(
+      () => `the compaction (periods ${JSON.stringify(searches)})`,
+      async () => {
+        const periods = await periodsOnServer();
+        // While the compaction runs and after: the article in exactly one listed bundle, findable once.
+        expect(periods.includes(head) && periods.includes(home), JSON.stringify(periods)).toBe(false);
+        const { titles } = await searchInBrowser('marmoset');
+        searches++;
+        expect(titles).toEqual(['The marmoset dispatch']);
+        return !periods.includes(head) && periods.includes(home);
+      },
+      90_000,
+    );
+    expect(await periodsOnServer()).toEqual([home, '2025-04', '2025-03', '2024-11', '2024-10']);
+    // Retired but still on disk for pages that read the old list; the next compaction removes it.
+    expect(fs.existsSync(path.join(clientDir, 'pagefind', head, 'pagefind-entry.json'))).toBe(true);
+    // Closed months are not touched by the compaction.
+    for (const [period, entry] of Object.entries(months)) {
+      expect(entryOf(period).ino, period).toBe(entry.ino);
+      expect(entryOf(period).mtimeMs, period).toBe(entry.mtimeMs);
+    }
+    for (const [query, title] of [['marmoset', 'The marmoset dispatch'], ['zephyrine', 'The zephyrine report 0']]) {
+      const { titles } = await searchInBrowser(query!);
+      expect(titles.filter((t) => t === title), query).toHaveLength(1);
+    }
+    await server.stop();
+    server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: clientDir, SEARCH_DAY_OFFSET_DAYS: '2' } });
+    await waitFor('the next compaction', async () => server.output().includes('search bundles compacted'));
+    expect(fs.existsSync(path.join(clientDir, 'pagefind', head))).toBe(false);
+    expect((await searchInBrowser('marmoset')).titles).toEqual(['The marmoset dispatch']);
+  }, 240_000);
 });

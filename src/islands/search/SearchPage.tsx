@@ -6,7 +6,7 @@ import { NAV_SECTIONS } from '../../schemas/common.ts';
 import { ArticleCard } from '../cards/ArticleCard.tsx';
 import { listPaginationItems } from '../shared/pagination.ts';
 import { SECTION_LABELS } from '../shared/sections.ts';
-import { runSearch, SEARCH_PAGE_SIZE, type SearchRequest } from './search-source.ts';
+import { runSearch, SEARCH_PAGE_SIZE, searchesWholeArchive, type SearchRequest } from './search-source.ts';
 
 /** DECISIONS.md: the chips are all plus the seven nav sections (no markets). */
 export const SEARCH_CHIPS = ['all', ...NAV_SECTIONS] as const;
@@ -55,9 +55,11 @@ function SearchPage({ siteName }: { siteName: string }) {
   }, [state, siteName]);
 
   const { data, isFetching, isError } = useQuery({
-    queryKey: ['search', state.q, state.section, state.page],
+    queryKey: ['search', state.q, state.section, state.page, searchesWholeArchive()],
     queryFn: ({ signal }) => runSearch(state, signal),
     enabled: Boolean(state.q),
+    // Keeps the page on screen while the same query is asked again over the whole archive.
+    placeholderData: (previous, query) => (query && query.queryKey[1] === state.q && query.queryKey[2] === state.section && query.queryKey[3] === state.page ? previous : undefined),
   });
 
   const navigate = (next: SearchRequest, scroll = false) => {
@@ -70,7 +72,9 @@ function SearchPage({ siteName }: { siteName: string }) {
     navigate({ q: input.trim(), section: state.section, page: 1 });
   };
 
-  const totalPages = data ? Math.ceil(data.total / SEARCH_PAGE_SIZE) : 0;
+  // Older months not searched yet: one more page, whose request merges them (and then counts exactly).
+  const more = data?.more ? '+' : '';
+  const totalPages = data ? Math.ceil(data.total / SEARCH_PAGE_SIZE) + (data.more ? 1 : 0) : 0;
   const current = state.page;
 
   return (
@@ -114,8 +118,9 @@ function SearchPage({ siteName }: { siteName: string }) {
           <p className="results-summary" data-testid="results-summary">
             Showing results for: <strong>{state.q}</strong>{' '}
             <span className="results-count">
-              ({data.total} {data.total === 1 ? 'result' : 'results'}
-              {totalPages > 1 ? `, page ${current} of ${totalPages}` : ''})
+              ({data.total}
+              {more} {data.total === 1 && !more ? 'result' : 'results'}
+              {totalPages > 1 ? `, page ${current} of ${data.more ? `${totalPages - 1}+` : totalPages}` : ''})
             </span>
           </p>
         )}

@@ -1,17 +1,26 @@
 /**
- * Where search results come from: the static Pagefind index (one bundle per month, the newest loaded
- * and the others merged into it) when it is published, else the /api/search endpoints.
+ * Where search results come from: the static Pagefind index (today's head bundle and the recent
+ * months first, the older months merged in only when a query asks for more than they hold), else
+ * the /api/search endpoints.
  */
 import { api } from '../../lib/api-client.ts';
 import type { ArticleSummary } from '../../schemas/article.ts';
 import type { CardArticle } from '../cards/ArticleCard.tsx';
 
 export const SEARCH_PAGE_SIZE = 12;
-/** The months that have a bundle, newest first (written by the server after each bundle swap). */
+/** The bundles, newest first (written by the server after each bundle swap). */
 export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
+/**
+ * Bundles the first query loads: the head, this month so far and the closed months behind them.
+ * Each bundle costs its metadata and one index chunk per word (about 38 KB at 800 articles a month),
+ * so the first query stays near its weight budget however long the archive is.
+ */
+export const RECENT_BUNDLES = 4;
+const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|head-\d{4}-\d{2}-\d{2})$/;
 
 export type SearchRequest = { q: string; section: string; page: number };
-export type SearchAnswer = { items: CardArticle[]; total: number; engine: 'pagefind' | 'api' };
+/** `more`: older bundles were not searched yet; `total` counts the recent ones only (asking for a page past them merges the rest). */
+export type SearchAnswer = { items: CardArticle[]; total: number; engine: 'pagefind' | 'api'; more?: boolean };
 
 type PagefindResult = { id: string; data: () => Promise<{ url: string; meta: Record<string, string | undefined> }> };
 type Pagefind = {
@@ -20,29 +29,46 @@ type Pagefind = {
   mergeIndex: (indexPath: string, options?: Record<string, unknown>) => Promise<void>;
   search: (query: string, options?: { filters?: Record<string, string> }) => Promise<{ results: PagefindResult[] } | null>;
 };
+type Engine = { pagefind: Pagefind; older: string[] };
 
-let pagefind: Promise<Pagefind | undefined> | undefined;
+let engine: Promise<Engine | undefined> | undefined;
+let archive: Promise<void> | undefined;
+let archiveMerged = false;
 
-/** Loads the Pagefind runtime once; undefined when the index has not been built (or cannot load). */
-export function loadPagefind(): Promise<Pagefind | undefined> {
-  pagefind ??= (async () => {
+/** Loads the Pagefind runtime and the recent bundles once; undefined when the index has not been built (or cannot load). */
+function loadPagefind(): Promise<Engine | undefined> {
+  engine ??= (async () => {
     try {
       const response = await fetch(PAGEFIND_PERIODS_URL, { cache: 'no-cache' });
       if (!response.ok) return undefined;
       const { periods } = (await response.json()) as { periods?: unknown };
-      if (!Array.isArray(periods) || periods.length === 0 || !periods.every((p) => typeof p === 'string' && /^\d{4}-\d{2}$/.test(p))) return undefined;
-      const [newest, ...older] = periods as string[];
+      if (!Array.isArray(periods) || periods.length === 0 || !periods.every((p) => typeof p === 'string' && BUNDLE.test(p))) return undefined;
+      const [newest, ...rest] = periods as string[];
       // A runtime URL on purpose: the index is produced after the build and must not be bundled.
-      const module = (await import(/* @vite-ignore */ `/pagefind/${newest}/pagefind.js`)) as Pagefind;
-      await module.init?.();
-      // Each month is a bundle of its own, so a publish re-indexes one month; they search as one.
-      await Promise.all(older.map((period) => module.mergeIndex(`/pagefind/${period}/`)));
-      return module;
+      const pagefind = (await import(/* @vite-ignore */ `/pagefind/${newest}/pagefind.js`)) as Pagefind;
+      await pagefind.init?.();
+      const recent = rest.slice(0, RECENT_BUNDLES - 1);
+      await Promise.all(recent.map((name) => pagefind.mergeIndex(`/pagefind/${name}/`)));
+      return { pagefind, older: rest.slice(RECENT_BUNDLES - 1) };
     } catch {
       return undefined;
     }
   })();
-  return pagefind;
+  return engine;
+}
+
+/** Merges the older bundles (once); after it, every search covers the whole archive. */
+function loadArchive(loaded: Engine): Promise<void> {
+  archive ??= Promise.all(loaded.older.map((name) => loaded.pagefind.mergeIndex(`/pagefind/${name}/`))).then(() => {
+    loaded.older = [];
+    archiveMerged = true;
+  });
+  return archive;
+}
+
+/** Whether a search now covers every bundle (part of the query key, so answers given before the merge are asked again). */
+export function searchesWholeArchive(): boolean {
+  return archiveMerged;
 }
 
 /** A card from the meta fields the article page declares for the index. */
@@ -65,13 +91,18 @@ function cardFromPagefind(url: string, meta: Record<string, string | undefined>)
   };
 }
 
-async function searchPagefind(engine: Pagefind, request: SearchRequest): Promise<SearchAnswer> {
+async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<SearchAnswer> {
   const filters = request.section !== 'all' ? { section: request.section } : undefined;
-  const answer = await engine.search(request.q, filters ? { filters } : {});
-  const results = answer?.results ?? [];
   const start = (request.page - 1) * SEARCH_PAGE_SIZE;
+  let results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
+  // The recent bundles cannot fill this page (a rare word, or a page past them): merge the older ones.
+  // A full page of recent results is shown as it is, counted as "N+" until the reader pages past it.
+  if (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
+    await loadArchive(loaded);
+    results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
+  }
   const data = await Promise.all(results.slice(start, start + SEARCH_PAGE_SIZE).map((r) => r.data()));
-  return { items: data.map((d) => cardFromPagefind(d.url, d.meta)), total: results.length, engine: 'pagefind' };
+  return { items: data.map((d) => cardFromPagefind(d.url, d.meta)), total: results.length, engine: 'pagefind', more: loaded.older.length > 0 };
 }
 
 async function searchApi(request: SearchRequest, signal?: AbortSignal): Promise<SearchAnswer> {
@@ -85,10 +116,10 @@ async function searchApi(request: SearchRequest, signal?: AbortSignal): Promise<
 
 /** Runs a search: Pagefind first, the API when the index is missing or fails. */
 export async function runSearch(request: SearchRequest, signal?: AbortSignal): Promise<SearchAnswer> {
-  const engine = await loadPagefind();
-  if (engine) {
+  const loaded = await loadPagefind();
+  if (loaded) {
     try {
-      return await searchPagefind(engine, request);
+      return await searchPagefind(loaded, request);
     } catch {
       // A broken or half-swapped index: the API answers instead.
     }

@@ -25,6 +25,7 @@ import {
   sectionFeedPath,
   sitemapFingerprint,
 } from './feeds.ts';
+import { planSearchBundles } from './search-index.ts';
 
 const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
@@ -227,14 +228,7 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   return [...articles, ...firstPages, ...machine, ...otherPages];
 }
 
-/** The slugs of every published article grouped by month: what the search bundles index. */
-export async function listSearchPeriods(store: Store): Promise<Map<string, string[]>> {
-  const periods = new Map<string, string[]>();
-  for (const article of await listPublished(store)) {
-    const period = periodOf(article);
-    const slugs = periods.get(period);
-    if (slugs) slugs.push(article.slug);
-    else periods.set(period, [article.slug]);
-  }
-  return periods;
+/** The slugs of every published article grouped by search bundle for the day `today` (search-index.ts). */
+export async function listSearchBundles(store: Store, today: string): Promise<Map<string, string[]>> {
+  return planSearchBundles(await listPublished(store), today);
 }

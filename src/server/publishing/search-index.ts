@@ -1,8 +1,8 @@
 /**
- * The Pagefind search index, one bundle per month of publishedAt under /pagefind/{YYYY-MM}/ plus
- * /pagefind/periods.json naming them; the browser loads the newest and merges the others
- * (mergeIndex), so a publish re-indexes its own month only. Each bundle is built into a dot folder
- * and renamed into place, so readers never load a half-written one.
+ * The Pagefind search index in tiers, like an LSM tree: a small head bundle of today's articles that a
+ * publish re-indexes, the current month up to yesterday, and one bundle per closed month that a publish
+ * never touches; /pagefind/periods.json names the complete set, and a daily compaction folds the head
+ * into its month by building the new bundles under new names and then swapping periods.json at once.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -11,32 +11,95 @@ import { compressTree } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
-/** The list of bundles, newest first: `{ "periods": ["2026-11", ...] }`. */
+/** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
 export const PERIODS_FILE = 'periods.json';
-const PERIOD = /^\d{4}-\d{2}$/;
+/**
+ * Bundle names: `YYYY-MM` (a closed month, all its articles), `YYYY-MM-DD` (the current month from its
+ * first day through DD, yesterday) and `head-YYYY-MM-DD` (published on that day, today, or later).
+ */
+export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|head-\d{4}-\d{2}-\d{2})$/;
 /** Slugs per addDirectory glob. */
 const GLOB_CHUNK = 2000;
 /** Slugs are [A-Za-z0-9._~-] (paths.ts), so none can change a glob's meaning. */
 const SAFE_SLUG = /^[A-Za-z0-9_~-][A-Za-z0-9._~-]*$/;
-/** A job path asking the worker to re-index one month. */
-const SEARCH_JOB = /^\/pagefind\/(\d{4}-\d{2})$/;
+/** Job paths: re-index one bundle, compact (build the bundles the date asks for), or re-index them all. */
+const BUNDLE_JOB = /^\/pagefind\/([a-z0-9-]+)$/;
+export const COMPACT_JOB = '/pagefind/compact';
+export const REINDEX_ALL_JOB = '/pagefind/all';
 
-/** Files of a bundle the site never loads (Pagefind's own UIs): dropped so each month costs only its index. */
+/** Files of a bundle the site never loads (Pagefind's own UIs): dropped so each bundle costs only its index. */
 const UNUSED = /^pagefind-(?:ui|component-ui|modular-ui|highlight)\.(?:js|css)$/;
 
 export type SearchIndexResult = { pages: number; ms: number };
 export type PeriodIndexResult = SearchIndexResult & { period: string; removed: boolean };
+export type SearchJob = { kind: 'bundle'; bundle: string } | { kind: 'compact' } | { kind: 'all' };
+/** What the plan needs of an article. */
+export type Indexable = { slug: string; publishedAt?: string | undefined; updatedAt: string };
 
-export function searchJobPath(period: string): string {
-  return `/pagefind/${period}`;
+/** The UTC day (YYYY-MM-DD) of an instant. */
+export function dayOf(at: string | number | Date): string {
+  return new Date(at).toISOString().slice(0, 10);
 }
 
-/** The month a search job names, or undefined for any other path. */
-export function periodOfSearchJob(jobPath: string): string | undefined {
-  return SEARCH_JOB.exec(jobPath)?.[1];
+/**
+ * The bundle an article belongs in on `today` (a UTC day): a pure function of its date and the day, so
+ * the server, `npm run rebuild` and `--full` agree. Today's (and future-dated) articles go in the head.
+ */
+export function bundleOf(article: Pick<Indexable, 'publishedAt' | 'updatedAt'>, today: string): string {
+  const day = dayOf(article.publishedAt ?? article.updatedAt);
+  if (day >= today) return `head-${today}`;
+  if (day.slice(0, 7) < today.slice(0, 7)) return day.slice(0, 7);
+  // The current month up to yesterday, named after its last day so the name changes when it grows.
+  return dayOf(Date.parse(`${today}T00:00:00.000Z`) - 86_400_000);
 }
 
-/** Months that have a complete bundle on disk, newest first. */
+/** The publishedAt range (ISO, inclusive) a bundle covers; the head has no end. */
+export function bundleRange(name: string): { from: string; to: string } {
+  if (name.startsWith('head-')) return { from: `${name.slice(5)}T00:00:00.000Z`, to: '9999-12-31T23:59:59.999Z' };
+  const [year, month, day] = name.split('-').map(Number) as [number, number, number | undefined];
+  const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
+  const end = day === undefined ? Date.UTC(year, month, 1) : Date.UTC(year, month - 1, day + 1);
+  return { from, to: new Date(end - 1).toISOString() };
+}
+
+/** Whether `name` is a bundle today's plan can hold (so re-indexing it alone keeps every article in one bundle). */
+export function isBundleOfDay(name: string, today: string): boolean {
+  if (name.startsWith('head-')) return name === `head-${today}`;
+  if (name.length === 7) return name < today.slice(0, 7);
+  return name === bundleOf({ publishedAt: bundleRange(name).to, updatedAt: '' }, today);
+}
+
+/** Newest first: the head, then the current month so far, then closed months. */
+export function compareBundles(a: string, b: string): number {
+  const key = (name: string) => (name.startsWith('head-') ? `9${name.slice(5)}` : `0${name}`);
+  return key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
+}
+
+/** Every bundle the archive needs on `today`, newest first, with the slugs each indexes. */
+export function planSearchBundles(articles: Iterable<Indexable>, today: string): Map<string, string[]> {
+  const plan = new Map<string, string[]>();
+  for (const article of articles) {
+    const name = bundleOf(article, today);
+    const slugs = plan.get(name);
+    if (slugs) slugs.push(article.slug);
+    else plan.set(name, [article.slug]);
+  }
+  return new Map([...plan].sort((a, b) => compareBundles(a[0], b[0])));
+}
+
+export function searchJobPath(bundle: string): string {
+  return `/pagefind/${bundle}`;
+}
+
+/** The search work a job path names, or undefined for any other path. */
+export function searchJobOf(jobPath: string): SearchJob | undefined {
+  if (jobPath === COMPACT_JOB) return { kind: 'compact' };
+  if (jobPath === REINDEX_ALL_JOB) return { kind: 'all' };
+  const name = BUNDLE_JOB.exec(jobPath)?.[1];
+  return name && BUNDLE.test(name) ? { kind: 'bundle', bundle: name } : undefined;
+}
+
+/** Bundles that are complete on disk, newest first (named in periods.json or not). */
 export async function listIndexedPeriods(clientDir: string): Promise<string[]> {
   const dir = path.join(path.resolve(clientDir), PAGEFIND_DIR);
   let names: string[];
@@ -47,7 +110,7 @@ export async function listIndexedPeriods(clientDir: string): Promise<string[]> {
   }
   const complete: string[] = [];
   for (const name of names) {
-    if (!PERIOD.test(name)) continue;
+    if (!BUNDLE.test(name)) continue;
     try {
       await fs.access(path.join(dir, name, 'pagefind-entry.json'));
       complete.push(name);
@@ -55,7 +118,17 @@ export async function listIndexedPeriods(clientDir: string): Promise<string[]> {
       // Not a complete bundle.
     }
   }
-  return complete.sort().reverse();
+  return complete.sort(compareBundles);
+}
+
+/** The bundles periods.json names now (empty when there is none). */
+export async function readPeriodsFile(clientDir: string): Promise<string[]> {
+  try {
+    const { periods } = JSON.parse(await fs.readFile(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE), 'utf8')) as { periods?: unknown };
+    return Array.isArray(periods) ? periods.filter((p): p is string => typeof p === 'string' && BUNDLE.test(p)) : [];
+  } catch {
+    return [];
+  }
 }
 
 /** Whether the site has a period index at all (the server builds it at start when not). */
@@ -68,13 +141,17 @@ export async function hasSearchIndex(clientDir: string): Promise<boolean> {
   }
 }
 
-/** Rewrites periods.json from the bundles on disk (temp file + rename). */
-export async function writePeriodsFile(clientDir: string): Promise<string[]> {
-  const dir = path.join(path.resolve(clientDir), PAGEFIND_DIR);
+/** Writes periods.json naming those of `names` that are complete on disk, newest first (temp file + rename), unless it already says so. */
+async function writePeriodsFile(root: string, names: Iterable<string>): Promise<string[]> {
+  const dir = path.join(root, PAGEFIND_DIR);
   await fs.mkdir(dir, { recursive: true });
-  const periods = await listIndexedPeriods(clientDir);
+  const complete = new Set(await listIndexedPeriods(root));
+  const periods = [...new Set(names)].filter((name) => complete.has(name)).sort(compareBundles);
+  const body = JSON.stringify({ periods }) + '\n';
+  // Unchanged: left as it is (no new mtime for caches and purges to chase).
+  if ((await fs.readFile(path.join(dir, PERIODS_FILE), 'utf8').catch(() => '')) === body) return periods;
   const temp = path.join(dir, `.${PERIODS_FILE}.${process.pid}.${Date.now()}.tmp`);
-  await fs.writeFile(temp, JSON.stringify({ periods }) + '\n');
+  await fs.writeFile(temp, body);
   await fs.rename(temp, path.join(dir, PERIODS_FILE));
   notifyServedFileChange(path.join(dir, PERIODS_FILE));
   return periods;
@@ -95,13 +172,13 @@ async function swapFolder(next: string, target: string, stamp: string): Promise<
 }
 
 /**
- * Indexes the article pages of one month (their slugs given, their HTML read from the client folder) into
- * /pagefind/{period}/, or removes that bundle when the month has none. Does not touch periods.json.
+ * Indexes the article pages of one bundle (their slugs given, their HTML read from the client folder) into
+ * /pagefind/{name}/, or removes that bundle when it has none. Does not touch periods.json.
  * Runs through an open Pagefind service; the caller closes it (closeSearchIndexer).
  */
-async function indexPeriod(root: string, period: string, slugs: readonly string[]): Promise<PeriodIndexResult> {
+async function indexBundle(root: string, period: string, slugs: readonly string[]): Promise<PeriodIndexResult> {
   const started = performance.now();
-  if (!PERIOD.test(period)) throw new Error(`Not a period: ${period}`);
+  if (!BUNDLE.test(period)) throw new Error(`Not a bundle: ${period}`);
   const unsafe = slugs.find((slug) => !SAFE_SLUG.test(slug));
   if (unsafe !== undefined) throw new Error(`Not a slug: ${unsafe}`);
   const target = path.join(root, PAGEFIND_DIR, period);
@@ -112,9 +189,9 @@ async function indexPeriod(root: string, period: string, slugs: readonly string[
   const { index, errors } = await pagefind.createIndex({});
   if (!index) throw new Error(errors.join('; ') || 'no index');
   try {
-    // Pagefind reads the month's files itself (one walk, files parsed in parallel): a glob naming
+    // Pagefind reads the bundle's files itself (one walk, files parsed in parallel): a glob naming
     // the slugs, in chunks so a large month does not make one huge pattern. A page not rendered
-    // yet is simply not matched; the job that renders it queues this month again.
+    // yet is simply not matched; the job that renders it queues this bundle again.
     for (let start = 0; start < slugs.length; start += GLOB_CHUNK) {
       const chunk = slugs.slice(start, start + GLOB_CHUNK);
       const glob = chunk.length === 1 ? `article/${chunk[0]}/index.html` : `article/{${chunk.join(',')}}/index.html`;
@@ -144,36 +221,68 @@ async function indexPeriod(root: string, period: string, slugs: readonly string[
   }
 }
 
-/** Re-indexes some months and then rewrites periods.json; each month is swapped in on its own. */
-export async function buildSearchPeriods(clientDir: string, periods: ReadonlyMap<string, readonly string[]>): Promise<PeriodIndexResult[]> {
+/**
+ * Re-indexes some bundles in place and adds them to (or, emptied, drops them from) the set
+ * periods.json names; the other bundles and names stay as they are. The publish path: `bundles` is
+ * the head, or the month of an old article that was edited.
+ */
+export async function buildSearchPeriods(clientDir: string, bundles: ReadonlyMap<string, readonly string[]>): Promise<PeriodIndexResult[]> {
   const root = path.resolve(clientDir);
+  const listed = new Set(await readPeriodsFile(root));
   const results: PeriodIndexResult[] = [];
   try {
-    for (const [period, slugs] of periods) results.push(await indexPeriod(root, period, slugs));
+    for (const [name, slugs] of bundles) {
+      const result = await indexBundle(root, name, slugs);
+      results.push(result);
+      if (result.removed) listed.delete(name);
+      else listed.add(name);
+    }
   } finally {
-    await writePeriodsFile(root);
+    await writePeriodsFile(root, listed);
   }
   return results;
 }
 
 /**
- * Indexes every month of the site (slugs grouped by month) and removes what the index of another
- * layout or of months without articles left behind: the whole-site rebuild path.
+ * Brings the bundles in line with `plan` (planSearchBundles for today): builds the bundles it names
+ * that are missing (and those `rebuild` names, or all of them) while readers still use the old set, then swaps
+ * periods.json to the plan in one rename, then removes the bundles no longer named (those it just
+ * retired one sync later with `retire: 'later'`). So an article is in exactly one listed bundle before
+ * and after, never in two or none. The compaction and rebuild path.
  */
-export async function buildSearchIndex(clientDir: string, periods: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult> {
+export async function syncSearchBundles(
+  clientDir: string,
+  plan: ReadonlyMap<string, readonly string[]>,
+  rebuild: 'missing' | 'all' | ReadonlySet<string>,
+  /** 'later' (the server): bundles the swap retires stay on disk until the next sync, for readers that loaded the old list. */
+  retire: 'now' | 'later' = 'now',
+): Promise<{ results: PeriodIndexResult[]; periods: string[]; removed: string[]; ms: number }> {
   const started = performance.now();
   const root = path.resolve(clientDir);
   const dir = path.join(root, PAGEFIND_DIR);
   await fs.mkdir(dir, { recursive: true });
-  const results = await buildSearchPeriods(root, periods);
+  const onDisk = new Set(await listIndexedPeriods(root));
+  const previous = new Set(retire === 'later' ? await readPeriodsFile(root) : []);
+  const results: PeriodIndexResult[] = [];
+  for (const [name, slugs] of plan) if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name))) results.push(await indexBundle(root, name, slugs));
+  const periods = await writePeriodsFile(root, plan.keys());
+  const removed: string[] = [];
   for (const name of await fs.readdir(dir)) {
-    if (name === PERIODS_FILE || (PERIOD.test(name) && periods.has(name))) continue;
-    // Bundles of months that lost their articles, the old single-bundle layout, leftovers of a crash.
+    if (name === PERIODS_FILE || plan.has(name)) continue;
+    // Named until this swap: a page that read the old periods.json may still fetch its files.
+    if (previous.has(name) && !periods.includes(name)) continue;
+    // Bundles of the previous day's tiers, of months without articles, of another layout, leftovers of a crash.
     await fs.rm(path.join(dir, name), { recursive: true, force: true });
     notifyServedFileChange(path.join(dir, name));
+    if (BUNDLE.test(name)) removed.push(name);
   }
-  await writePeriodsFile(root);
-  return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms: performance.now() - started };
+  return { results, periods, removed, ms: performance.now() - started };
+}
+
+/** Indexes every bundle of the site afresh and removes everything else: the whole-site rebuild path. */
+export async function buildSearchIndex(clientDir: string, plan: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
+  const { results, ms } = await syncSearchBundles(clientDir, plan, 'all');
+  return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms, bundles: results };
 }
 
 /** Removes half-written bundle folders a killed process left behind. */

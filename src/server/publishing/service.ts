@@ -5,10 +5,9 @@
  */
 import path from 'node:path';
 import type { Runtime } from '../runtime.ts';
-import { nowIso } from '../clock.ts';
+import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
-import { periodOf } from './feeds.ts';
-import { searchJobPath } from './search-index.ts';
+import { bundleOf, searchJobPath } from './search-index.ts';
 import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
@@ -83,11 +82,13 @@ export function startPublishing(runtime: Runtime): void {
         counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
         console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
       }
-      // The search bundle of each month an article left or joined (a job of its own, run after the pages).
+      // The search bundle each article left or joined (a job of its own, run after the pages): today's
+      // head for a publish, the month of an old article that was edited or unpublished.
+      const today = searchDay();
       const months = new Set<string>();
       for (const { before, after } of changes) {
-        if (before?.status === 'published') months.add(periodOf(before));
-        if (after?.status === 'published') months.add(periodOf(after));
+        if (before?.status === 'published') months.add(bundleOf(before, today));
+        if (after?.status === 'published') months.add(bundleOf(after, today));
       }
       try {
         await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);

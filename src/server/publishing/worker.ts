@@ -1,8 +1,9 @@
 /**
  * The regeneration worker: takes stored jobs one page at a time, renders each page through its
  * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
- * does not match the store, re-indexes the search bundle of each month whose articles changed (a
- * job of its own, after the pages), and notifies the purge hook.
+ * does not match the store, re-indexes the search bundle whose articles changed (today's head on a
+ * publish, a job of its own after the pages), compacts the search bundles once a day, and notifies
+ * the purge hook.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,10 +11,23 @@ import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
-import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from './paths.ts';
+import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { sendPurge } from './purge.ts';
-import { listPeriods, listPublishedInPeriod, periodOf } from './feeds.ts';
-import { buildSearchPeriods, closeSearchIndexer, hasSearchIndex, listIndexedPeriods, periodOfSearchJob, removeSearchLeftovers, searchJobPath } from './search-index.ts';
+import { searchDay } from '../clock.ts';
+import {
+  bundleOf,
+  bundleRange,
+  isBundleOfDay,
+  buildSearchPeriods,
+  closeSearchIndexer,
+  COMPACT_JOB,
+  readPeriodsFile,
+  REINDEX_ALL_JOB,
+  removeSearchLeftovers,
+  searchJobOf,
+  searchJobPath,
+  syncSearchBundles,
+} from './search-index.ts';
 
 /** A page rendered for the current data, or word that it does not exist (its file is removed). */
 export type RenderOutcome = { kind: 'page'; body: Uint8Array } | { kind: 'missing' };
@@ -29,7 +43,7 @@ export type WorkerOptions = {
   settleMs?: number;
   /** ...but never longer than this after it was queued or last rendered. @default 1000 */
   maxWaitMs?: number;
-  /** A month's search bundle is rebuilt once its job has been quiet this long. @default 2000 */
+  /** Today's head search bundle is rebuilt once its job has been quiet this long (other bundles wait 4x). @default 500 */
   searchDebounceMs?: number;
   /** ...but never longer than this after it was queued. @default 8000 */
   searchMaxDelayMs?: number;
@@ -65,7 +79,8 @@ const PURGE_BATCH = 500;
 
 /** Urgency of a path: the article itself first, then listing page 1, feeds, deeper listing pages, search last (it reads the pages). */
 function priorityOf(publicPath: string): number {
-  if (periodOfSearchJob(publicPath)) return 4;
+  const search = searchJobOf(publicPath);
+  if (search) return search.kind === 'bundle' ? 4 : 5;
   if (publicPath.startsWith('/article/')) return 0;
   if (/^\/section\/[a-z]+$/.test(publicPath)) return 1;
   if (!isHtmlPath(publicPath)) return 2;
@@ -79,7 +94,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const siteUrl = runtime.config.SITE_URL;
   const settleMs = options.settleMs ?? 100;
   const maxWaitMs = options.maxWaitMs ?? 1000;
-  const searchDebounceMs = options.searchDebounceMs ?? 2000;
+  const searchDebounceMs = options.searchDebounceMs ?? 500;
   const searchMaxDelayMs = options.searchMaxDelayMs ?? 8000;
   const log = options.log ?? ((line: string) => console.log(line));
   const stats: WorkerStats = { jobs: 0, reconciled: 0, written: 0, deleted: 0, unchanged: 0, failed: 0, renderMs: 0, searchBuilds: 0, lastSearchMs: undefined };
@@ -110,20 +125,48 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       wakeUp = done;
     });
 
-  /** Queues the search bundles of some months (a job each, deduplicated by path, run after the pages). */
-  async function queueSearch(periods: Iterable<string>): Promise<void> {
-    const paths = [...new Set(periods)].map(searchJobPath);
+  /** Queues search jobs (deduplicated by path, run after the pages): bundle names or COMPACT_JOB / REINDEX_ALL_JOB paths. */
+  async function queueSearch(bundles: Iterable<string>): Promise<void> {
+    const paths = [...new Set(bundles)].map((b) => (b.startsWith('/') ? b : searchJobPath(b)));
     if (paths.length) await store.jobs.enqueue(paths, new Date().toISOString());
   }
 
-  /** Re-indexes one month from the article pages on disk. */
-  async function indexPeriod(period: string): Promise<{ outcome: FileOutcome; ms: number }> {
-    const slugs = (await listPublishedInPeriod(store, period)).map((a) => a.slug);
-    const [result] = await buildSearchPeriods(clientDir, new Map([[period, slugs]]));
-    stats.searchBuilds++;
-    stats.lastSearchMs = result!.ms;
-    log(`[publish] search index rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms (month ${period})`);
-    return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
+  /** The day the last compaction ran for: a new day queues one (the head folds into its month). */
+  let compactedDay: string | undefined;
+
+  /** The published slugs of one bundle, read by date range (bounded by the bundle, not the archive). */
+  async function slugsOf(bundle: string): Promise<string[]> {
+    const { from, to } = bundleRange(bundle);
+    const filter = { statuses: ['published'] as const, dateFrom: from, dateTo: to };
+    const total = await store.articles.count(filter);
+    return total === 0 ? [] : (await store.articles.list(filter, { offset: 0, limit: total }, 'recent')).map((a) => a.slug);
+  }
+
+  /** Runs one search job: re-index a bundle in place, or compact / re-index the whole plan for today. */
+  async function runSearchJob(jobPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
+    const job = searchJobOf(jobPath)!;
+    const today = searchDay();
+    if (job.kind === 'bundle') {
+      const listed = await readPeriodsFile(clientDir);
+      // Today's head, or a listed bundle of today's plan (an old article edited): re-indexed in place.
+      // Anything else (yesterday's head, a month the compaction has not built) is the compaction's work:
+      // re-indexing it alone could list an article in two bundles.
+      if (job.bundle === `head-${today}` || (listed.includes(job.bundle) && isBundleOfDay(job.bundle, today))) {
+        const [result] = await buildSearchPeriods(clientDir, new Map([[job.bundle, await slugsOf(job.bundle)]]));
+        stats.searchBuilds++;
+        stats.lastSearchMs = result!.ms;
+        log(`[publish] search index rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms (bundle ${job.bundle})`);
+        return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
+      }
+    }
+    // Compaction: the plan for today, missing bundles built unseen, then one periods.json swap.
+    const plan = await listSearchBundles(store, today);
+    const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing', 'later');
+    compactedDay = today;
+    stats.searchBuilds += synced.results.length;
+    for (const result of synced.results) log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
+    log(`[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`);
+    return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
   }
 
   function flushPurge(): void {
@@ -138,9 +181,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   /** Renders one path and brings its file in line; answers what happened to the file. */
-  async function regenerate(publicPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
-    const period = periodOfSearchJob(publicPath);
-    if (period) return indexPeriod(period);
+  async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
+    if (searchJobOf(publicPath)) return runSearchJob(publicPath);
     if (!isRegenerablePath(publicPath)) throw new Error(`Refusing to regenerate ${publicPath}`);
     const started = performance.now();
     const rendered = await options.render(publicPath);
@@ -154,11 +196,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stats[outcome]++;
       purgeBatch.push(publicPath);
       if (purgeBatch.length >= PURGE_BATCH) flushPurge();
-      // The month's bundle must read this page: queue it (again) now that the file is on disk.
-      // (A reconcile queues every month when it ends.)
-      if (outcome === 'written' && publicPath.startsWith('/article/') && reconcileQueue.length === 0) {
+      // The article's bundle must read this page: queue it (again) now that the file is on disk.
+      // (A reconcile re-indexes every bundle when it ends.)
+      if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
         const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
-        if (article?.status === 'published') await queueSearch([periodOf(article)]);
+        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]);
       }
     } else if (outcome === 'unchanged') {
       stats.unchanged++;
@@ -189,7 +231,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const publicPath = reconcileQueue.shift()!;
     const summary = reconcileSummary!;
     try {
-      const { outcome } = await regenerate(publicPath);
+      const { outcome } = await regenerate(publicPath, true);
       summary.counts[outcome]++;
       stats.reconciled++;
     } catch (error) {
@@ -198,8 +240,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       log(`[publish] reconcile ${publicPath} failed: ${(error as Error).message}`);
     }
     if (reconcileQueue.length === 0) {
-      // Every page is current: index every month again (and drop bundles of months without articles).
-      await queueSearch([...(await listPeriods(store)).map((p) => p.period), ...(await listIndexedPeriods(clientDir))]);
+      // Every page is current: index every bundle again (and drop bundles without articles).
+      await queueSearch([REINDEX_ALL_JOB]);
       const { counts, total, started, reason } = summary;
       log(
         `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
@@ -260,8 +302,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     let pagesQueued = false;
     for (const job of jobs) {
       const base = Math.max(Date.parse(job.createdAt), lastRendered.get(job.path) ?? 0);
-      const search = periodOfSearchJob(job.path) !== undefined;
-      const settle = search ? searchDebounceMs : settleMs;
+      const searchJob = searchJobOf(job.path);
+      const search = searchJob !== undefined;
+      const head = searchJob?.kind === 'bundle' && searchJob.bundle.startsWith('head-');
+      const settle = search ? (head ? searchDebounceMs : searchDebounceMs * 4) : settleMs;
       const maxWait = search ? searchMaxDelayMs : maxWaitMs;
       const readyAt = Math.max(retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settle, base + maxWait));
       if (readyAt > now) {
@@ -273,13 +317,18 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // up; when that page is finally written, its month is queued again).
       if (!search) pagesQueued = true;
     }
-    if (best && (pagesQueued || reconcileQueue.length > 0) && periodOfSearchJob(best.path)) best = undefined;
+    if (best && (pagesQueued || reconcileQueue.length > 0) && searchJobOf(best.path)) best = undefined;
     return { job: best, queued: jobs.length, waitMs };
   }
 
   async function loop(): Promise<void> {
     while (!stopped) {
       try {
+        // A new day (UTC): yesterday's head folds into its month, as a low-priority job of its own.
+        if (compactedDay !== undefined && searchDay() !== compactedDay) {
+          compactedDay = searchDay();
+          await queueSearch([COMPACT_JOB]);
+        }
         const { job, queued, waitMs } = await pickJob();
         if (job) {
           await runJob(job);
@@ -319,8 +368,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (entry.startsWith('.pagefind-')) fs.rmSync(path.join(clientDir, entry), { recursive: true, force: true });
     }
     await removeSearchLeftovers(clientDir);
-    // No period index yet (a fresh build, or the single-bundle layout): index every month.
-    if (!(await hasSearchIndex(clientDir))) await queueSearch((await listPeriods(store)).map((p) => p.period));
+    // The bundles today's plan names that are missing (a fresh build, another layout, a new day) are built
+    // by a compaction job; with nothing missing it only rewrites periods.json. A reconcile re-indexes
+    // every bundle when it ends anyway.
+    if (reconcileQueue.length === 0) await queueSearch([COMPACT_JOB]);
+    compactedDay = searchDay();
   }
 
   const running = checkOnStart()
