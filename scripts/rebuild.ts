@@ -12,6 +12,7 @@ import { openStore } from '../src/store/index.ts';
 import { lockHolder } from '../src/store/lowdb/lock.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
+import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { listPublicPaths } from '../src/server/publishing/paths.ts';
 import { buildSearchIndex } from '../src/server/publishing/search-index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
@@ -45,6 +46,8 @@ async function prepareData(dataDir: string): Promise<{ id: string; version: numb
   try {
     const published = await publishDueArticles(runtime);
     say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
+    const purged = await purgeExpiredTrash(runtime);
+    if (purged) say(`purged ${purged} article(s) trashed more than 30 days ago`);
     return { id: runtime.store.id, version: await runtime.store.articles.version(), pages: (await listPublicPaths(runtime.store)).length, serverPid };
   } finally {
     await stopRuntime();

@@ -21,11 +21,14 @@ import {
   sitemapFingerprint,
 } from './feeds.ts';
 
+/** The list of every correction (issue 14), regenerated when a correction is added or its article changes. */
+export const CORRECTIONS_PATH = '/corrections';
+
 const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
 /** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
 const PUBLIC_PATH = new RegExp(
-  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/rss\\.xml|/rss\\.xml|/sitemap\\.xml|/news-sitemap\\.xml|/robots\\.txt)$`,
+  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/rss\\.xml|/rss\\.xml|/sitemap\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
 );
 
 export function isRegenerablePath(publicPath: string): boolean {
@@ -62,7 +65,7 @@ export async function listPublicPaths(store: Store): Promise<string[]> {
     for (let page = 1; page <= pages; page++) listings.push(sectionPagePath(section, page));
   }
   const articles = (await listPublished(store)).map((a) => articlePath(a.slug));
-  return [...listings, ...machinePaths(), ...articles];
+  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...articles];
 }
 
 /** Public paths that have a file in the client folder now (pages the data may no longer have). */
@@ -76,6 +79,7 @@ export function listRenderedPaths(clientDir: string): string[] {
     }
   };
   const has = (file: string) => fs.existsSync(file);
+  if (has(path.join(clientDir, 'corrections', 'index.html'))) found.push(CORRECTIONS_PATH);
   for (const slug of dirs(path.join(clientDir, 'article'))) {
     if (has(path.join(clientDir, 'article', slug, 'index.html'))) found.push(articlePath(slug));
   }
@@ -176,6 +180,11 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   if (visible.some((c) => entry(c.before, sitemapFingerprint) !== entry(c.after, sitemapFingerprint))) machine.push(SITEMAP_PATH);
   const news = (article: ArticleRecord | undefined) => (isPublic(article) && isNewsworthy(article, now) ? newsFingerprint(article) : '');
   if (visible.some((c) => news(c.before) !== news(c.after))) machine.push(NEWS_SITEMAP_PATH);
+
+  // /corrections lists each correction with its article's title and slug.
+  const corrections = (article: ArticleRecord | undefined) =>
+    isPublic(article) && article.corrections?.length ? JSON.stringify([article.slug, article.title, article.corrections]) : '';
+  if (visible.some((c) => corrections(c.before) !== corrections(c.after))) machine.push(CORRECTIONS_PATH);
 
   // Page 1 of each listing goes first: it is what readers open.
   const firstPages = listings.filter((p) => !p.includes('/page/'));

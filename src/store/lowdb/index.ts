@@ -26,6 +26,8 @@ import {
 } from './collections.ts';
 import { LowdbSubscriberList, type SubscribersFile } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
+import { LowdbRevisions } from './revisions.ts';
+import { LowdbTrash } from './trash.ts';
 
 /** Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports. */
 export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
@@ -52,6 +54,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       meta.data.storeId = randomUUID();
       await meta.write();
     }
+    const trash = await LowdbTrash.open(dir, readOnly);
     const files = [articles, counters, votes, comments, sources, subscribers, users, sessions, jobs, meta, briefings];
     return {
       id: typeof meta.data.storeId === 'string' ? meta.data.storeId : 'unseeded',
@@ -66,6 +69,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       jobs: new LowdbJobs(jobs),
       limits: new MemoryLimits(),
       meta: new LowdbMeta(meta),
+      revisions: new LowdbRevisions(dir, readOnly),
+      trash,
       async close() {
         // A no-op write per file waits for any write still in flight (steno queues behind it).
         if (!readOnly) await Promise.all(files.map((f) => f.write()));

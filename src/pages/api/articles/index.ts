@@ -1,16 +1,17 @@
 /** GET /api/articles (filtered, paged; readers see published only) and POST /api/articles (admin, 201). */
 import { adminEndpoint, allowMethods, endpoint, json, parseJsonBody, parseQuery, viewerOf } from '../../../api/http.ts';
 import { articleInputSchema, articleListQuerySchema } from '../../../schemas/article.ts';
-import { createArticle, listArticles } from '../../../server/articles.ts';
+import { createArticle, etagOf, listArticles } from '../../../server/articles.ts';
 
 export const GET = endpoint(async (context, runtime) => {
   const query = parseQuery(context.url, articleListQuerySchema);
   return json(await listArticles(runtime, query, viewerOf(context)));
 });
 
-export const POST = adminEndpoint(async (context, runtime) => {
+export const POST = adminEndpoint(async (context, runtime, user) => {
   const input = await parseJsonBody(context.request, articleInputSchema);
-  return json(await createArticle(runtime, input), 201);
+  const article = await createArticle(runtime, input, user.username);
+  return json(article, 201, { ETag: etagOf(article.version) });
 });
 
 export const ALL = allowMethods({ GET, POST });

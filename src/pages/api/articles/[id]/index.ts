@@ -1,17 +1,27 @@
-/** GET /api/articles/{id} (readers: published only), PUT (admin; whole body or a part) and DELETE (admin, 204). */
+/**
+ * GET /api/articles/{id} (readers: published only; answers `version` and an ETag), PUT (admin; whole
+ * body or a part; a stale If-Match or `version` answers 409 with the current article) and DELETE
+ * (admin, 204: the article moves to the trash).
+ */
 import { adminEndpoint, allowMethods, endpoint, json, noContent, param, parseJsonBody, viewerOf } from '../../../../api/http.ts';
+import { ifMatchVersion } from '../../../../api/if-match.ts';
 import { articleUpdateSchema } from '../../../../schemas/article.ts';
-import { deleteArticle, getArticle, updateArticle } from '../../../../server/articles.ts';
+import { deleteArticle, etagOf, getArticle, updateArticle } from '../../../../server/articles.ts';
 
-export const GET = endpoint(async (context, runtime) => json(await getArticle(runtime, param(context, 'id'), viewerOf(context))));
-
-export const PUT = adminEndpoint(async (context, runtime) => {
-  const update = await parseJsonBody(context.request, articleUpdateSchema);
-  return json(await updateArticle(runtime, param(context, 'id'), update));
+export const GET = endpoint(async (context, runtime) => {
+  const article = await getArticle(runtime, param(context, 'id'), viewerOf(context));
+  return json(article, 200, { ETag: etagOf(article.version) });
 });
 
-export const DELETE = adminEndpoint(async (context, runtime) => {
-  await deleteArticle(runtime, param(context, 'id'));
+export const PUT = adminEndpoint(async (context, runtime, user) => {
+  const expectedVersion = ifMatchVersion(context.request);
+  const update = await parseJsonBody(context.request, articleUpdateSchema);
+  const article = await updateArticle(runtime, param(context, 'id'), update, { actor: user.username, expectedVersion });
+  return json(article, 200, { ETag: etagOf(article.version) });
+});
+
+export const DELETE = adminEndpoint(async (context, runtime, user) => {
+  await deleteArticle(runtime, param(context, 'id'), user.username);
   return noContent();
 });
 

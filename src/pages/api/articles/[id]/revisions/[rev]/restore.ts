@@ -1,0 +1,16 @@
+/** POST /api/articles/{id}/revisions/{rev}/restore (admin): the revision's content as a new save; a stale If-Match answers 409. */
+import { adminEndpoint, allowMethods, expectEmptyBody, json, param, parseWith } from '../../../../../../api/http.ts';
+import { ifMatchVersion } from '../../../../../../api/if-match.ts';
+import { revisionParamSchema } from '../../../../../../schemas/revision.ts';
+import { etagOf } from '../../../../../../server/articles.ts';
+import { restoreRevision } from '../../../../../../server/revisions.ts';
+
+export const POST = adminEndpoint(async (context, runtime, user) => {
+  const rev = parseWith(revisionParamSchema, param(context, 'rev'), 'Invalid revision');
+  const expectedVersion = ifMatchVersion(context.request);
+  await expectEmptyBody(context.request);
+  const article = await restoreRevision(runtime, param(context, 'id'), rev, { actor: user.username, expectedVersion });
+  return json(article, 200, { ETag: etagOf(article.version) });
+});
+
+export const ALL = allowMethods({ POST });
