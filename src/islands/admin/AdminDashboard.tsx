@@ -1,4 +1,4 @@
-/** The /admin island: five tabs (Overview, Article Manager, Comments, News Sources, Subscribers) over the shared QueryClient. */
+/** The /admin island: six tabs (Overview, Article Manager, Comments, News Sources, Subscribers, Trash) over the shared QueryClient. */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';
@@ -6,6 +6,7 @@ import { CommentsTab } from './CommentsTab.tsx';
 import { NewsSourcesTab } from './NewsSourcesTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SubscribersTab } from './SubscribersTab.tsx';
+import { TrashTab } from './TrashTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
 
 const TABS = [
@@ -14,6 +15,7 @@ const TABS = [
   { id: 'comments', label: 'Comments' },
   { id: 'sources', label: 'News Sources' },
   { id: 'subscribers', label: 'Subscribers' },
+  { id: 'trash', label: 'Trash' },
 ] as const;
 type TabId = (typeof TABS)[number]['id'];
 
@@ -86,6 +88,7 @@ function AdminDashboard({ initialTab, username }: Props) {
         {tab === 'comments' && <CommentsTab />}
         {tab === 'sources' && <NewsSourcesTab />}
         {tab === 'subscribers' && <SubscribersTab />}
+        {tab === 'trash' && <TrashTab />}
       </div>
     </div>
   );
