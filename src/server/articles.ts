@@ -225,10 +225,10 @@ export async function commitArticle(runtime: Runtime, id: string, build: (before
   for (let attempt = 0; ; attempt++) {
     const before = await runtime.store.articles.get(id);
     if (!before) throw notFound('Article');
-    if (options.expectedVersion !== undefined && versionOf(before) !== options.expectedVersion) throw await conflictWith(runtime, before);
     const now = nowIso();
     const next = build(before, now);
-    const result = await runtime.store.articles.replaceIfVersion(next, versionOf(before));
+    // The store compares and swaps in one step; checking here first would race with other saves.
+    const result = await runtime.store.articles.replaceIfVersion(next, options.expectedVersion ?? versionOf(before));
     if (!result) throw notFound('Article');
     if ('conflict' in result) {
       if (options.expectedVersion !== undefined || attempt >= 10) throw await conflictWith(runtime, result.conflict);
