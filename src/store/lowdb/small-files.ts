@@ -13,17 +13,14 @@ export function fileKey(key: string): string {
   return /^[A-Za-z0-9_-]{1,128}$/.test(key) ? key : encodeURIComponent(key).replace(/\./g, '%2E');
 }
 
-/** Writes JSON atomically: a temp file beside the target, flushed, then renamed over it. */
+/**
+ * Writes JSON atomically: a temp file beside the target, then renamed over it (like the collection
+ * files, without an fsync per write: a crash leaves the old file or the new one, never half of one).
+ */
 export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
-  const handle = await fs.promises.open(temp, 'w');
-  try {
-    await handle.writeFile(JSON.stringify(value));
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
+  await fs.promises.writeFile(temp, JSON.stringify(value));
   try {
     await fs.promises.rename(temp, file);
   } catch (error) {
