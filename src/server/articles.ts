@@ -206,7 +206,7 @@ export type SaveOptions = {
 
 /** 409 with the current article, so the editor can say who changed it and offer to reload or compare. */
 export async function conflictWith(runtime: Runtime, current: ArticleRecord): Promise<AppError> {
-  const latest = (await runtime.store.revisions.list(current.id))[0];
+  const latest = await runtime.store.revisions.latest(current.id);
   const changedBy = latest?.by;
   const changedAt = latest?.at ?? current.updatedAt;
   return new AppError(409, `This article was changed${changedBy ? ` by ${changedBy}` : ''} since you opened it (now version ${versionOf(current)}). Reload or compare before saving.`, {

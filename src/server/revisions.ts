@@ -54,7 +54,7 @@ export async function recordRevision(runtime: Runtime, before: ArticleRecord | u
   try {
     const version = after.version ?? 1;
     if (meta.autosave) {
-      const latest = (await runtime.store.revisions.list(after.id))[0];
+      const latest = await runtime.store.revisions.latest(after.id);
       const startedAt = latest ? Date.parse(latest.startedAt ?? latest.at) : NaN;
       if (latest?.autosave && latest.by === meta.by && Date.parse(meta.at) - startedAt < AUTOSAVE_COALESCE_MS) {
         const fields = [...new Set([...latest.fields, ...changedFields(before, after)])];

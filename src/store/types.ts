@@ -50,6 +50,8 @@ export interface RevisionRepository {
   /** Every revision of an article, newest first. */
   list(articleId: string): Promise<Revision[]>;
   get(articleId: string, rev: number): Promise<Revision | undefined>;
+  /** The newest revision, reading only its file (autosave coalescing and 409 answers ask often). */
+  latest(articleId: string): Promise<Revision | undefined>;
   /** Writes a revision (a new one, or an existing `rev` again when autosaves are coalesced). */
   save(revision: Revision): Promise<void>;
   deleteForArticle(articleId: string): Promise<void>;

@@ -172,7 +172,8 @@ function ArticleEditor({ articleId: initialId }: Props) {
   }
 
   const status = saved?.status ?? 'draft';
-  const saving = save.isPending;
+  // An autosave in flight holds the version too: a manual save waits for it rather than conflict with it.
+  const saving = save.isPending || autosave.isPending;
   const hasDate = form.scheduleDate !== '';
 
   return (

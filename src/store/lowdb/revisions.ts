@@ -24,9 +24,19 @@ export class LowdbRevisions implements RevisionRepository {
     return path.join(this.#dir(articleId), `${String(rev).padStart(9, '0')}.json`);
   }
 
+  /** Revision file names of an article, newest first (zero-padded, so names sort by number). */
+  async #names(articleId: string): Promise<string[]> {
+    await this.#tails.get(articleId)?.catch(() => {});
+    return (await listNames(this.#dir(articleId))).filter((n) => /^\d+\.json$/.test(n)).sort().reverse();
+  }
+
+  async latest(articleId: string): Promise<Revision | undefined> {
+    const [newest] = await this.#names(articleId);
+    return newest ? readJson<Revision>(path.join(this.#dir(articleId), newest)) : undefined;
+  }
+
   async list(articleId: string): Promise<Revision[]> {
-    await this.#tails.get(articleId);
-    const names = (await listNames(this.#dir(articleId))).filter((n) => /^\d+\.json$/.test(n)).sort().reverse();
+    const names = await this.#names(articleId);
     const out: Revision[] = [];
     for (const name of names) {
       const revision = await readJson<Revision>(path.join(this.#dir(articleId), name));
@@ -36,7 +46,7 @@ export class LowdbRevisions implements RevisionRepository {
   }
 
   async get(articleId: string, rev: number): Promise<Revision | undefined> {
-    await this.#tails.get(articleId);
+    await this.#tails.get(articleId)?.catch(() => {});
     return readJson<Revision>(this.#file(articleId, rev));
   }
 
