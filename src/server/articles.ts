@@ -189,8 +189,9 @@ export async function buildArticle(runtime: Runtime, input: ArticleInput, now = 
 export async function createArticle(runtime: Runtime, input: ArticleInput, actor = 'system'): Promise<Article> {
   const record = await buildArticle(runtime, input);
   await runtime.store.articles.insert(record);
-  await recordRevision(runtime, undefined, record, { by: actor, at: record.createdAt, autosave: false });
+  // Regeneration is queued first, right after the write, as before revisions existed.
   await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
+  await recordRevision(runtime, undefined, record, { by: actor, at: record.createdAt, autosave: false });
   return toArticle(record, { likes: 0, dislikes: 0, views: 0 });
 }
 
@@ -235,8 +236,9 @@ export async function commitArticle(runtime: Runtime, id: string, build: (before
       continue;
     }
     const saved = result.saved;
-    await recordRevision(runtime, before, saved, { by: options.actor ?? 'system', at: now, autosave: options.autosave ?? false, restoredFrom: options.restoredFrom });
+    // Regeneration is queued first, right after the write, as before revisions existed.
     await emitArticleChanges(runtime, [{ before, after: saved }]);
+    await recordRevision(runtime, before, saved, { by: options.actor ?? 'system', at: now, autosave: options.autosave ?? false, restoredFrom: options.restoredFrom });
     return saved;
   }
 }
