@@ -18,6 +18,7 @@ import { publishDueArticles } from '../src/server/articles.ts';
 import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
 import { buildSearchIndex, closeSearchIndexer, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { searchDay } from '../src/server/clock.ts';
+import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { computePageInputs, planRender, readRenderState, renderStateFileFor, statOf, writeRenderState, type PageInput, type RenderState } from '../src/server/publishing/render-inputs.ts';
 import { createLoopbackRenderer } from '../src/server/publishing/service.ts';
@@ -53,6 +54,8 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
   try {
     const published = await publishDueArticles(runtime);
     say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
+    const purged = await purgeExpiredTrash(runtime);
+    if (purged) say(`purged ${purged} article(s) trashed more than 30 days ago`);
     const { store } = runtime;
     return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => stopRuntime() };
   } catch (error) {

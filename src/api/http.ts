@@ -41,8 +41,8 @@ export function noContent(headers: Record<string, string> = {}): Response {
   return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', ...headers } });
 }
 
-export function errorResponse(status: number, error: string, issues?: AppErrorIssue[], headers: Record<string, string> = {}): Response {
-  return json(issues && issues.length ? { error, issues } : { error }, status, headers);
+export function errorResponse(status: number, error: string, issues?: AppErrorIssue[], headers: Record<string, string> = {}, details?: Record<string, unknown>): Response {
+  return json({ ...details, ...(issues && issues.length ? { error, issues } : { error }) }, status, headers);
 }
 
 function issuesOf(error: z.ZodError): AppErrorIssue[] {
@@ -185,7 +185,7 @@ export async function expectEmptyBody(request: Request): Promise<void> {
 
 /** Maps any thrown error to a response; unexpected ones are logged and answer 500. */
 export function toErrorResponse(error: unknown): Response {
-  if (isAppError(error)) return errorResponse(error.status, error.message, error.issues, error.headers);
+  if (isAppError(error)) return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   console.error('[api] unexpected error', error);
   return errorResponse(500, 'Internal server error');
 }

@@ -5,6 +5,8 @@ export class ApiRequestError extends Error {
   /** The server's `error` field when the body was the API's JSON error shape. */
   readonly serverMessage: string | undefined;
   readonly retryAfter: number | undefined;
+  /** The parsed JSON body, when there was one (e.g. the current article of a 409). */
+  readonly body: unknown;
 
   constructor(status: number, bodyText: string, statusText: string, retryAfter?: number) {
     // SPEC section 8: the message is the status code, a colon and space, then the body text (or status text).
@@ -13,13 +15,16 @@ export class ApiRequestError extends Error {
     this.status = status;
     this.retryAfter = retryAfter;
     let serverMessage: string | undefined;
+    let body: unknown;
     try {
       const parsed = JSON.parse(bodyText) as { error?: unknown };
+      body = parsed;
       if (typeof parsed.error === 'string') serverMessage = parsed.error;
     } catch {
       // Not JSON: no server message.
     }
     this.serverMessage = serverMessage;
+    this.body = body;
   }
 }
 
@@ -43,13 +48,15 @@ export type ApiOptions = {
   /** `returnNull` makes a 401 answer null instead of throwing (the current-user call). */
   on401?: 'throw' | 'returnNull';
   signal?: AbortSignal;
+  /** Extra request headers (e.g. If-Match with the version the editor started from). */
+  headers?: Record<string, string>;
 };
 
 export async function apiRequest<T>(method: string, path: string, options: ApiOptions = {}): Promise<T> {
-  const init: RequestInit = { method, credentials: 'include', headers: {} };
+  const init: RequestInit = { method, credentials: 'include', headers: { ...options.headers } };
   if (options.signal) init.signal = options.signal;
   if (options.body !== undefined) {
-    init.headers = { 'Content-Type': 'application/json' };
+    init.headers = { ...options.headers, 'Content-Type': 'application/json' };
     init.body = JSON.stringify(options.body);
   }
   const response = await fetch(withQuery(path, options.query), init);

@@ -34,6 +34,21 @@ export const articleOriginSchema = z.object({
   fingerprint: z.string().optional(),
 });
 
+/** A correction an editor appended to a published article (issue 14): shown under the article and on /corrections. */
+export const correctionSchema = z.object({
+  id: z.string(),
+  text: z.string(),
+  at: z.string(),
+  by: z.string().optional(),
+});
+export type Correction = z.infer<typeof correctionSchema>;
+
+/** POST /api/articles/{id}/corrections. */
+export const correctionInputSchema = z.strictObject({
+  text: z.string().trim().min(1, 'Correction text is required').max(2000),
+});
+export type CorrectionInput = z.infer<typeof correctionInputSchema>;
+
 export const articleSchema = z.object({
   id: idSchema,
   title: z.string(),
@@ -57,6 +72,10 @@ export const articleSchema = z.object({
   origin: articleOriginSchema.optional(),
   /** The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors only. */
   createdBy: z.string().optional(),
+  /** Bumped by the store on every write; records written before issue 14 have none and read as 1. */
+  version: z.number().int().min(1).optional(),
+  /** Appended corrections, oldest first. */
+  corrections: z.array(correctionSchema).optional(),
 });
 /** An article as stored (without its counters). */
 export type ArticleRecord = z.infer<typeof articleSchema>;
@@ -68,8 +87,8 @@ export const articleCountersSchema = z.object({
 });
 export type ArticleCounters = z.infer<typeof articleCountersSchema>;
 
-/** An article as the API answers it: the record plus its counters, without internal fields. */
-export type Article = Omit<ArticleRecord, 'origin'> & ArticleCounters;
+/** An article as the API answers it: the record plus its counters, without internal fields; `version` is always set. */
+export type Article = Omit<ArticleRecord, 'origin' | 'version'> & ArticleCounters & { version: number };
 
 /** Fields the editor sends on create (POST /api/articles). */
 export const articleInputSchema = z.strictObject({
@@ -114,6 +133,10 @@ export const articleUpdateSchema = z.strictObject({
   isEditorsPick: z.boolean().optional(),
   status: articleStatusSchema.optional(),
   scheduledFor: z.preprocess(emptyToUndefined, z.iso.datetime({ offset: true }).nullable().optional()),
+  /** The version the editor started from: a stale one answers 409 (same as an If-Match header). */
+  version: z.number().int().min(1).optional(),
+  /** Sent by the editor's autosave: consecutive autosaves by one user share one revision. */
+  autosave: z.boolean().optional(),
 });
 export type ArticleUpdate = z.infer<typeof articleUpdateSchema>;
 

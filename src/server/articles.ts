@@ -16,7 +16,7 @@ import type {
   VoteResult,
 } from '../schemas/article.ts';
 import type { Page } from '../store/types.ts';
-import { badRequest, notFound } from './errors.ts';
+import { AppError, badRequest, notFound } from './errors.ts';
 import { computeReadingTime, sanitizeBodyHtml } from './html.ts';
 import { nowIso } from './clock.ts';
 import { emitArticleChanges, type Runtime } from './runtime.ts';
@@ -24,6 +24,7 @@ import type { User } from '../schemas/auth.ts';
 import type { AuditAction } from '../schemas/audit.ts';
 import { actionsForStatusChange, assertCan, can, type Action } from './permissions.ts';
 import { recordAudit } from './audit.ts';
+import { recordRevision } from './revisions.ts';
 
 /**
  * Who is asking: anonymous readers see published articles only; signed-in roles see unpublished
@@ -54,13 +55,25 @@ export function slugify(title: string): string {
 export async function uniqueSlug(runtime: Runtime, title: string, exceptId?: string): Promise<string> {
   const base = slugify(title);
   let candidate = base;
-  for (let n = 2; await runtime.store.articles.slugExists(candidate, exceptId); n++) candidate = `${base}-${n}`;
+  // A trashed article keeps its slug reserved until it is purged, so a restore never collides.
+  const taken = async (slug: string) => (await runtime.store.articles.slugExists(slug, exceptId)) || (await runtime.store.trash.slugExists(slug));
+  for (let n = 2; await taken(candidate); n++) candidate = `${base}-${n}`;
   return candidate;
 }
 
+/** An article's version: records stored before versions existed read as 1. */
+export function versionOf(record: ArticleRecord): number {
+  return record.version ?? 1;
+}
+
+/** The ETag of an article version (strong: a version names exactly one state). */
+export function etagOf(version: number): string {
+  return `"${version}"`;
+}
+
 export function toArticle(record: ArticleRecord, counters: ArticleCounters): Article {
-  const { origin: _internal, ...rest } = record;
-  return { ...rest, ...counters };
+  const { origin: _internal, version, ...rest } = record;
+  return { ...rest, ...counters, version: version ?? 1 };
 }
 
 export function toSummary(article: ArticleRecord): ArticleSummary {
@@ -224,23 +237,64 @@ export async function createArticle(runtime: Runtime, input: ArticleInput, actor
     for (const action of actionsForStatusChange(undefined, record.status)) assertCan(actor, action, record);
   }
   await runtime.store.articles.insert(record);
+  // Regeneration is queued first, right after the write, as before revisions existed.
   await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
   if (actor) await auditStatusChange(runtime, actor, undefined, record);
+  await recordRevision(runtime, undefined, record, { by: actor?.username ?? 'system', at: record.createdAt, autosave: false });
   return toArticle(record, { likes: 0, dislikes: 0, views: 0 });
 }
 
-/** Applies an editor change; with an actor, their role must allow editing this article and any status change. */
-export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate, actor?: Actor): Promise<Article> {
-  const before = await runtime.store.articles.get(id);
-  if (!before) throw notFound('Article');
-  if (actor) {
-    // Someone who may not even read it learns nothing about whether it exists.
-    if (!mayRead(actor, before)) throw notFound('Article');
-    assertCan(actor, 'article.edit', before);
-    if (update.status !== undefined) for (const action of actionsForStatusChange(before.status, update.status)) assertCan(actor, action, before);
+/** Who saves, and what they believe they are saving over (issue 14). */
+export type SaveOptions = {
+  /** Username recorded in the revision; `system` when none. */
+  actor?: string | undefined;
+  /** The version the caller edited (If-Match or `version` in the body); stale answers 409. */
+  expectedVersion?: number | undefined;
+  autosave?: boolean | undefined;
+  restoredFrom?: number | undefined;
+};
+
+/** 409 with the current article, so the editor can say who changed it and offer to reload or compare. */
+export async function conflictWith(runtime: Runtime, current: ArticleRecord): Promise<AppError> {
+  const latest = await runtime.store.revisions.latest(current.id);
+  const changedBy = latest?.by;
+  const changedAt = latest?.at ?? current.updatedAt;
+  return new AppError(409, `This article was changed${changedBy ? ` by ${changedBy}` : ''} since you opened it (now version ${versionOf(current)}). Reload or compare before saving.`, {
+    headers: { ETag: etagOf(versionOf(current)) },
+    details: { current: toArticle(current, await runtime.store.counters.get(current.id)), changedBy: changedBy ?? null, changedAt },
+  });
+}
+
+/**
+ * Saves a change with compare-and-set in the store: `build` derives the next record from the
+ * current one. With an expected version a mismatch is a 409 and nothing changes; without one
+ * (the spec's callers) the change is re-applied to the newer record, so no write is lost either.
+ * Every save stores a revision.
+ */
+export async function commitArticle(runtime: Runtime, id: string, build: (before: ArticleRecord, now: string) => ArticleRecord, options: SaveOptions = {}): Promise<ArticleRecord> {
+  for (let attempt = 0; ; attempt++) {
+    const before = await runtime.store.articles.get(id);
+    if (!before) throw notFound('Article');
+    const now = nowIso();
+    const next = build(before, now);
+    // The store compares and swaps in one step; checking here first would race with other saves.
+    const result = await runtime.store.articles.replaceIfVersion(next, options.expectedVersion ?? versionOf(before));
+    if (!result) throw notFound('Article');
+    if ('conflict' in result) {
+      if (options.expectedVersion !== undefined || attempt >= 10) throw await conflictWith(runtime, result.conflict);
+      continue;
+    }
+    const saved = result.saved;
+    // Regeneration is queued first, right after the write, as before revisions existed.
+    await emitArticleChanges(runtime, [{ before, after: saved }]);
+    await recordRevision(runtime, before, saved, { by: options.actor ?? 'system', at: now, autosave: options.autosave ?? false, restoredFrom: options.restoredFrom });
+    return saved;
   }
-  const now = nowIso();
-  const { status, scheduledFor, bodyHtml, readingTime, ...fields } = update;
+}
+
+/** The next record for an editor update (PUT /api/articles/{id}), without storing it. */
+function applyUpdate(before: ArticleRecord, update: ArticleUpdate, now: string): ArticleRecord {
+  const { status, scheduledFor, bodyHtml, readingTime, version: _version, autosave: _autosave, ...fields } = update;
   let next: ArticleRecord = { ...before, updatedAt: now };
   for (const [key, value] of Object.entries(fields)) {
     if (value !== undefined) (next as Record<string, unknown>)[key] = value;
@@ -255,13 +309,43 @@ export async function updateArticle(runtime: Runtime, id: string, update: Articl
   }
   if (readingTime !== undefined) next.readingTime = readingTime;
   next = applyStatus(next, status ?? before.status, scheduledFor, now);
-  next = dropEmpty(next);
-  await runtime.store.articles.replace(next);
-  await emitArticleChanges(runtime, [{ before, after: next }]);
-  if (actor) await auditStatusChange(runtime, actor, before, next);
-  return toArticle(next, await runtime.store.counters.get(id));
+  return dropEmpty(next);
 }
 
+/** Whether the actor may apply this update to the article as it now is (404 for what they may not even read). */
+function assertMayUpdate(actor: Actor, before: ArticleRecord, status: ArticleStatus | undefined): void {
+  // Someone who may not even read it learns nothing about whether it exists.
+  if (!mayRead(actor, before)) throw notFound('Article');
+  assertCan(actor, 'article.edit', before);
+  if (status !== undefined) for (const action of actionsForStatusChange(before.status, status)) assertCan(actor, action, before);
+}
+
+/** Applies an editor change; with an actor, their role must allow editing this article and any status change. */
+export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate, actor?: Actor, options: SaveOptions = {}): Promise<Article> {
+  if (update.autosave && (update.status !== undefined || update.scheduledFor !== undefined)) {
+    // An autosave keeps the text safe; it never publishes, schedules or unpublishes.
+    throw badRequest('An autosave cannot change status or scheduledFor', [{ path: ['autosave'], message: 'Autosave saves content only' }]);
+  }
+  let before: ArticleRecord | undefined;
+  const saved = await commitArticle(
+    runtime,
+    id,
+    (current, now) => {
+      // Checked on the record the save applies to, inside the compare-and-set loop.
+      if (actor) assertMayUpdate(actor, current, update.status);
+      before = current;
+      return applyUpdate(current, update, now);
+    },
+    { ...options, actor: options.actor ?? actor?.username, expectedVersion: options.expectedVersion ?? update.version, autosave: update.autosave ?? options.autosave },
+  );
+  if (actor) await auditStatusChange(runtime, actor, before, saved);
+  return toArticle(saved, await runtime.store.counters.get(id));
+}
+
+/**
+ * Moves an article to the trash (issue 14): it disappears for readers like a delete, while its
+ * comments and votes stay where they are, so a restore brings them back; purged after 30 days.
+ */
 export async function deleteArticle(runtime: Runtime, id: string, actor?: Actor): Promise<void> {
   const before = await runtime.store.articles.get(id);
   if (!before) throw notFound('Article');
@@ -269,9 +353,9 @@ export async function deleteArticle(runtime: Runtime, id: string, actor?: Actor)
     if (!mayRead(actor, before)) throw notFound('Article');
     assertCan(actor, 'article.delete', before);
   }
+  // The trash entry is on disk before the article goes: a crash in between loses nothing.
+  await runtime.store.trash.put({ article: before, deletedAt: nowIso(), deletedBy: actor?.username ?? 'system' });
   await runtime.store.articles.delete(id);
-  await runtime.store.comments.deleteForArticle(id);
-  await runtime.store.counters.deleteArticle(id);
   await emitArticleChanges(runtime, [{ before, after: undefined }]);
   if (actor) await recordAudit(runtime, { actor, action: 'article.delete', target: { type: 'article', id, label: before.title } });
 }

@@ -8,9 +8,16 @@ export class AppError extends Error {
   readonly status: number;
   readonly issues: AppErrorIssue[] | undefined;
   readonly headers: Record<string, string> | undefined;
+  /** Extra fields of the JSON answer beside `error` (e.g. the current article of a 409). */
+  readonly details: Record<string, unknown> | undefined;
 
-  constructor(status: number, message: string, options: { issues?: AppErrorIssue[]; headers?: Record<string, string>; cause?: unknown } = {}) {
+  constructor(
+    status: number,
+    message: string,
+    options: { issues?: AppErrorIssue[]; headers?: Record<string, string>; details?: Record<string, unknown>; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
+    this.details = options.details;
     this.name = 'AppError';
     this.status = status;
     this.issues = options.issues;

@@ -25,6 +25,7 @@ export const ACTIONS = [
   'subscriber.manage',
   'user.manage',
   'audit.read',
+  'trash.manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -42,6 +43,7 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'votes.adjust': 'all',
     'comment.moderate': 'all',
     'image.upload': 'all',
+    'trash.manage': 'all',
   },
   author: {
     'article.create': 'all',
@@ -78,6 +80,7 @@ const ACTION_TEXT: Record<Action, string> = {
   'subscriber.manage': 'manage the newsletter',
   'user.manage': 'manage users',
   'audit.read': 'read the audit log',
+  'trash.manage': 'restore or purge deleted articles',
 };
 
 /** The role of a user; users stored before roles existed were all admins. */

@@ -3,6 +3,7 @@ import type { Runtime } from './runtime.ts';
 import { startFeedScheduler } from './ingest/feed-scheduler.ts';
 import { startPublishing } from './publishing/service.ts';
 import { startBriefingScheduler } from './briefing/service.ts';
+import { startTrashPurge } from './trash.ts';
 
 /** Starts every background service and registers it on the runtime so stopRuntime() stops it. */
 export async function startBackgroundServices(runtime: Runtime): Promise<void> {
@@ -12,4 +13,6 @@ export async function startBackgroundServices(runtime: Runtime): Promise<void> {
   startPublishing(runtime);
   // The weekday briefing (BRIEFING_TIME in BRIEFING_TZ); also resumes one a restart interrupted.
   runtime.services.set('briefing-scheduler', await startBriefingScheduler(runtime));
+  // Trashed articles older than 30 days are purged (issue 14); `npm run rebuild` purges too.
+  runtime.services.set('trash-purge', startTrashPurge(runtime));
 }

@@ -6,6 +6,7 @@ import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFil
 import type { Session, User } from '../schemas/auth.ts';
 import type { AuditEntry } from '../schemas/audit.ts';
 import type { Job } from '../schemas/misc.ts';
+import type { Revision, TrashEntry } from '../schemas/revision.ts';
 
 export type Page = { offset: number; limit: number };
 
@@ -30,13 +31,42 @@ export interface ArticleRepository {
   /** Scheduled articles whose scheduledFor is at or before `now`. */
   listDue(now: string): Promise<ArticleRecord[]>;
   insert(article: ArticleRecord): Promise<void>;
-  /** Replaces a stored article; answers false when it does not exist. */
+  /** Replaces a stored article (the store bumps its version); answers false when it does not exist. */
   replace(article: ArticleRecord): Promise<boolean>;
+  /**
+   * Compare-and-set (issue 14): replaces the article only if its stored version is still
+   * `expectedVersion` (a record without one is version 1), in one step with no await in between.
+   * Answers the stored record (version bumped), or the current one with `conflict`, or undefined when missing.
+   */
+  replaceIfVersion(article: ArticleRecord, expectedVersion: number): Promise<{ saved: ArticleRecord } | { conflict: ArticleRecord } | undefined>;
   /** Publishes a scheduled article if it is still scheduled (compare-and-set, exactly once). */
   publishIfScheduled(id: string, now: string): Promise<ArticleRecord | undefined>;
   delete(id: string): Promise<boolean>;
   /** Monotonic version of the article collection, bumped by every write. */
   version(): Promise<number>;
+}
+
+/** Revisions of articles (issue 14): one small file per revision, sharded by article id. */
+export interface RevisionRepository {
+  /** Every revision of an article, newest first. */
+  list(articleId: string): Promise<Revision[]>;
+  get(articleId: string, rev: number): Promise<Revision | undefined>;
+  /** The newest revision, reading only its file (autosave coalescing and 409 answers ask often). */
+  latest(articleId: string): Promise<Revision | undefined>;
+  /** Writes a revision (a new one, or an existing `rev` again when autosaves are coalesced). */
+  save(revision: Revision): Promise<void>;
+  deleteForArticle(articleId: string): Promise<void>;
+}
+
+/** Deleted articles kept for restoring (issue 14): one small file per entry, sharded by article id. */
+export interface TrashRepository {
+  get(articleId: string): Promise<TrashEntry | undefined>;
+  /** Newest deletion first. */
+  list(): Promise<TrashEntry[]>;
+  put(entry: TrashEntry): Promise<void>;
+  delete(articleId: string): Promise<boolean>;
+  /** Whether a trashed article holds the slug (it stays reserved until purged). */
+  slugExists(slug: string): Promise<boolean>;
 }
 
 export interface CounterRepository {
@@ -187,6 +217,8 @@ export interface Store {
   readonly jobs: JobRepository;
   readonly limits: LimitRepository;
   readonly meta: MetaRepository;
+  readonly revisions: RevisionRepository;
+  readonly trash: TrashRepository;
   /** Waits for pending writes and releases the lock. */
   close(): Promise<void>;
 }

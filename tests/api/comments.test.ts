@@ -130,10 +130,14 @@ describe('PUT /api/comments/{id}/status and DELETE /api/comments/{id}', () => {
     await expectError(await admin.delete(`/api/comments/${comment.id}`), 404);
   });
 
-  it('removes the comments of a deleted article', async () => {
+  it('keeps the comments of a trashed article for a restore, and removes them when it is purged', async () => {
     const target = await createArticle(admin, { title: 'Short lived', status: 'published' });
     await post(target.id, sample(60));
     expect((await admin.delete(`/api/articles/${target.id}`)).status).toBe(204);
+    const kept = readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments;
+    expect(kept.some((c) => c.articleId === target.id)).toBe(true);
+    await expectError(await new TestClient(server.url).get(`/api/articles/${target.id}/comments`), 404);
+    expect((await admin.delete(`/api/trash/${target.id}`)).status).toBe(204);
     const all = readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments;
     expect(all.some((c) => c.articleId === target.id)).toBe(false);
   });

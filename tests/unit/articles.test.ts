@@ -20,6 +20,7 @@ import {
 } from '../../src/server/articles.ts';
 import { articleInputSchema } from '../../src/schemas/article.ts';
 import { computeReadingTime } from '../../src/server/html.ts';
+import { purgeTrashed } from '../../src/server/trash.ts';
 import { appErrorOf, articleRecord, makeRuntime } from './support.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
@@ -115,7 +116,7 @@ describe('createArticle and updateArticle: status and scheduledFor', () => {
     expect((await updateArticle(runtime, article.id, { bodyHtml: '<p>x</p>', readingTime: 9 })).readingTime).toBe(9);
   });
 
-  it('clears optional fields sent empty and deletes with comments and counters', async () => {
+  it('clears optional fields sent empty, and deletes into the trash (counters kept until the purge)', async () => {
     const article = await createArticle(runtime, input({ title: 'Clear', dek: 'Dek', heroImage: '/images/abc/1200.webp' }));
     const cleared = await updateArticle(runtime, article.id, { dek: undefined, heroImage: undefined });
     expect(cleared.dek).toBeUndefined();
@@ -123,6 +124,9 @@ describe('createArticle and updateArticle: status and scheduledFor', () => {
     await runtime.store.counters.vote(article.id, 'v', 'like');
     await deleteArticle(runtime, article.id);
     expect(await runtime.store.articles.get(article.id)).toBeUndefined();
+    expect(await runtime.store.trash.get(article.id)).toMatchObject({ article: { id: article.id } });
+    expect((await runtime.store.counters.get(article.id)).likes).toBe(1);
+    await purgeTrashed(runtime, article.id);
     expect(await runtime.store.counters.get(article.id)).toEqual({ likes: 0, dislikes: 0, views: 0 });
     expect(runtime.changes.at(-1)).toEqual([{ before: expect.objectContaining({ id: article.id }), after: undefined }]);
     expect(await statusOf(deleteArticle(runtime, article.id))).toBe(404);

@@ -1,4 +1,4 @@
-/** The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Users, Audit) over the shared QueryClient. */
+/** The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit) over the shared QueryClient. */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';
@@ -6,6 +6,7 @@ import { CommentsTab } from './CommentsTab.tsx';
 import { NewsSourcesTab } from './NewsSourcesTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SubscribersTab } from './SubscribersTab.tsx';
+import { TrashTab } from './TrashTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
 import { UsersTab } from './UsersTab.tsx';
 import { AuditTab } from './AuditTab.tsx';
@@ -21,6 +22,7 @@ const ALL_TABS = [
   { id: 'comments', label: 'Comments', needs: 'comment.moderate' },
   { id: 'sources', label: 'News Sources', needs: 'source.manage' },
   { id: 'subscribers', label: 'Subscribers', needs: 'subscriber.manage' },
+  { id: 'trash', label: 'Trash', needs: 'trash.manage' },
   { id: 'users', label: 'Users', needs: 'user.manage' },
   { id: 'audit', label: 'Audit', needs: 'audit.read' },
 ] as const satisfies readonly { id: string; label: string; needs: Action }[];
@@ -102,6 +104,7 @@ function AdminDashboard({ initialTab, username, currentUser }: Props) {
         {tab === 'subscribers' && <SubscribersTab />}
         {tab === 'users' && <UsersTab />}
         {tab === 'audit' && <AuditTab />}
+        {tab === 'trash' && <TrashTab />}
       </div>
     </div>
   );

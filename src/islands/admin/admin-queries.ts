@@ -18,6 +18,7 @@ export const adminKeys = {
   sources: () => ['/api/news-sources'] as const,
   subscribers: (params: QueryParams) => ['/api/newsletter/subscribers', params] as const,
   briefingPreview: () => ['/api/newsletter/briefing/preview'] as const,
+  trash: () => ['/api/trash'] as const,
 };
 
 function keyStartsWith(prefix: string) {
@@ -26,7 +27,8 @@ function keyStartsWith(prefix: string) {
 
 /** After any article write: every list, count, item and the stats are stale. */
 export function invalidateArticles(client: QueryClient): Promise<void> {
-  return client.invalidateQueries({ predicate: keyStartsWith('/api/articles') });
+  // A delete moves an article to the trash (issue 14), so the trash is stale too.
+  return client.invalidateQueries({ predicate: (q) => keyStartsWith('/api/articles')(q) || keyStartsWith('/api/trash')(q) });
 }
 
 export function invalidateComments(client: QueryClient): Promise<void> {

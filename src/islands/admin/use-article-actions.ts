@@ -4,7 +4,7 @@ import { api } from '../../lib/api-client.ts';
 import type { Article, ArticleStatus, VoteKind } from '../../schemas/article.ts';
 import { toast } from '../toast/toast-store.ts';
 import { invalidateArticles } from './admin-queries.ts';
-import { confirmDelete, toastFailure } from './AdminUi.tsx';
+import { toastFailure } from './AdminUi.tsx';
 
 export function useArticleActions() {
   const client = useQueryClient();
@@ -35,7 +35,8 @@ export function useArticleActions() {
     remove,
     /** Deletes after the browser's confirmation. */
     confirmAndDelete(article: Pick<Article, 'id' | 'title'>) {
-      if (confirmDelete(`"${article.title}"`)) remove.mutate(article.id);
+      // A delete moves the article to the trash (issue 14), so the confirmation says it can be undone.
+      if (window.confirm(`Delete "${article.title}"? It goes to the Trash, where it can be restored for 30 days.`)) remove.mutate(article.id);
     },
   };
 }

@@ -1,4 +1,8 @@
-/** The article editor island: create (no id) or update (with id), save as draft, publish or schedule. */
+/**
+ * The article editor island: create (no id) or update (with id), save as draft, publish or schedule.
+ * Every save carries the version the editor holds (issue 14): a 409 shows who changed the article,
+ * with Reload and Compare; drafts autosave while typing; History restores an earlier revision.
+ */
 import { useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
@@ -19,6 +23,13 @@ import { TagsField } from './TagsField.tsx';
 import { usePermissions } from '../auth/use-permissions.ts';
 import { useCurrentUser } from '../auth/use-current-user.ts';
 import type { PublicUser } from '../../schemas/auth.ts';
+import { ConflictBanner } from './ConflictBanner.tsx';
+import { CorrectionsField } from './CorrectionsField.tsx';
+import { RevisionHistory } from './RevisionHistory.tsx';
+import { conflictOf, type EditConflict } from './editor-conflict.ts';
+
+/** Drafts autosave this long after the last keystroke (the server also folds autosaves into one revision a minute). */
+export const AUTOSAVE_DELAY_MS = 2500;
 
 /** The default (home) first, then the sections of the navigation. */
 const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
@@ -42,6 +53,26 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const initialized = useRef(false);
   const hydrated = useHydrated();
   const permissions = usePermissions();
+  // Issue 14: the version this editor started from, the article as last saved, and a pending conflict.
+  const [version, setVersion] = useState<number | undefined>();
+  const [current, setCurrent] = useState<Article | undefined>();
+  const [conflict, setConflict] = useState<EditConflict | undefined>();
+  const [autosavedAt, setAutosavedAt] = useState<string | undefined>();
+  /** The form as last saved, to know whether there is anything to autosave. */
+  const savedForm = useRef<string>(JSON.stringify(EMPTY_FORM));
+
+  /** Takes a saved article as the editor's new base (after a save, a reload or a restore). */
+  const adopt = (article: Article, options: { replaceForm: boolean }) => {
+    setVersion(article.version);
+    setCurrent(article);
+    setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
+    client.setQueryData(adminKeys.article(article.id), article);
+    if (options.replaceForm) {
+      const next = formFromArticle(article);
+      setForm(next);
+      savedForm.current = JSON.stringify(next);
+    }
+  };
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
@@ -49,17 +80,16 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   useEffect(() => {
     if (existing.data && !initialized.current) {
       initialized.current = true;
-      setForm(formFromArticle(existing.data));
-      setSaved({ status: existing.data.status, scheduledFor: existing.data.scheduledFor, slug: existing.data.slug });
+      adopt(existing.data, { replaceForm: true });
     }
   }, [existing.data]);
 
   const save = useMutation({
-    mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody }) =>
-      id ? api.put<Article>(`/api/articles/${id}`, body) : api.post<Article>('/api/articles', body),
-    onSuccess: (article, { id }) => {
-      setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
-      client.setQueryData(adminKeys.article(article.id), article);
+    mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody; sent: string }) =>
+      id ? api.put<Article>(`/api/articles/${id}`, { ...body, version }) : api.post<Article>('/api/articles', body),
+    onSuccess: (article, { id, sent }) => {
+      adopt(article, { replaceForm: false });
+      savedForm.current = sent;
       if (id) {
         toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
       } else {
@@ -70,8 +100,8 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
         toast({ title: 'Article created', description: 'Your article has been created successfully.' });
       }
     },
-    onError: (_error, { id }) =>
-      toast({
+    onError: (error, { id }) =>
+      conflictOf(error) ? setConflict(conflictOf(error)) : toast({
         title: 'Error',
         description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
         variant: 'destructive',
@@ -90,7 +120,38 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       toast({ title: 'Date required', description: 'Please select a publish date.', variant: 'destructive' });
       return;
     }
-    save.mutate({ id: articleId, body: buildArticleBody(form, status, articleId ? 'update' : 'create') });
+    save.mutate({ id: articleId, body: buildArticleBody(form, status, articleId ? 'update' : 'create'), sent: JSON.stringify(form) });
+  };
+
+  // Drafts autosave a few seconds after the last change: content only (never status), with the version.
+  const autosave = useMutation({
+    mutationFn: ({ body }: { body: ArticleBody; sent: string }) => {
+      const { status: _status, scheduledFor: _when, ...content } = body;
+      return api.put<Article>(`/api/articles/${articleId}`, { ...content, autosave: true, version });
+    },
+    onSuccess: (article, { sent }) => {
+      adopt(article, { replaceForm: false });
+      savedForm.current = sent;
+      setAutosavedAt(article.updatedAt);
+    },
+    onError: (error) => {
+      const found = conflictOf(error);
+      if (found) setConflict(found);
+    },
+  });
+  const canAutosave = articleId !== undefined && saved?.status === 'draft' && conflict === undefined && version !== undefined;
+  useEffect(() => {
+    if (!canAutosave || save.isPending || autosave.isPending) return;
+    const sent = JSON.stringify(form);
+    if (sent === savedForm.current || !form.title.trim()) return;
+    const timer = window.setTimeout(() => autosave.mutate({ body: buildArticleBody(form, 'draft', 'update'), sent }), AUTOSAVE_DELAY_MS);
+    return () => window.clearTimeout(timer);
+  }, [form, canAutosave, save.isPending, autosave.isPending]);
+
+  const failed = (error: unknown) => {
+    const found = conflictOf(error);
+    if (found) setConflict(found);
+    else toast({ title: 'Error', description: 'The change could not be saved. Please try again.', variant: 'destructive' });
   };
 
   if (initialId !== undefined && existing.isPending) {
@@ -116,7 +177,8 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   }
 
   const status = saved?.status ?? 'draft';
-  const saving = save.isPending;
+  // An autosave in flight holds the version too: a manual save waits for it rather than conflict with it.
+  const saving = save.isPending || autosave.isPending;
   const hasDate = form.scheduleDate !== '';
   // A new article will be the user's own; the server checks again on save.
   const target = { createdBy: existing.data ? existing.data.createdBy : permissions.userId, status };
@@ -133,6 +195,11 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
           <h1 className="adm-title">{articleId ? 'Edit Article' : 'Create New Article'}</h1>
           <p className="adm-muted" data-testid="editor-status">
             {describeStatus(status, saved?.scheduledFor)}
+            {autosavedAt && status === 'draft' && (
+              <span data-testid="autosave-status">
+                {' · '}Saved automatically at {new Date(autosavedAt).toLocaleTimeString()}
+              </span>
+            )}
             {status === 'published' && saved?.slug && (
               <>
                 {' · '}
@@ -159,6 +226,23 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
           )}
         </div>
       </header>
+
+      {conflict && (
+        <ConflictBanner
+          conflict={conflict}
+          mine={form.bodyHtml}
+          onReload={() => {
+            adopt(conflict.current, { replaceForm: true });
+            setConflict(undefined);
+          }}
+          onDismiss={() => {
+            // Keeping my text: the next save deliberately replaces their version, which the editor has now seen.
+            setVersion(conflict.current.version);
+            setCurrent(conflict.current);
+            setConflict(undefined);
+          }}
+        />
+      )}
 
       <div className="adm-editor-grid" aria-busy={saving}>
         <div className="adm-stack">
@@ -235,6 +319,33 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
               date={form.scheduleDate}
               time={form.scheduleTime}
               onChange={(value) => setForm((current) => ({ ...current, ...value }))}
+            />
+          )}
+
+          {articleId && version !== undefined && status === 'published' && mayPublish && (
+            <CorrectionsField
+              articleId={articleId}
+              version={version}
+              corrections={current?.corrections ?? []}
+              onAdded={(correction) => {
+                // The correction was saved over exactly our version (If-Match): the next one is ours too.
+                setVersion(version + 1);
+                setCurrent((c) => (c ? { ...c, version: version + 1, corrections: [...(c.corrections ?? []), correction] } : c));
+              }}
+              onFailed={failed}
+            />
+          )}
+
+          {articleId && version !== undefined && (
+            <RevisionHistory
+              articleId={articleId}
+              version={version}
+              currentBody={current?.bodyHtml ?? form.bodyHtml}
+              onRestored={(article) => {
+                adopt(article, { replaceForm: true });
+                toast({ title: 'Revision restored', description: 'The article now has the restored text, as a new revision.' });
+              }}
+              onRestoreFailed={failed}
             />
           )}
         </div>

@@ -27,11 +27,14 @@ import {
 } from './feeds.ts';
 import { planSearchBundles } from './search-index.ts';
 
+/** The list of every correction (issue 14), regenerated when a correction is added or its article changes. */
+export const CORRECTIONS_PATH = '/corrections';
+
 const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
 /** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
 const PUBLIC_PATH = new RegExp(
-  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt)$`,
+  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
 );
 
 export function isRegenerablePath(publicPath: string): boolean {
@@ -69,7 +72,7 @@ export async function listPublicPaths(store: Store): Promise<string[]> {
   }
   const sitemaps = (await listPeriods(store)).map(({ period }) => periodSitemapPath(period));
   const articles = (await listPublished(store)).map((a) => articlePath(a.slug));
-  return [...listings, ...machinePaths(), ...sitemaps, ...articles];
+  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...sitemaps, ...articles];
 }
 
 /** Public paths that have a file in the client folder now (pages the data may no longer have). */
@@ -83,6 +86,7 @@ export function listRenderedPaths(clientDir: string): string[] {
     }
   };
   const has = (file: string) => fs.existsSync(file);
+  if (has(path.join(clientDir, 'corrections', 'index.html'))) found.push(CORRECTIONS_PATH);
   for (const slug of dirs(path.join(clientDir, 'article'))) {
     if (has(path.join(clientDir, 'article', slug, 'index.html'))) found.push(articlePath(slug));
   }
@@ -221,6 +225,11 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   if (months.size > 0) machine.push(SITEMAP_PATH, ...[...months].sort().map(periodSitemapPath));
   const news = (article: ArticleRecord | undefined) => (isPublic(article) && isNewsworthy(article, now) ? newsFingerprint(article) : '');
   if (visible.some((c) => news(c.before) !== news(c.after))) machine.push(NEWS_SITEMAP_PATH);
+
+  // /corrections lists each correction with its article's title and slug.
+  const corrections = (article: ArticleRecord | undefined) =>
+    isPublic(article) && article.corrections?.length ? JSON.stringify([article.slug, article.title, article.corrections]) : '';
+  if (visible.some((c) => corrections(c.before) !== corrections(c.after))) machine.push(CORRECTIONS_PATH);
 
   // Page 1 of each listing goes first: it is what readers open.
   const firstPages = listings.filter((p) => !p.includes('/page/'));

@@ -12,7 +12,7 @@ import type { Store } from '../../store/types.ts';
 import { countListingPages, listingManifestPath } from '../../islands/shared/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
-import { articlePath, cardFingerprint, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
+import { articlePath, cardFingerprint, CORRECTIONS_PATH, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
 
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
@@ -90,6 +90,8 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
     index.push(`${period} ${articles.reduce((newest, a) => (a.updatedAt > newest ? a.updatedAt : newest), '')}`);
   }
   for (const machine of machinePaths()) if (!inputs.has(machine)) inputs.set(machine, { i: ALWAYS });
+  // /corrections (one small page of every correction) is rendered every time, like the feeds.
+  inputs.set(CORRECTIONS_PATH, { i: ALWAYS });
   inputs.set(SITEMAP_PATH, { i: hash(index.sort().join('\n')) });
   return inputs;
 }

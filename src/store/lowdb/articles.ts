@@ -319,17 +319,35 @@ export class LowdbArticles implements ArticleRepository {
     const old = this.#byId.get(article.id);
     if (!old) return false;
     if (this.#readOnly) throw new Error('The store was opened read-only');
-    this.#unindex(old);
-    this.#index(structuredClone(article));
+    this.#swap(old, article);
     await this.#persist(article.id);
     return true;
+  }
+
+  /** Swaps a record in, with the version after the old one's (issue 14: the store owns versions). */
+  #swap(old: ArticleRecord, article: ArticleRecord): ArticleRecord {
+    const next = { ...structuredClone(article), version: (old.version ?? 1) + 1 };
+    this.#unindex(old);
+    this.#index(next);
+    return next;
+  }
+
+  async replaceIfVersion(article: ArticleRecord, expectedVersion: number) {
+    // Check and swap run synchronously: no other write can slip in between.
+    const old = this.#byId.get(article.id);
+    if (!old) return undefined;
+    if ((old.version ?? 1) !== expectedVersion) return { conflict: old };
+    if (this.#readOnly) throw new Error('The store was opened read-only');
+    const saved = this.#swap(old, article);
+    await this.#persist(article.id);
+    return { saved };
   }
 
   async publishIfScheduled(id: string, now: string) {
     const article = this.#byId.get(id);
     if (!article || article.status !== 'scheduled') return undefined;
     const { scheduledFor: _dropped, ...rest } = article;
-    const published: ArticleRecord = { ...rest, status: 'published', publishedAt: article.publishedAt ?? now, updatedAt: now };
+    const published: ArticleRecord = { ...rest, status: 'published', publishedAt: article.publishedAt ?? now, updatedAt: now, version: (article.version ?? 1) + 1 };
     this.#unindex(article);
     this.#index(published);
     await this.#persist(article.id);

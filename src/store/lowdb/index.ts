@@ -31,6 +31,8 @@ import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
 import { LowdbUserDirectory } from './users.ts';
 import { LowdbAudit } from './audit.ts';
+import { LowdbRevisions } from './revisions.ts';
+import { LowdbTrash } from './trash.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
 async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
@@ -87,6 +89,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
     const sessionRepo = new LowdbSessions(sessions);
     const jobRepo = new LowdbJobs(jobs);
     let closed = false;
+    const trash = await LowdbTrash.open(dir, readOnly);
     return {
       id: typeof meta.data.storeId === 'string' ? meta.data.storeId : 'unseeded',
       articles,
@@ -101,6 +104,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       jobs: jobRepo,
       limits: new MemoryLimits(),
       meta: new LowdbMeta(meta),
+      revisions: new LowdbRevisions(dir, readOnly),
+      trash,
       async close() {
         if (closed) return;
         closed = true;

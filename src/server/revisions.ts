@@ -1,0 +1,124 @@
+/** Revisions (issue 14): every save is kept (who, when, which fields), listed, shown, and restored as a new save. */
+import type { Article, ArticleRecord } from '../schemas/article.ts';
+import type { Revision, RevisionSummary } from '../schemas/revision.ts';
+import type { Runtime } from './runtime.ts';
+import { notFound } from './errors.ts';
+import { commitArticle, toArticle, type Actor } from './articles.ts';
+import { recordAudit } from './audit.ts';
+
+/** Fields an editor changes; a revision names those that differ from the previous save. */
+export const TRACKED_FIELDS = [
+  'title',
+  'dek',
+  'bodyHtml',
+  'heroImage',
+  'section',
+  'tags',
+  'authorName',
+  'sourceLabel',
+  'sourceUrl',
+  'readingTime',
+  'isBreaking',
+  'isEditorsPick',
+  'status',
+  'scheduledFor',
+  'corrections',
+] as const;
+
+/** Content a restore brings back; status and schedule stay as they are now (restoring text never publishes or unpublishes). */
+export const RESTORED_FIELDS = ['title', 'dek', 'bodyHtml', 'heroImage', 'section', 'tags', 'authorName', 'sourceLabel', 'sourceUrl', 'readingTime', 'isBreaking', 'isEditorsPick'] as const;
+
+/** Consecutive autosaves by one user within this window share one revision. */
+export const AUTOSAVE_COALESCE_MS = 60_000;
+
+/** Names of the tracked fields that differ between two records (all set ones for a new article). */
+export function changedFields(before: ArticleRecord | undefined, after: ArticleRecord): string[] {
+  return TRACKED_FIELDS.filter((key) => {
+    if (!before) return after[key] !== undefined;
+    return JSON.stringify(before[key]) !== JSON.stringify(after[key]);
+  });
+}
+
+export type RevisionMeta = { by: string; at: string; autosave: boolean; restoredFrom?: number | undefined };
+
+function snapshotOf(record: ArticleRecord): ArticleRecord {
+  const { origin: _internal, ...rest } = record;
+  return structuredClone(rest);
+}
+
+/**
+ * Stores the revision of a save. An autosave right after another autosave by the same user (within
+ * AUTOSAVE_COALESCE_MS of that revision's first write) updates that revision instead of adding one.
+ * A failure is logged, never thrown: the save itself is on disk and must not be reported as failed.
+ */
+export async function recordRevision(runtime: Runtime, before: ArticleRecord | undefined, after: ArticleRecord, meta: RevisionMeta): Promise<void> {
+  try {
+    const version = after.version ?? 1;
+    if (meta.autosave) {
+      const latest = await runtime.store.revisions.latest(after.id);
+      const startedAt = latest ? Date.parse(latest.startedAt ?? latest.at) : NaN;
+      if (latest?.autosave && latest.by === meta.by && Date.parse(meta.at) - startedAt < AUTOSAVE_COALESCE_MS) {
+        const fields = [...new Set([...latest.fields, ...changedFields(before, after)])];
+        await runtime.store.revisions.save({ ...latest, version, at: meta.at, startedAt: latest.startedAt ?? latest.at, fields, article: snapshotOf(after) });
+        return;
+      }
+    }
+    const revision: Revision = {
+      articleId: after.id,
+      rev: version,
+      version,
+      at: meta.at,
+      by: meta.by,
+      fields: changedFields(before, after),
+      autosave: meta.autosave,
+      article: snapshotOf(after),
+    };
+    if (meta.restoredFrom !== undefined) revision.restoredFrom = meta.restoredFrom;
+    await runtime.store.revisions.save(revision);
+  } catch (error) {
+    console.error(`[revisions] could not store the revision of article ${after.id}`, error);
+  }
+}
+
+export function toRevisionSummary(revision: Revision): RevisionSummary {
+  const { article: _snapshot, ...summary } = revision;
+  return summary;
+}
+
+/** Revisions of an existing article, newest first, without their snapshots. */
+export async function listRevisions(runtime: Runtime, articleId: string): Promise<RevisionSummary[]> {
+  if (!(await runtime.store.articles.get(articleId))) throw notFound('Article');
+  return (await runtime.store.revisions.list(articleId)).map(toRevisionSummary);
+}
+
+/** One revision with the article as it was saved. */
+export async function getRevision(runtime: Runtime, articleId: string, rev: number): Promise<Revision> {
+  if (!(await runtime.store.articles.get(articleId))) throw notFound('Article');
+  const revision = await runtime.store.revisions.get(articleId, rev);
+  if (!revision) throw notFound('Revision');
+  return revision;
+}
+
+/**
+ * Restores a revision's content as a new save (a new version and revision, `restoredFrom` set).
+ * With `expectedVersion` a stale editor gets the same 409 as a stale PUT.
+ */
+export async function restoreRevision(runtime: Runtime, articleId: string, rev: number, options: { actor?: Actor | undefined; expectedVersion?: number | undefined } = {}): Promise<Article> {
+  const revision = await getRevision(runtime, articleId, rev);
+  const saved = await commitArticle(
+    runtime,
+    articleId,
+    (before, now) => {
+      const next: ArticleRecord = { ...before, updatedAt: now };
+      for (const key of RESTORED_FIELDS) {
+        const value = revision.article[key];
+        if (value === undefined) delete next[key];
+        else (next as Record<string, unknown>)[key] = structuredClone(value);
+      }
+      return next;
+    },
+    { actor: options.actor?.username, expectedVersion: options.expectedVersion, restoredFrom: rev },
+  );
+  await recordAudit(runtime, { actor: options.actor ?? null, action: 'article.restore', target: { type: 'article', id: articleId, label: saved.title }, detail: `revision ${rev}` });
+  return toArticle(saved, await runtime.store.counters.get(articleId));
+}
