@@ -60,13 +60,18 @@ afterAll(async () => {
 });
 
 /** What a row's path or body may depend on: the caller's own fresh draft, or fresh records to delete. */
-type Fixtures = { own(): Promise<string>; fresh(): Promise<string>; freshComment(): Promise<string>; freshSource(): Promise<string>; freshUser(): Promise<string> };
+type Fixtures = { own(): Promise<string>; fresh(): Promise<string>; trashed(): Promise<string>; freshComment(): Promise<string>; freshSource(): Promise<string>; freshUser(): Promise<string> };
 
 function fixturesFor(who: Who): Fixtures {
   const client = who === 'anonymous' ? admin : clients.get(who)!;
   return {
     own: async () => (await createArticle(client, { title: `Own draft ${++seq}` })).id,
     fresh: async () => (await createArticle(admin, { title: `Fresh published ${++seq}`, status: 'published' })).id,
+    trashed: async () => {
+      const { id } = await createArticle(admin, { title: `Trashed ${++seq}`, status: 'published' });
+      expect((await admin.delete(`/api/articles/${id}`)).status).toBe(204);
+      return id;
+    },
     freshComment: async () => {
       const { body } = await read(
         await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, { authorName: 'R', authorEmail: 'r@example.org', content: `c ${++seq}` }),
@@ -129,6 +134,15 @@ const MATRIX: Row[] = [
   { method: 'PUT', path: async (f) => `/api/users/${await f.freshUser()}`, body: { role: 'author' }, expect: ADMIN_ONLY(200) },
   { method: 'DELETE', path: async (f) => `/api/users/${await f.freshUser()}`, expect: ADMIN_ONLY(204) },
   { method: 'GET', path: '/api/audit', expect: ADMIN_ONLY(200) },
+  { method: 'GET', path: async (f) => `/api/articles/${await f.own()}/revisions`, expect: SIGNED_IN(200) },
+  { method: 'GET', path: async () => `/api/articles/${published.id}/revisions`, expect: EDITORS(200) },
+  { method: 'GET', path: async (f) => `/api/articles/${await f.own()}/revisions/1`, expect: SIGNED_IN(200) },
+  { method: 'POST', path: async (f) => `/api/articles/${await f.own()}/revisions/1/restore`, expect: SIGNED_IN(200) },
+  { method: 'POST', path: async () => `/api/articles/${adminDraft.id}/revisions/1/restore`, expect: [200, 200, 404, 404, 401] },
+  { method: 'POST', path: async () => `/api/articles/${published.id}/corrections`, body: () => ({ text: `Correction ${++seq}` }), expect: EDITORS(201) },
+  { method: 'GET', path: '/api/trash', expect: EDITORS(200) },
+  { method: 'POST', path: async (f) => `/api/trash/${await f.trashed()}/restore`, expect: EDITORS(200) },
+  { method: 'DELETE', path: async (f) => `/api/trash/${await f.trashed()}`, expect: EDITORS(204) },
 ];
 
 const cases = MATRIX.flatMap((row, index) =>
