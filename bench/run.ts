@@ -17,7 +17,8 @@ import { ApiClient } from '../tests/helpers/server.ts';
 import type { Article } from '../src/schemas/article.ts';
 import { generateStore } from './generate-store.ts';
 import { readCollectionDocument } from '../src/store/lowdb/inspect.ts';
-import type { LoadJob, LoadResult } from './load.ts';
+import type { LoadJob } from './load.ts';
+import { children, NODE, runLoad, runNode } from './children.ts';
 import { CHROMIUM, launchBrowser, measurePageWeight, searchOnce } from './browser.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -82,32 +83,7 @@ const quantile = (values: number[], q: number) => {
 // ---------------------------------------------------------------------------------------------
 // Processes: rebuild, server, nginx, load generator, Lighthouse (each its own process)
 
-const NODE = process.execPath;
-const children = new Set<ChildProcess>();
 
-function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number; output: string; ms: number }> {
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(NODE, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code: code ?? 1, output, ms: performance.now() - t0 });
-    });
-  });
-}
-
-async function runLoad(job: LoadJob): Promise<LoadResult> {
-  const result = await runNode(path.join(ROOT, 'bench/load.ts'), [JSON.stringify(job)], {}, (job.durationS + 60) * 1000);
-  const line = result.output.trim().split('\n').at(-1) ?? '';
-  if (result.code !== 0 || !line.startsWith('{')) throw new Error(`load generator failed: ${result.output.slice(-2000)}`);
-  return JSON.parse(line) as LoadResult;
-}
 
 type BenchServer = { url: string; secret: string; output: () => string; searchBuilds: number[]; stop: () => Promise<void> };
 

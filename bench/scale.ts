@@ -16,15 +16,14 @@ import { ApiClient } from '../tests/helpers/server.ts';
 import type { Article } from '../src/schemas/article.ts';
 import { openStore } from '../src/store/index.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
-import type { LoadJob, LoadResult } from './load.ts';
+import type { LoadJob } from './load.ts';
+import { children, NODE, runLoad, runNode } from './children.ts';
 import { launchBrowser } from './browser.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
-const NODE = process.execPath;
 const started = performance.now();
 const say = (line: string) => console.log(`[scale ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
-const children = new Set<ChildProcess>();
 
 type Options = { sizes: number[]; votes: number; durationS: number; keep: boolean; storeOnly: boolean };
 
@@ -68,29 +67,6 @@ const quantile = (values: number[], q: number) => {
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number; output: string; ms: number }> {
-  const t0 = performance.now();
-  return new Promise((resolve) => {
-    const child = spawn(NODE, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    children.add(child);
-    let output = '';
-    child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      children.delete(child);
-      resolve({ code: code ?? 1, output, ms: performance.now() - t0 });
-    });
-  });
-}
-
-async function runLoad(job: LoadJob): Promise<LoadResult> {
-  const result = await runNode(path.join(ROOT, 'bench/load.ts'), [JSON.stringify(job)], {}, (job.durationS + 60) * 1000);
-  const line = result.output.trim().split('\n').at(-1) ?? '';
-  if (result.code !== 0 || !line.startsWith('{')) throw new Error(`load generator failed: ${result.output.slice(-2000)}`);
-  return JSON.parse(line) as LoadResult;
-}
 
 /** `npm run rebuild` (with args), with heap enough for a 100,000-article build. */
 function rebuild(dataDir: string, outDir: string, args: string[]) {
