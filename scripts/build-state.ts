@@ -22,33 +22,8 @@ export function serveDirOf(root: string): string {
 
 type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number };
 
-/** Newest modification time among the files the build compiles. */
-export function sourceStamp(root: string): number {
-  let newest = 0;
-  const visit = (target: string) => {
-    let stat: fs.Stats;
-    try {
-      stat = fs.statSync(target);
-    } catch {
-      return;
-    }
-    if (stat.isDirectory()) {
-      for (const entry of fs.readdirSync(target)) visit(path.join(target, entry));
-    } else {
-      newest = Math.max(newest, stat.mtimeMs);
-    }
-  };
-  for (const entry of ['src', 'public', 'astro.config.ts', 'package.json', 'tsconfig.json']) visit(path.join(root, entry));
-  return Math.floor(newest);
-}
-
-/**
- * Fingerprint of everything a page's HTML depends on besides its data: the sources, templates and
- * static files the build compiles, the locked dependencies, and the site settings the pages print.
- * The incremental rebuild renders through the current build, so another fingerprint means a full one.
- */
-export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.env): string {
-  const digest = createHash('sha256');
+/** Calls `onFile` for every file under the given entries of the project, in a stable (sorted) order. */
+function visitFiles(root: string, entries: readonly string[], onFile: (file: string, stat: fs.Stats) => void): void {
   const visit = (target: string) => {
     let stat: fs.Stats;
     try {
@@ -59,10 +34,31 @@ export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.
     if (stat.isDirectory()) {
       for (const entry of fs.readdirSync(target).sort()) visit(path.join(target, entry));
     } else {
-      digest.update(path.relative(root, target)).update('\0').update(fs.readFileSync(target)).update('\0');
+      onFile(target, stat);
     }
   };
-  for (const entry of ['src', 'public', 'astro.config.ts', 'package-lock.json', 'tsconfig.json']) visit(path.join(root, entry));
+  for (const entry of entries) visit(path.join(root, entry));
+}
+
+/** Newest modification time among the files the build compiles. */
+export function sourceStamp(root: string): number {
+  let newest = 0;
+  visitFiles(root, ['src', 'public', 'astro.config.ts', 'package.json', 'tsconfig.json'], (_file, stat) => {
+    newest = Math.max(newest, stat.mtimeMs);
+  });
+  return Math.floor(newest);
+}
+
+/**
+ * Fingerprint of everything a page's HTML depends on besides its data: the sources, templates and
+ * static files the build compiles, the locked dependencies, and the site settings the pages print.
+ * The incremental rebuild renders through the current build, so another fingerprint means a full one.
+ */
+export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.env): string {
+  const digest = createHash('sha256');
+  visitFiles(root, ['src', 'public', 'astro.config.ts', 'package-lock.json', 'tsconfig.json'], (file) => {
+    digest.update(path.relative(root, file)).update('\0').update(fs.readFileSync(file)).update('\0');
+  });
   const config = parseConfig(env);
   digest.update(JSON.stringify([config.SITE_URL, config.SITE_NAME, config.SITE_EMAIL, config.SITE_TWITTER]));
   return digest.digest('base64url').slice(0, 32);
