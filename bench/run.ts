@@ -19,6 +19,7 @@ import { generateStore } from './generate-store.ts';
 import { readCollectionDocument } from '../src/store/lowdb/inspect.ts';
 import type { LoadJob } from './load.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
+import { waitForListening } from '../scripts/server-process.ts';
 import { CHROMIUM, launchBrowser, measurePageWeight, searchOnce } from './browser.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,34 +111,16 @@ async function startBenchServer(dataDir: string, outDir: string, workDir: string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
-  let output = '';
   // When each search index rebuild was reported (performance.now() of this process).
   const searchBuilds: number[] = [];
   child.stdout!.on('data', (chunk: Buffer) => {
     if (chunk.toString().includes('search index rebuilt')) searchBuilds.push(performance.now());
   });
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 120 s:\n${output.slice(-3000)}`)), 120_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with code ${code}:\n${output.slice(-3000)}`));
-    });
-  });
+  const { url, output, exited } = await waitForListening(child, 120_000);
   return {
     url,
     secret: fs.readFileSync(secretFile, 'utf8'),
-    output: () => output,
+    output,
     searchBuilds,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');

@@ -18,6 +18,7 @@ import { openStore } from '../src/store/index.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import type { LoadJob } from './load.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
+import { waitForListening } from '../scripts/server-process.ts';
 import { launchBrowser } from './browser.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -110,33 +111,14 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
-  let output = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start in 600 s:\n${output.slice(-3000)}`)), 600_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      // The log is kept bounded: only what the bench reads (publish lines) matters.
-      if (output.length > 50_000_000) output = output.slice(-25_000_000);
-      const match = /Listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`server exited with code ${code}:\n${output.slice(-3000)}`));
-    });
-  });
+  // The log is kept bounded: only what the bench reads (publish lines) matters.
+  const { url, output, exited } = await waitForListening(child, 600_000, 50_000_000);
   const startMs = performance.now() - t0;
   return {
     url,
     pid: child.pid!,
     startMs,
-    output: () => output,
+    output,
     loopDelay: async () => {
       fs.rmSync(eldFile, { force: true });
       child.kill('SIGUSR2');

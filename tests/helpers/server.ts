@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { waitForListening } from '../../scripts/server-process.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
@@ -75,31 +76,13 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
-  let output = '';
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`Server did not start in 30 s:\n${output}`)), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString();
-      const match = /Listening on (http:\/\/\S+)/.exec(output);
-      if (match) {
-        clearTimeout(timer);
-        resolve(match[1]!.replace('localhost', '127.0.0.1'));
-      }
-    };
-    child.stdout!.on('data', onData);
-    child.stderr!.on('data', onData);
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`Server exited with code ${code}:\n${output}`));
-    });
-  });
+  const { url, output, exited } = await waitForListening(child, 30_000);
   return {
     url,
     dataDir,
     clientDir,
     process: child,
-    output: () => output,
+    output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;

@@ -1,0 +1,40 @@
+/** Waits for a spawned server to print its address: shared by the test harness and the benches. */
+import type { ChildProcess } from 'node:child_process';
+
+export type ServerOutput = {
+  /** The address the server printed ("Listening on ..."), with localhost spelled 127.0.0.1. */
+  url: string;
+  /** Everything the server printed so far (its tail only, past `maxOutputChars`). */
+  output: () => string;
+  /** Resolves when the process has exited. */
+  exited: Promise<void>;
+};
+
+/** Collects the child's stdout and stderr and resolves once it listens; rejects if it exits first or takes longer than `timeoutMs`. */
+export async function waitForListening(child: ChildProcess, timeoutMs: number, maxOutputChars = Infinity): Promise<ServerOutput> {
+  let output = '';
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`Server did not start in ${timeoutMs / 1000} s:\n${output.slice(-3000)}`)), timeoutMs);
+    let listening = false;
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      // A long-running server's log is kept bounded: its tail is what a caller reads.
+      if (output.length > maxOutputChars) output = output.slice(-Math.floor(maxOutputChars / 2));
+      if (listening) return;
+      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      if (match) {
+        listening = true;
+        clearTimeout(timer);
+        resolve(match[1]!.replace('localhost', '127.0.0.1'));
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`Server exited with code ${code}:\n${output.slice(-3000)}`));
+    });
+  });
+  return { url, output: () => output, exited };
+}
