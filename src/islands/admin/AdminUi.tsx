@@ -1,4 +1,5 @@
-/** Small pieces the dashboard tabs share: failure toasts, delete confirmation, status badges, spinner. */
+/** Small pieces the dashboard tabs share: failure toasts, delete confirmation, status badges, spinner, the moderation filter bar. */
+import type { FormEvent, ReactNode } from 'react';
 import { toast } from '../toast/toast-store.ts';
 
 /** Failures of the back office: a destructive 'Error' toast with the catalogue's text (SPEC section 8). */
@@ -32,5 +33,49 @@ export function QueryFailure({ what, onRetry }: { what: string; onRetry: () => v
         Try again
       </button>
     </div>
+  );
+}
+
+type SearchStatusFilterProps<S extends string> = {
+  /** What the list holds, for the form's label and the search field ("comments"). */
+  what: string;
+  placeholder: string;
+  draft: string;
+  onDraft: (value: string) => void;
+  status: '' | S;
+  statuses: readonly (readonly [S, string])[];
+  /** A status change applies at once (and goes back to page 1); the search text on submit. */
+  onStatus: (status: '' | S) => void;
+  onSubmit: (event: FormEvent) => void;
+  /** Further actions after the Search button. */
+  children?: ReactNode;
+};
+
+/** The filter bar of a moderation list: a search field, a status select (All Statuses first) and Search. */
+export function SearchStatusFilter<S extends string>({ what, placeholder, draft, onDraft, status, statuses, onStatus, onSubmit, children }: SearchStatusFilterProps<S>) {
+  return (
+    <form className="adm-card adm-filters" role="search" aria-label={`Filter ${what}`} onSubmit={onSubmit}>
+      <label className="adm-field adm-field-wide">
+        <span>Search {what}</span>
+        <input type="search" value={draft} onChange={(e) => onDraft(e.target.value)} placeholder={placeholder} />
+      </label>
+      <label className="adm-field">
+        <span>Status</span>
+        <select value={status} onChange={(e) => onStatus(e.target.value as '' | S)}>
+          <option value="">All Statuses</option>
+          {statuses.map(([value, label]) => (
+            <option key={value} value={value}>
+              {label}
+            </option>
+          ))}
+        </select>
+      </label>
+      <div className="adm-actions adm-filters-actions">
+        <button type="submit" className="adm-btn adm-btn-primary">
+          Search
+        </button>
+        {children}
+      </div>
+    </form>
   );
 }

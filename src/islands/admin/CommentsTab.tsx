@@ -8,7 +8,7 @@ import { toast } from '../toast/toast-store.ts';
 import { adminKeys, ADMIN_COMMENTS_PAGE_SIZE, invalidateComments } from './admin-queries.ts';
 import { formatDateTime } from './admin-format.ts';
 import { Pagination } from './Pagination.tsx';
-import { confirmDelete, QueryFailure, Spinner, StatusBadge, toastFailure } from './AdminUi.tsx';
+import { confirmDelete, QueryFailure, SearchStatusFilter, Spinner, StatusBadge, toastFailure } from './AdminUi.tsx';
 
 export function CommentsTab() {
   const client = useQueryClient();
@@ -47,31 +47,22 @@ export function CommentsTab() {
 
   return (
     <div className="adm-stack">
-      <form className="adm-card adm-filters" role="search" aria-label="Filter comments" onSubmit={applySearch}>
-        <label className="adm-field adm-field-wide">
-          <span>Search comments</span>
-          <input type="search" value={searchDraft} onChange={(e) => setSearchDraft(e.target.value)} placeholder="Author, email or text..." />
-        </label>
-        <label className="adm-field">
-          <span>Status</span>
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as '' | CommentStatus);
-              setPage(1);
-            }}
-          >
-            <option value="">All Statuses</option>
-            <option value="visible">Visible</option>
-            <option value="hidden">Hidden</option>
-          </select>
-        </label>
-        <div className="adm-actions adm-filters-actions">
-          <button type="submit" className="adm-btn adm-btn-primary">
-            Search
-          </button>
-        </div>
-      </form>
+      <SearchStatusFilter
+        what="comments"
+        placeholder="Author, email or text..."
+        draft={searchDraft}
+        onDraft={setSearchDraft}
+        status={status}
+        statuses={[
+          ['visible', 'Visible'],
+          ['hidden', 'Hidden'],
+        ]}
+        onStatus={(next) => {
+          setStatus(next);
+          setPage(1);
+        }}
+        onSubmit={applySearch}
+      />
 
       <p className="adm-muted" aria-live="polite" data-testid="comment-count">
         {count.data ? `${count.data.count} ${count.data.count === 1 ? 'comment' : 'comments'}` : ''}

@@ -7,7 +7,7 @@ import { toast } from '../toast/toast-store.ts';
 import { adminKeys, ADMIN_SUBSCRIBERS_PAGE_SIZE, invalidateSubscribers } from './admin-queries.ts';
 import { formatDateTime } from './admin-format.ts';
 import { Pagination } from './Pagination.tsx';
-import { confirmDelete, QueryFailure, Spinner, StatusBadge, toastFailure } from './AdminUi.tsx';
+import { confirmDelete, QueryFailure, SearchStatusFilter, Spinner, StatusBadge, toastFailure } from './AdminUi.tsx';
 
 type Preview = { subject: string; text: string; articles: number };
 
@@ -134,35 +134,27 @@ export function SubscribersTab() {
 
       <BriefingTools />
 
-      <form className="adm-card adm-filters" role="search" aria-label="Filter subscribers" onSubmit={applySearch}>
-        <label className="adm-field adm-field-wide">
-          <span>Search subscribers</span>
-          <input type="search" value={searchDraft} onChange={(e) => setSearchDraft(e.target.value)} placeholder="E-mail address..." />
-        </label>
-        <label className="adm-field">
-          <span>Status</span>
-          <select
-            value={status}
-            onChange={(e) => {
-              setStatus(e.target.value as '' | SubscriberStatus);
-              setPage(1);
-            }}
-          >
-            <option value="">All Statuses</option>
-            <option value="confirmed">Confirmed</option>
-            <option value="pending">Pending</option>
-            <option value="unsubscribed">Unsubscribed</option>
-          </select>
-        </label>
-        <div className="adm-actions adm-filters-actions">
-          <button type="submit" className="adm-btn adm-btn-primary">
-            Search
-          </button>
-          <a className="adm-btn adm-btn-outline" href="/api/newsletter/subscribers/export" download>
-            Export CSV
-          </a>
-        </div>
-      </form>
+      <SearchStatusFilter
+        what="subscribers"
+        placeholder="E-mail address..."
+        draft={searchDraft}
+        onDraft={setSearchDraft}
+        status={status}
+        statuses={[
+          ['confirmed', 'Confirmed'],
+          ['pending', 'Pending'],
+          ['unsubscribed', 'Unsubscribed'],
+        ]}
+        onStatus={(next) => {
+          setStatus(next);
+          setPage(1);
+        }}
+        onSubmit={applySearch}
+      >
+        <a className="adm-btn adm-btn-outline" href="/api/newsletter/subscribers/export" download>
+          Export CSV
+        </a>
+      </SearchStatusFilter>
 
       <p className="adm-muted" aria-live="polite" data-testid="subscriber-total">
         {list.data ? `${list.data.total} ${list.data.total === 1 ? 'subscriber' : 'subscribers'}` : ''}
