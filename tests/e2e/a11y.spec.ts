@@ -10,15 +10,17 @@ async function expectNoSeriousViolations(page: Page): Promise<void> {
   expect(serious, report).toEqual([]);
 }
 
-/** Scrolls through the page so that every client:visible island hydrates and renders its live content. */
+/**
+ * Brings every client:visible island into view, one at a time, until all have hydrated (an island
+ * is `display: contents`, so it is its first child that is scrolled to, as Astro observes the children).
+ * It waits on the islands themselves rather than on animation frames, which a loaded machine may not deliver in time.
+ */
 async function revealIslands(page: Page): Promise<void> {
-  await page.evaluate(async () => {
-    for (let y = 0; y < document.body.scrollHeight; y += window.innerHeight / 2) {
-      window.scrollTo(0, y);
-      await new Promise((resolve) => requestAnimationFrame(() => resolve(undefined)));
-    }
-  });
-  await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
+  const pending = page.locator('astro-island[ssr]');
+  await expect(async () => {
+    await page.evaluate(() => document.querySelector('astro-island[ssr] > *')?.scrollIntoView({ block: 'center' }));
+    await expect(pending).toHaveCount(0, { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
 }
 
 for (const theme of ['light', 'dark'] as const) {
