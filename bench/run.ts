@@ -6,7 +6,7 @@
  * --runs says otherwise);
  * prints one table and writes bench/results/latest.json. Nothing here is a timed test: it only measures.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import net from 'node:net';
 import os from 'node:os';

@@ -5,7 +5,7 @@
  * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
  * It only measures: nothing here is a timed test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';

@@ -2,7 +2,7 @@
 import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError, isAppError, type AppErrorIssue } from '../server/errors.ts';
 import { assertCan, can, type Action } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';

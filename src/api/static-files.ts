@@ -2,7 +2,7 @@
  * The static file server's memory: hot files with their brotli and gzip twins, ready-made headers per
  * encoding, and content negotiation, so a request for a hot file does no filesystem work at all.
  */
-import fs from 'node:fs';
+import type fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import type http from 'node:http';
 import path from 'node:path';

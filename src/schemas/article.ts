@@ -19,7 +19,7 @@ export type ArticleStatus = z.infer<typeof articleStatusSchema>;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2048);
 /** A hero image: a site path (/images/...) or an absolute http(s) URL. */
 export const heroImageSchema = z.union([
-  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~\/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
+  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
   httpUrl,
 ]);
 

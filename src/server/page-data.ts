@@ -1,6 +1,6 @@
 /** Data loaders for the reader pages: what each prerendered route (and its on-demand twin) renders, read from the store. */
 import { DEFAULT_PAGE_SIZE, NAV_SECTIONS, SECTIONS, sectionSchema, type Section } from '../schemas/common.ts';
-import type { Article, ArticleRecord, ArticleSummary } from '../schemas/article.ts';
+import type { ArticleRecord } from '../schemas/article.ts';
 import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';

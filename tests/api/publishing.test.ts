@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import { TestClient, adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
+import type { TestClient} from './support.ts';
+import { adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
 
 /** Polls until `check` answers a value (no timed assertion: the deadline only stops a hung test). */
 async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {

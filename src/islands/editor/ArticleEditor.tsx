@@ -3,7 +3,7 @@
  * Every save carries the version the editor holds (issue 14): a 409 shows who changed the article,
  * with Reload and Compare; drafts autosave while typing; History restores an earlier revision.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
@@ -62,7 +62,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const savedForm = useRef<string>(JSON.stringify(EMPTY_FORM));
 
   /** Takes a saved article as the editor's new base (after a save, a reload or a restore). */
-  const adopt = (article: Article, options: { replaceForm: boolean }) => {
+  const adopt = useCallback((article: Article, options: { replaceForm: boolean }) => {
     setVersion(article.version);
     setCurrent(article);
     setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
@@ -72,7 +72,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       setForm(next);
       savedForm.current = JSON.stringify(next);
     }
-  };
+  }, [client]);
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
@@ -82,7 +82,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       initialized.current = true;
       adopt(existing.data, { replaceForm: true });
     }
-  }, [existing.data]);
+  }, [existing.data, adopt]);
 
   const save = useMutation({
     mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody; sent: string }) =>
@@ -139,14 +139,16 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       if (found) setConflict(found);
     },
   });
+  // TanStack Query keeps `mutate` stable across renders, so the timer restarts only when the form or the state changes.
+  const { mutate: runAutosave, isPending: autosavePending } = autosave;
   const canAutosave = articleId !== undefined && saved?.status === 'draft' && conflict === undefined && version !== undefined;
   useEffect(() => {
-    if (!canAutosave || save.isPending || autosave.isPending) return;
+    if (!canAutosave || save.isPending || autosavePending) return;
     const sent = JSON.stringify(form);
     if (sent === savedForm.current || !form.title.trim()) return;
-    const timer = window.setTimeout(() => autosave.mutate({ body: buildArticleBody(form, 'draft', 'update'), sent }), AUTOSAVE_DELAY_MS);
+    const timer = window.setTimeout(() => runAutosave({ body: buildArticleBody(form, 'draft', 'update'), sent }), AUTOSAVE_DELAY_MS);
     return () => window.clearTimeout(timer);
-  }, [form, canAutosave, save.isPending, autosave.isPending]);
+  }, [form, canAutosave, save.isPending, autosavePending, runAutosave]);
 
   const failed = (error: unknown) => {
     const found = conflictOf(error);

@@ -60,9 +60,10 @@ export function startPublishing(runtime: Runtime): void {
     state.worker?.wake();
   };
 
-  let scheduler: Scheduler | undefined;
+  // Started after the hook is registered (so an article it publishes at once is not missed), read by the hook.
+  const scheduling: { scheduler?: Scheduler } = {};
   runtime.hooks.articlesChanged.push(async (changes) => {
-    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduler?.reschedule();
+    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduling.scheduler?.reschedule();
     state.pendingHooks++;
     try {
       let paths: string[];
@@ -103,7 +104,8 @@ export function startPublishing(runtime: Runtime): void {
   });
 
   // Started after the hook is registered: its first tick may publish articles that came due.
-  scheduler = startScheduler(runtime, { enqueue });
+  const scheduler = startScheduler(runtime, { enqueue });
+  scheduling.scheduler = scheduler;
   runtime.services.set('publishing-scheduler', scheduler);
   runtime.services.set('publishing-worker', {
     stop: async () => {

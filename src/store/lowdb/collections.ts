@@ -103,10 +103,12 @@ export class LowdbCounters implements CounterRepository {
       const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
       const total = this.#countedOf(articleId);
       votes[visitorId] = kind;
-      if (previous === 'like') count.likes--, total.likes--;
-      if (previous === 'dislike') count.dislikes--, total.dislikes--;
-      if (kind === 'like') count.likes++, total.likes++;
-      else count.dislikes++, total.dislikes++;
+      for (const tally of [count, total]) {
+        if (previous === 'like') tally.likes--;
+        if (previous === 'dislike') tally.dislikes--;
+        if (kind === 'like') tally.likes++;
+        else tally.dislikes++;
+      }
       await this.#votes.write(b);
     }
     return { ...this.#read(articleId), vote: kind };
@@ -211,7 +213,10 @@ export class LowdbComments implements CommentRepository {
 
   constructor(buckets: BucketSet<CommentBucket>) {
     this.#buckets = buckets;
-    for (const [, bucket] of buckets.entries()) for (const comment of Object.values(bucket)) this.#byId.set(comment.id, comment), this.#all.push(comment);
+    for (const [, bucket] of buckets.entries()) for (const comment of Object.values(bucket)) {
+      this.#byId.set(comment.id, comment);
+      this.#all.push(comment);
+    }
     this.#all.sort(byNewest);
     for (const comment of this.#all) this.#articleList(comment.articleId).push(comment);
   }

@@ -1,6 +1,5 @@
 /** Where each record lives on disk (layout 2): one file per article, hashed buckets for every other growing collection. */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { JsonCollection, readJsonFile } from './file.ts';
 

@@ -127,8 +127,10 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
       const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
       let total = counted.get(articleId);
       if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
-      if (kind === 'like') count.likes++, total.likes++;
-      else count.dislikes++, total.dislikes++;
+      for (const tally of [count, total]) {
+        if (kind === 'like') tally.likes++;
+        else tally.dislikes++;
+      }
       voteCount++;
     }
   }
