@@ -612,7 +612,10 @@ async function main(): Promise<void> {
   finish(options);
 }
 
-/** Lighthouse's trace recording sometimes fails on a loaded machine ("Something went wrong with recording"): a run is retried twice before the page counts as failed. */
+/**
+ * Lighthouse's trace recording sometimes fails on a loaded machine ("Something went wrong with recording"): a run is retried twice before
+ * the page counts as failed.
+ */
 async function runLighthouseRetrying(url: string, workDir: string): Promise<Scores> {
   for (let attempt = 1; ; attempt++) {
     try {

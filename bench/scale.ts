@@ -191,7 +191,10 @@ function startFeedServer(): Promise<{ url: string; close: () => Promise<void> }>
   );
 }
 
-/** Searches the way a reader does: /search in Chromium with /api/search cut off, so only the Pagefind index (however it is split) can answer. */
+/**
+ * Searches the way a reader does: /search in Chromium with /api/search cut off, so only the Pagefind index (however it is split) can
+ * answer.
+ */
 async function findableThroughPagefind(browser: Browser, origin: string, word: string, href: string): Promise<boolean> {
   const context = await browser.newContext();
   try {

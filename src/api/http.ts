@@ -235,7 +235,9 @@ export function adminEndpoint(handler: SignedInHandler): APIRoute {
   return authorizedEndpoint('user.manage', handler);
 }
 
-/** Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own). */
+/**
+ * Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own).
+ */
 export function viewerOf(context: APIContext): Viewer {
   const user = context.locals.user;
   if (!user || !can(user, 'article.read')) return { isAdmin: false };

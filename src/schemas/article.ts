@@ -70,7 +70,10 @@ export const articleSchema = z.object({
   isBreaking: z.boolean(),
   status: articleStatusSchema,
   origin: articleOriginSchema.optional(),
-  /** The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors only. */
+  /**
+   * The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors
+   * only.
+   */
   createdBy: z.string().optional(),
   /** Bumped by the store on every write; records written before issue 14 have none and read as 1. */
   version: z.number().int().min(1).optional(),

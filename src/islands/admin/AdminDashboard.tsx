@@ -1,4 +1,7 @@
-/** The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit) over the shared QueryClient. */
+/**
+ * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit)
+ * over the shared QueryClient.
+ */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';

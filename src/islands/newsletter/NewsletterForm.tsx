@@ -1,4 +1,7 @@
-/** Footer newsletter sign-up: checks the address, posts it, reports the outcome with a toast and asks the reader to confirm from their inbox. */
+/**
+ * Footer newsletter sign-up: checks the address, posts it, reports the outcome with a toast and asks the reader to confirm from their
+ * inbox.
+ */
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, serverMessageOf } from '../../lib/api-client.ts';

@@ -1,4 +1,7 @@
-/** /sitemaps/pages.xml and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated after each publish). */
+/**
+ * /sitemaps/pages.xml and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated
+ * after each publish).
+ */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { respondWithMachineFile } from '../../server/publishing/endpoints.ts';
 import { listPeriods } from '../../server/publishing/feeds.ts';

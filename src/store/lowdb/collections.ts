@@ -1,4 +1,7 @@
-/** The lowdb collections besides articles: votes and views, comments, subscribers, sessions and jobs in hashed buckets; sources, users and meta in one small file each. */
+/**
+ * The lowdb collections besides articles: votes and views, comments, subscribers, sessions and jobs in hashed buckets; sources, users and
+ * meta in one small file each.
+ */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import type { Comment, CommentFilter } from '../../schemas/comment.ts';
 import type { NewsSource } from '../../schemas/source.ts';
