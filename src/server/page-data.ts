@@ -5,7 +5,7 @@ import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
-import { countListingPages, listingFilePath, listingSlice } from '../islands/shared/pagination.ts';
+import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
 
 /** Readers page through a section 12 cards at a time (SPEC section 9). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;

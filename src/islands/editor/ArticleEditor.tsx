@@ -9,7 +9,7 @@ import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import type { Article, ArticleStatus } from '../../schemas/article.ts';
 import { NAV_SECTIONS, type Section } from '../../schemas/common.ts';
-import { SECTION_LABELS } from '../shared/sections.ts';
+import { SECTION_LABELS } from '../../lib/sections.ts';
 import { toast } from '../toast/toast-store.ts';
 import { adminKeys, invalidateArticles } from '../admin/admin-queries.ts';
 import { formatLongDate } from '../admin/admin-format.ts';

@@ -4,8 +4,8 @@ import { useQuery } from '@tanstack/react-query';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { NAV_SECTIONS } from '../../schemas/common.ts';
 import { ArticleCard } from '../cards/ArticleCard.tsx';
-import { listPaginationItems } from '../shared/pagination.ts';
-import { SECTION_LABELS } from '../shared/sections.ts';
+import { listPaginationItems } from '../../lib/pagination.ts';
+import { SECTION_LABELS } from '../../lib/sections.ts';
 import { runSearch, SEARCH_PAGE_SIZE, searchesWholeArchive, type SearchRequest } from './search-source.ts';
 
 /** DECISIONS.md: the chips are all plus the seven nav sections (no markets). */

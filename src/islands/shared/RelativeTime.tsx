@@ -1,6 +1,6 @@
 /** A <time> that shows the absolute date on the server and the relative age once mounted in the browser. */
 import { useState, useSyncExternalStore } from 'react';
-import { formatAbsoluteDate, formatRelativeTime } from './relative-time.ts';
+import { formatAbsoluteDate, formatRelativeTime } from '../../lib/relative-time.ts';
 
 // Whether this render runs in the browser after hydration: false on the server and in the hydrating render (so it matches the HTML).
 const subscribe = () => () => {};

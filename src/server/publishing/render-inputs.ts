@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
-import { countListingPages, listingManifestPath } from '../../islands/shared/pagination.ts';
+import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import { articlePath, cardFingerprint, CORRECTIONS_PATH, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
