@@ -130,12 +130,12 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
   return state.worker;
 }
 
-/** The running worker of this runtime, if the site is attached. */
-export function usePublishingWorker(runtime: Runtime): RegenerationWorker | undefined {
-  return services.get(runtime)?.worker;
-}
-
 /** The pages-per-publish counters of this runtime (zero before publishing starts). */
 export function publishCounters(runtime: Runtime): PublishCounters {
   return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
+}
+
+/** What /api/health reports of publishing: regeneration jobs waiting and the pages-per-publish counters. */
+export async function describePublishing(runtime: Runtime): Promise<{ jobs: number; publishing: PublishCounters }> {
+  return { jobs: await runtime.store.jobs.size(), publishing: publishCounters(runtime) };
 }

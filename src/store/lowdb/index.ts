@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
-import { acquireLock } from './lock.ts';
+import { acquireLock } from '../lock-file.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
 import { BucketSet, loadArticleFiles } from './layout.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
