@@ -11,7 +11,7 @@ import type { Runtime } from './runtime.ts';
 import { AppError, unauthorized } from './errors.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
-import { permissionsOf, roleOf } from './permissions.ts';
+import { permissionsOf, roleOf } from '../lib/permissions.ts';
 
 export const SESSION_COOKIE = 'session';
 const DAY_MS = 24 * 60 * 60 * 1000;

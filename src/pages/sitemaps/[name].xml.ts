@@ -3,7 +3,7 @@
  * after each publish).
  */
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { respondWithMachineFile } from '../../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../../api/machine-files.ts';
 import { listPeriods } from '../../server/publishing/feeds.ts';
 import { useReadStore } from '../../server/runtime.ts';
 

@@ -4,7 +4,7 @@
  */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { SECTIONS } from '../../../schemas/common.ts';
-import { respondWithMachineFile } from '../../../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../../../api/machine-files.ts';
 
 export const prerender = true;
 
