@@ -158,11 +158,6 @@ export function authorizedEndpoint(action: Action, handler: SignedInHandler): AP
   });
 }
 
-/** For calls only the admin role may make (users, sources, subscribers); the default for anything not yet given an action. */
-export function adminEndpoint(handler: SignedInHandler): APIRoute {
-  return authorizedEndpoint('user.manage', handler);
-}
-
 /**
  * Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own).
  */

@@ -1,4 +1,5 @@
 /** The one fetch helper islands use to call /api: credentials included, JSON in and out, errors as ApiRequestError. */
+import type { ApiError } from '../schemas/common.ts';
 
 export class ApiRequestError extends Error {
   readonly status: number;
@@ -17,7 +18,7 @@ export class ApiRequestError extends Error {
     let serverMessage: string | undefined;
     let body: unknown;
     try {
-      const parsed = JSON.parse(bodyText) as { error?: unknown };
+      const parsed = JSON.parse(bodyText) as Partial<ApiError>;
       body = parsed;
       if (typeof parsed.error === 'string') serverMessage = parsed.error;
     } catch {

@@ -32,7 +32,6 @@ export const renderStateSchema = z.object({
   storeId: z.string(),
   pages: z.record(z.string(), pageStateSchema),
 });
-export type PageState = z.infer<typeof pageStateSchema>;
 export type RenderState = z.infer<typeof renderStateSchema>;
 export type PageInput = { i: string; p?: string };
 

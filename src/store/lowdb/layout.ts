@@ -24,11 +24,6 @@ function fileNameOf(id: string): string {
   return /^[A-Za-z0-9_-]{1,120}$/.test(id) ? id : `~${Buffer.from(id).toString('base64url')}`;
 }
 
-export function idOfFileName(name: string): string {
-  const base = name.slice(0, -'.json'.length);
-  return base.startsWith('~') ? Buffer.from(base.slice(1), 'base64url').toString() : base;
-}
-
 /** articles/<2 hex of hash(id)>/<id>.json: 256 folders, about 400 files each at 100,000 articles. */
 export function articleFile(dir: string, id: string): string {
   return path.join(dir, 'articles', hex(hash32(id) & 0xff, 2), `${fileNameOf(id)}.json`);
