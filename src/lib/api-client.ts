@@ -10,7 +10,8 @@ export class ApiRequestError extends Error {
   readonly body: unknown;
 
   constructor(status: number, bodyText: string, statusText: string, retryAfter?: number) {
-    // SPEC section 8: the message is the status code, a colon and space, then the body text (or status text).
+    // docs/product.md, Interface rules: confirmations, toasts and errors: the message is the status code, a colon and space, then the body
+    // text (or status text).
     super(`${status}: ${bodyText || statusText}`);
     this.name = 'ApiRequestError';
     this.status = status;

@@ -7,7 +7,7 @@ import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
 import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
 
-/** Readers page through a section 12 cards at a time (SPEC section 9). */
+/** Readers page through a section 12 cards at a time (docs/product.md, Limits). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
 /** Title and meta description of every section listing. */

@@ -31,7 +31,7 @@ async function fetchText(server: TestServer, publicPath: string): Promise<{ stat
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
-/** SPEC section 2's missing-article screen, with HTTP 404 (not the generic 404 screen). */
+/** The missing-article screen of docs/product.md (Reader screens), with HTTP 404 (not the generic 404 screen). */
 function expectMissingArticleScreen(answer: { status: number; text: string; headers: Headers }): void {
   expect(answer.status).toBe(404);
   expect(answer.headers.get('content-type')).toMatch(/^text\/html/);

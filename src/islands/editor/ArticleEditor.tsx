@@ -36,7 +36,7 @@ const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
 
 type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
 
-/** The status line under the title (SPEC section 2). */
+/** The status line under the title (docs/product.md, Interface rules: forms). */
 function describeStatus(status: ArticleStatus, scheduledFor: string | undefined): string {
   if (status === 'published') return 'Article is live';
   if (status === 'scheduled' && scheduledFor) return `Scheduled for ${formatLongDate(scheduledFor)}`;
@@ -94,7 +94,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
         toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
       } else {
         setArticleId(article.id);
-        // DECISIONS, Routes: after creating, the editor lives at /admin/editor/{id}.
+        // docs/decisions.md, Routes and pages: after creating, the editor lives at /admin/editor/{id}.
         window.history.replaceState(null, '', `/admin/editor/${article.id}`);
         document.title = document.title.replace(/^Create New Article/, 'Edit Article');
         toast({ title: 'Article created', description: 'Your article has been created successfully.' });

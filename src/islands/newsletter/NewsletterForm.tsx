@@ -24,7 +24,7 @@ function NewsletterForm() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    // SPEC section 5: an address without '@' is refused here and nothing is sent.
+    // docs/product.md, Interface rules: forms: an address without '@' is refused here and nothing is sent.
     if (!email.includes('@')) {
       toast({ title: 'Invalid email', description: 'Please enter a valid email address.', variant: 'destructive' });
       return;

@@ -9,7 +9,7 @@ import { AppError } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { checkUploadUrl, uploadDirs } from './upload-urls.ts';
 
-/** The largest image accepted (DECISIONS.md: at most 10 MB). */
+/** The largest image accepted (docs/decisions.md, Images: at most 10 MB). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const IMAGE_TOO_LARGE = 'The image is larger than 10 MB';
 
