@@ -58,9 +58,11 @@ export async function* limitBody(
   let finished = false;
   try {
     if (declared > maxBytes) {
-      // A body we would not even drain is refused before any of it is read.
-      if (declared <= DRAIN_LIMIT_BYTES) await drain(reader, 0);
-      finished = true;
+      // A body we would not even drain is refused before any of it is read (the finally lets go of it).
+      if (declared <= DRAIN_LIMIT_BYTES) {
+        await drain(reader, 0);
+        finished = true;
+      }
       throw tooLarge;
     }
     let total = 0;
