@@ -1,4 +1,7 @@
-/** Writes a realistic N-article newsroom into a DATA_DIR (store layout 2): records built by the domain as an editor's saves build them, read back through the Store. */
+/**
+ * Writes a realistic N-article newsroom into a DATA_DIR (store layout 2): records built by the domain as an editor's saves build them, read
+ * back through the Store.
+ */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';

@@ -5,7 +5,7 @@
  * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
  * It only measures: nothing here is a timed test.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -191,7 +191,10 @@ function startFeedServer(): Promise<{ url: string; close: () => Promise<void> }>
   );
 }
 
-/** Searches the way a reader does: /search in Chromium with /api/search cut off, so only the Pagefind index (however it is split) can answer. */
+/**
+ * Searches the way a reader does: /search in Chromium with /api/search cut off, so only the Pagefind index (however it is split) can
+ * answer.
+ */
 async function findableThroughPagefind(browser: Browser, origin: string, word: string, href: string): Promise<boolean> {
   const context = await browser.newContext();
   try {

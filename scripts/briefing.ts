@@ -9,7 +9,7 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { getConfig } from '../src/config.ts';
 import { openStore } from '../src/store/index.ts';
-import { lockHolder } from '../src/store/lowdb/lock.ts';
+import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { runBriefing } from '../src/server/briefing/briefing.ts';
 import { briefingKey, readServerAddress } from '../src/server/briefing/service.ts';
@@ -101,7 +101,7 @@ async function main(): Promise<void> {
   const force = parsed.values.force === true;
   const dataDir = path.resolve(getConfig().DATA_DIR);
   let summary: BriefingSummary;
-  const holder = lockHolder(dataDir);
+  const holder = storeWriterPid(dataDir);
   if (holder !== undefined) {
     summary = await askServer(dataDir, holder, force);
   } else {
@@ -110,7 +110,7 @@ async function main(): Promise<void> {
     } catch (error) {
       // A server started between the check and the open: ask it instead.
       if ((error as Error)?.name !== 'StoreLockedError') throw error;
-      const pid = lockHolder(dataDir);
+      const pid = storeWriterPid(dataDir);
       if (pid === undefined) throw error;
       summary = await askServer(dataDir, pid, force);
     }

@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { getConfig } from '../src/config.ts';
 import type { Store } from '../src/store/types.ts';
-import { lockHolder } from '../src/store/lowdb/lock.ts';
+import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
 import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
@@ -43,7 +43,7 @@ type DataSnapshot = { id: string; version: number; serverPid: number | undefined
 
 /** Publishes due articles (unless a server owns the data) and keeps the store open for what follows. */
 async function prepareData(dataDir: string): Promise<DataSnapshot> {
-  const serverPid = lockHolder(path.resolve(dataDir));
+  const serverPid = storeWriterPid(path.resolve(dataDir));
   if (serverPid) {
     say(`a server (pid ${serverPid}) holds ${dataDir}: it publishes due articles itself; building from a snapshot of the data`);
     // The render twins read the same snapshot (useReadStore keeps it for this process).

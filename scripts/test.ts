@@ -62,14 +62,22 @@ if (only === undefined || only === 'e2e') {
   }) === 0 ? 0 : 1;
 }
 
-function counts(file: string, pick: (data: any) => { passed: number; failed: number; skipped: number }) {
+/** The parts of vitest's and Playwright's JSON reports read here. */
+interface Report {
+  numPassedTests?: number;
+  numFailedTests?: number;
+  numPendingTests?: number;
+  numTodoTests?: number;
+  stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
+}
+function counts(file: string, pick: (data: Report) => { passed: number; failed: number; skipped: number }) {
   try {
     return pick(JSON.parse(fs.readFileSync(file, 'utf8')));
   } catch {
     return { passed: 0, failed: 0, skipped: 0 };
   }
 }
-const vitestCounts = (d: any) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) });
+const vitestCounts = (d: Report) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) });
 const unit = counts(path.join(reports, 'vitest.json'), vitestCounts);
 const hardening = counts(path.join(reports, 'hardening.json'), vitestCounts);
 const vitest = { passed: unit.passed + hardening.passed, failed: unit.failed + hardening.failed, skipped: unit.skipped + hardening.skipped };

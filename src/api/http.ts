@@ -2,9 +2,11 @@
 import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
-import { z } from 'zod';
+import type { z } from 'zod';
 import { AppError, isAppError, type AppErrorIssue } from '../server/errors.ts';
-import { assertCan, can, type Action } from '../server/permissions.ts';
+import { readBodyBytes } from './body-limit.ts';
+import { can, type Action } from '../lib/permissions.ts';
+import { assertCan } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
 import type { Actor, Viewer } from '../server/articles.ts';
@@ -67,80 +69,6 @@ export function parseWith<S extends z.ZodType>(schema: S, data: unknown, what = 
 /** Query-string parameters (the last value of a repeated key wins) parsed by a schema. */
 export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
   return parseWith(schema, Object.fromEntries(url.searchParams), 'Invalid query');
-}
-
-/**
- * A 413 answered before the body was read: `Connection: close` so the client does not reuse a
- * connection that still carries the unread rest of its upload (it would fail the next request).
- */
-function bodyTooLarge(maxBytes: number): AppError {
-  return new AppError(413, `Request body is larger than ${maxBytes} bytes`, { headers: { Connection: 'close' } });
-}
-
-/**
- * How much of an over-limit body is still read (and thrown away) before the 413 is sent: answering
- * while the client is still sending makes many clients fail with EPIPE/ECONNRESET instead of seeing
- * the 413. Beyond this the connection is cut.
- */
-const DRAIN_LIMIT_BYTES = 16 * 1024 * 1024;
-
-/** Reads and discards the rest of a stream, up to DRAIN_LIMIT_BYTES; answers whether it ended. */
-async function drainBody(reader: ReadableStreamDefaultReader<Uint8Array>, alreadyRead: number): Promise<boolean> {
-  let total = alreadyRead;
-  try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) return true;
-      total += value.byteLength;
-      if (total > DRAIN_LIMIT_BYTES) break;
-    }
-  } catch {
-    return false;
-  }
-  await reader.cancel().catch(() => {});
-  return false;
-}
-
-/** Reads a request body up to a byte limit; a larger body is a 413. */
-export async function readBodyBytes(request: Request, maxBytes: number): Promise<Uint8Array> {
-  const declared = Number(request.headers.get('content-length') ?? '0');
-  if (!request.body) {
-    if (declared > maxBytes) throw bodyTooLarge(maxBytes);
-    return new Uint8Array();
-  }
-  const reader = request.body.getReader();
-  if (declared > maxBytes) {
-    // A body we would not even drain is refused before any of it is read.
-    if (declared <= DRAIN_LIMIT_BYTES) await drainBody(reader, 0);
-    else await reader.cancel().catch(() => {});
-    throw bodyTooLarge(maxBytes);
-  }
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  for (;;) {
-    let chunk: ReadableStreamReadResult<Uint8Array>;
-    try {
-      chunk = await reader.read();
-    } catch (error) {
-      // The client went away or was cut off by the server's request timeout mid-body: not our failure.
-      throw new AppError(400, 'The request body was cut off', { headers: { Connection: 'close' }, cause: error });
-    }
-    const { done, value } = chunk;
-    if (done) break;
-    total += value.byteLength;
-    if (total > maxBytes) {
-      await drainBody(reader, total);
-      throw bodyTooLarge(maxBytes);
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.byteLength;
-  }
-  return out;
 }
 
 /**
@@ -230,12 +158,9 @@ export function authorizedEndpoint(action: Action, handler: SignedInHandler): AP
   });
 }
 
-/** For calls only the admin role may make (users, sources, subscribers); the default for anything not yet given an action. */
-export function adminEndpoint(handler: SignedInHandler): APIRoute {
-  return authorizedEndpoint('user.manage', handler);
-}
-
-/** Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own). */
+/**
+ * Who is asking, for the article visibility rule: unpublished articles for roles that may read them (authors and contributors: their own).
+ */
 export function viewerOf(context: APIContext): Viewer {
   const user = context.locals.user;
   if (!user || !can(user, 'article.read')) return { isAdmin: false };

@@ -1,4 +1,5 @@
 /** The one fetch helper islands use to call /api: credentials included, JSON in and out, errors as ApiRequestError. */
+import type { ApiError } from '../schemas/common.ts';
 
 export class ApiRequestError extends Error {
   readonly status: number;
@@ -9,7 +10,8 @@ export class ApiRequestError extends Error {
   readonly body: unknown;
 
   constructor(status: number, bodyText: string, statusText: string, retryAfter?: number) {
-    // SPEC section 8: the message is the status code, a colon and space, then the body text (or status text).
+    // docs/product.md, Interface rules: confirmations, toasts and errors: the message is the status code, a colon and space, then the body
+    // text (or status text).
     super(`${status}: ${bodyText || statusText}`);
     this.name = 'ApiRequestError';
     this.status = status;
@@ -17,7 +19,7 @@ export class ApiRequestError extends Error {
     let serverMessage: string | undefined;
     let body: unknown;
     try {
-      const parsed = JSON.parse(bodyText) as { error?: unknown };
+      const parsed = JSON.parse(bodyText) as Partial<ApiError>;
       body = parsed;
       if (typeof parsed.error === 'string') serverMessage = parsed.error;
     } catch {

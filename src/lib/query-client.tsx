@@ -1,10 +1,13 @@
-/** One TanStack QueryClient shared by every island on a page, with the spec's defaults. */
+/**
+ * One TanStack QueryClient shared by every island on a page, with the defaults of docs/product.md (Interface rules: how islands fetch
+ * data).
+ */
 import { QueryClient, QueryClientProvider, type QueryFunction } from '@tanstack/react-query';
 import type { ComponentType, ReactNode } from 'react';
 import { api, type QueryParams } from './api-client.ts';
 
 /**
- * SPEC section 7: the key's segments are joined into a path; a second segment that is an object
+ * docs/product.md, Interface rules: how islands fetch data: the key's segments are joined into a path; a second segment that is an object
  * becomes query-string parameters. E.g. ['/api/articles', { section: 'world' }].
  */
 export const defaultQueryFn: QueryFunction = ({ queryKey, signal }) => {

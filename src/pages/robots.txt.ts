@@ -1,6 +1,6 @@
 /** robots.txt: crawl rules and the sitemaps, with the configured SITE_URL (prerendered). */
 import type { APIRoute } from 'astro';
-import { respondWithMachineFile } from '../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../api/machine-files.ts';
 
 export const prerender = true;
 

@@ -19,7 +19,7 @@ export type ArticleStatus = z.infer<typeof articleStatusSchema>;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2048);
 /** A hero image: a site path (/images/...) or an absolute http(s) URL. */
 export const heroImageSchema = z.union([
-  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~\/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
+  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
   httpUrl,
 ]);
 
@@ -70,7 +70,10 @@ export const articleSchema = z.object({
   isBreaking: z.boolean(),
   status: articleStatusSchema,
   origin: articleOriginSchema.optional(),
-  /** The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors only. */
+  /**
+   * The user who created it in the editor (issue 14). Absent on seeded, ingested and older articles: those belong to admins and editors
+   * only.
+   */
   createdBy: z.string().optional(),
   /** Bumped by the store on every write; records written before issue 14 have none and read as 1. */
   version: z.number().int().min(1).optional(),

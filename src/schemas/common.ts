@@ -25,7 +25,6 @@ export const pagingQuerySchema = z.object({
   pageSize: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(DEFAULT_PAGE_SIZE),
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).optional(),
 });
-export type PagingQuery = z.infer<typeof pagingQuerySchema>;
 
 /** "true"/"false" in a query string. */
 export const queryBoolean = z.enum(['true', 'false']).transform((v) => v === 'true');
@@ -37,8 +36,6 @@ export const isoDateOrDateTime = z.union([z.iso.date(), z.iso.datetime({ offset:
 
 export const countSchema = z.object({ count: z.number().int().min(0) });
 export type CountResponse = z.infer<typeof countSchema>;
-
-export const messageSchema = z.object({ message: z.string() });
 
 /** Every error answer of the API. */
 export const apiErrorSchema = z.object({

@@ -101,7 +101,10 @@ export type SubscriberListing = {
 export type BriefingSummary = {
   date: string;
   runId: string | undefined;
-  /** `sent`: this call sent (or resumed) it; `already-sent`: today's briefing was out before; `no-subscribers`/`no-articles`: nothing to send. */
+  /**
+   * `sent`: this call sent (or resumed) it; `already-sent`: today's briefing was out before; `no-subscribers`/`no-articles`: nothing to
+   * send.
+   */
   outcome: 'sent' | 'already-sent' | 'no-subscribers' | 'no-articles';
   recipients: number;
   sent: number;

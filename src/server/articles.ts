@@ -22,7 +22,8 @@ import { nowIso } from './clock.ts';
 import { emitArticleChanges, type Runtime } from './runtime.ts';
 import type { User } from '../schemas/auth.ts';
 import type { AuditAction } from '../schemas/audit.ts';
-import { actionsForStatusChange, assertCan, can, type Action } from './permissions.ts';
+import { actionsForStatusChange, can, type Action } from '../lib/permissions.ts';
+import { assertCan } from './permissions.ts';
 import { recordAudit } from './audit.ts';
 import { recordRevision } from './revisions.ts';
 

@@ -8,10 +8,10 @@ import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/enco
 import { hash, verify } from '@node-rs/argon2';
 import type { PublicUser, Role, Session, User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
-import { AppError, unauthorized } from './errors.ts';
+import { AppError } from './errors.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
-import { permissionsOf, roleOf } from './permissions.ts';
+import { permissionsOf, roleOf } from '../lib/permissions.ts';
 
 export const SESSION_COOKIE = 'session';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -154,7 +154,3 @@ export async function ensureFirstAdmin(runtime: Runtime): Promise<{ username: st
   return { username, password, generated };
 }
 
-export function requireUser(user: User | undefined): User {
-  if (!user) throw unauthorized();
-  return user;
-}

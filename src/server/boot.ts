@@ -1,7 +1,6 @@
 /** Starting the application in a process: open the store, fill an empty DATA_DIR, create the first admin, start services. */
 import type { Config } from '../config.ts';
 import { ensureFirstAdmin } from './auth.ts';
-import { seedDemoContent } from './seed.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 import { startBackgroundServices } from './services.ts';
 
@@ -11,6 +10,8 @@ export async function prepareDataDir(runtime: Runtime, log: (line: string) => vo
   if (!seeded) {
     const empty = (await runtime.store.articles.count({})) === 0 && (await runtime.store.users.count()) === 0;
     if (empty && runtime.config.SEED === 'demo') {
+      // Seeding (fixtures, hero-image drawing, sharp) is loaded only for the one start that seeds an empty DATA_DIR.
+      const { seedDemoContent } = await import('./seed.ts');
       const summary = await seedDemoContent(runtime);
       log(`Seeded demo content: ${summary}`);
     }

@@ -1,4 +1,4 @@
-/** HTML sanitising with the fixed allow-list of DECISIONS.md, for editor bodies and feed items alike. */
+/** HTML sanitising with the fixed allow-list of docs/product.md (Articles and publishing), for editor bodies and feed items alike. */
 import sanitizeHtml from 'sanitize-html';
 
 const OPTIONS: sanitizeHtml.IOptions = {

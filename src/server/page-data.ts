@@ -1,13 +1,13 @@
 /** Data loaders for the reader pages: what each prerendered route (and its on-demand twin) renders, read from the store. */
-import { DEFAULT_PAGE_SIZE, NAV_SECTIONS, SECTIONS, sectionSchema, type Section } from '../schemas/common.ts';
-import type { Article, ArticleRecord, ArticleSummary } from '../schemas/article.ts';
+import { DEFAULT_PAGE_SIZE, SECTIONS, sectionSchema, type Section } from '../schemas/common.ts';
+import type { ArticleRecord } from '../schemas/article.ts';
 import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
-import { countListingPages, listingFilePath, listingSlice } from '../islands/shared/pagination.ts';
+import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
 
-/** Readers page through a section 12 cards at a time (SPEC section 9). */
+/** Readers page through a section 12 cards at a time (docs/product.md, Limits). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
 /** Title and meta description of every section listing. */
@@ -95,9 +95,4 @@ export async function listArticleSlugs(): Promise<string[]> {
   const total = await store.articles.count(published());
   const records = await store.articles.list(published(), { offset: 0, limit: total }, 'recent');
   return records.map((r) => r.slug);
-}
-
-/** The sections shown in the navigation (home is reachable but not listed). */
-export function listNavSections(): Array<{ section: Section; title: string }> {
-  return NAV_SECTIONS.map((section) => ({ section, title: SECTION_INFO[section].title }));
 }

@@ -52,11 +52,6 @@ export function useRuntime(): Promise<Runtime> {
   return registry[KEY] ?? startRuntime();
 }
 
-/** Whether a runtime has been started in this process. */
-export function hasRuntime(): boolean {
-  return registry[KEY] !== undefined;
-}
-
 /**
  * The store for rendering pages: the live one inside the server, or a read-only snapshot in a
  * build process (which must not take the lock: the server may be running while cron rebuilds).

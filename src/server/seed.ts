@@ -1,4 +1,7 @@
-/** Demo content for a fresh DATA_DIR: the articles, comments, sources and subscribers of data/seed/, with generated hero images and counters. */
+/**
+ * Demo content for a fresh DATA_DIR: the articles, comments, sources and subscribers of data/seed/, with generated hero images and
+ * counters.
+ */
 import { createHash, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';

@@ -4,7 +4,7 @@ import type { Runtime } from './runtime.ts';
 import { AppError, conflict, notFound } from './errors.ts';
 import { generatePassword, upsertUser } from './auth.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
-import { roleOf } from './permissions.ts';
+import { roleOf } from '../lib/permissions.ts';
 
 export function toUserSummary(user: User): UserSummary {
   return { id: user.id, username: user.username, role: roleOf(user), disabled: user.disabled === true, createdAt: user.createdAt };

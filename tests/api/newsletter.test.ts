@@ -1,4 +1,6 @@
-/** The newsletter: idempotent sign-up over the API, rate limit, the confirm and unsubscribe pages, and the dashboard's subscriber endpoints. */
+/**
+ * The newsletter: idempotent sign-up over the API, rate limit, the confirm and unsubscribe pages, and the dashboard's subscriber endpoints.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

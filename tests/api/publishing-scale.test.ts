@@ -85,7 +85,7 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
     const rebuild = await run('scripts/rebuild.ts', { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' });
     expect(rebuild.code, rebuild.output.slice(-3000)).toBe(0);
     console.log(`[figure] full rebuild of ${COUNT} articles: ${(rebuild.ms / 1000).toFixed(1)} s`);
-    console.log(rebuild.output.split('\n').filter((l) => /files prerendered|search index  |total  /.test(l)).join('\n'));
+    console.log(rebuild.output.split('\n').filter((l) => /files prerendered|search index {2}|total {2}/.test(l)).join('\n'));
     server = await startServer({ dataDir, env: { OUT_DIR: outDir, SERVE_DIR: path.join(outDir, 'client'), TRUST_PROXY: 'true' } });
     admin = await adminClient(server);
   }, 900_000);

@@ -9,7 +9,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import { TestClient, adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
+import type { TestClient} from './support.ts';
+import { adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
 
 /** Polls until `check` answers a value (no timed assertion: the deadline only stops a hung test). */
 async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
@@ -30,7 +31,7 @@ async function fetchText(server: TestServer, publicPath: string): Promise<{ stat
   return { status: response.status, text: await response.text(), headers: response.headers };
 }
 
-/** SPEC section 2's missing-article screen, with HTTP 404 (not the generic 404 screen). */
+/** The missing-article screen of docs/product.md (Reader screens), with HTTP 404 (not the generic 404 screen). */
 function expectMissingArticleScreen(answer: { status: number; text: string; headers: Headers }): void {
   expect(answer.status).toBe(404);
   expect(answer.headers.get('content-type')).toMatch(/^text\/html/);

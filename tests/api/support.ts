@@ -1,6 +1,5 @@
 /** Shared pieces of the API tests: a server per file, clients with their own client IP, fixtures over HTTP. */
 import fs from 'node:fs';
-import path from 'node:path';
 import { expect } from 'vitest';
 import { ADMIN, ApiClient, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article, ArticleInput } from '../../src/schemas/article.ts';
@@ -47,6 +46,8 @@ export async function createArticle(admin: ApiClient, input: Partial<ArticleInpu
 }
 
 /** Answers the status and parsed JSON body of a response. */
+// The API tests read many shapes; each assertion checks the fields it uses.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
 export async function read<T = any>(response: Response): Promise<{ status: number; body: T }> {
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
@@ -74,6 +75,7 @@ export function expectDataFilesValid(dataDir: string): void {
 }
 
 /** Reads one collection of the server's DATA_DIR from its files, as one document (`{ articles: [...] }`, `{ votes, tallies }`, ...). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
 export function readDataFile<T = any>(dataDir: string, name: string): T {
   return readCollectionDocument(dataDir, name) as T;
 }

@@ -1,4 +1,6 @@
-/** Roles in the browser (issue 14): an admin adds a user in the Users tab; a contributor cannot publish (no button, and the API says 403). */
+/**
+ * Roles in the browser (issue 14): an admin adds a user in the Users tab; a contributor cannot publish (no button, and the API says 403).
+ */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Browser, type Page } from '@playwright/test';
 import { declineCookies, gotoAdmin, signInPage, uniqueToken, waitForIsland } from './admin-helpers.ts';

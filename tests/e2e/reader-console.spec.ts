@@ -1,4 +1,7 @@
-/** A clean console for readers: no errors, no CSP violations, and signed-out visitors never ask GET /api/auth/me (no 401 logged); signed-in editors still get Admin and Logout. */
+/**
+ * A clean console for readers: no errors, no CSP violations, and signed-out visitors never ask GET /api/auth/me (no 401 logged); signed-in
+ * editors still get Admin and Logout.
+ */
 import { expect, test, type Page } from '@playwright/test';
 import { declineCookies, findArticle, signIn, waitForIsland } from './reader-support.ts';
 

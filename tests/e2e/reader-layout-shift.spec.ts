@@ -41,14 +41,20 @@ async function recordLayoutShifts(page: Page): Promise<void> {
   });
 }
 
-/** The page's CLS: the largest session window of shifts (gaps under 1 s, windows under 5 s), as web-vitals defines it; here simply all shifts summed, which is never less. */
+/**
+ * The page's CLS: the largest session window of shifts (gaps under 1 s, windows under 5 s), as web-vitals defines it; here simply all
+ * shifts summed, which is never less.
+ */
 async function totalShift(page: Page): Promise<{ cls: number; detail: string }> {
   const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; sources: string[] }[] }).__shifts);
   const cls = shifts.reduce((sum, s) => sum + s.value, 0);
   return { cls, detail: shifts.map((s) => `${s.value.toFixed(4)} ${s.sources.join(' ')}`).join('; ') };
 }
 
-/** Waits until the islands in view have hydrated and the data they fetch has arrived (client:visible ones below the fold stay asleep, as for a reader who does not scroll). */
+/**
+ * Waits until the islands in view have hydrated and the data they fetch has arrived (client:visible ones below the fold stay asleep, as for
+ * a reader who does not scroll).
+ */
 async function settle(page: Page): Promise<void> {
   await expect(page.locator('astro-island[ssr][client=idle], astro-island[ssr][client=load]')).toHaveCount(0, { timeout: 15_000 });
   await page.waitForLoadState('load');

@@ -54,7 +54,7 @@ type Acked = {
 const dataDir = makeDataDir('meridian-crash-');
 let server: TestServer | undefined;
 let admin: TestClient;
-let base: { id: string; slug: string }[] = [];
+const base: { id: string; slug: string }[] = [];
 // Two streams: the kill moments replay exactly, whatever number of choices the load happened to make.
 const killMoment = seeded(SEED);
 const random = seeded(SEED + 1);

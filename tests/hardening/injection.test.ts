@@ -138,7 +138,7 @@ async function inspect(page: Page): Promise<{ fired: number[]; dangerous: string
         for (const attr of el.getAttributeNames()) {
           const value = el.getAttribute(attr) ?? '';
           if (/^on/i.test(attr)) dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
-          if (/^(href|src|action|formaction|data|xlink:href)$/i.test(attr) && /^\s*(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\u0000-\u0020]/g, ''))) dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
+          if (/^(href|src|action|formaction|data|xlink:href)$/i.test(attr) && /^\s*(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\p{Cc} ]/gu, ''))) dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
         }
         if (el.tagName === 'SCRIPT' && /__xss/.test(el.textContent ?? '') && !/json/i.test(el.getAttribute('type') ?? '')) dangerous.push(`executable script: ${(el.textContent ?? '').slice(0, 60)}`);
         if (el.tagName === 'IFRAME' && el.hasAttribute('srcdoc') && (el.getAttribute('sandbox') === null || /allow-scripts/.test(el.getAttribute('sandbox')!))) dangerous.push('iframe srcdoc without sandbox');

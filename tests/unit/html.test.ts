@@ -1,4 +1,4 @@
-/** sanitizeBodyHtml: the allow-list of DECISIONS.md and the XSS payloads it must defuse. */
+/** sanitizeBodyHtml: the allow-list of docs/product.md (Articles and publishing) and the XSS payloads it must defuse. */
 import { describe, expect, it } from 'vitest';
 import { htmlToText, sanitizeBodyHtml } from '../../src/server/html.ts';
 

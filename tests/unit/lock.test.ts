@@ -5,7 +5,7 @@ import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, StoreLockedError, type Store } from '../../src/store/index.ts';
-import { lockHolder } from '../../src/store/lowdb/lock.ts';
+import { lockHolder } from '../../src/store/lock-file.ts';
 import { closeQuietly, makeTempDir } from './support.ts';
 
 const STORE_MODULE = pathToFileURL(path.resolve(import.meta.dirname, '../../src/store/index.ts')).href;

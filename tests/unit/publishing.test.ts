@@ -9,7 +9,7 @@ import type { Section } from '../../src/schemas/common.ts';
 import type { ArticleChange } from '../../src/server/runtime.ts';
 import { computeAffectedPaths, fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from '../../src/server/publishing/paths.ts';
 import { buildNewsSitemap, buildRobots, buildRss, buildSitemap, buildSitemapIndex, listPublished } from '../../src/server/publishing/feeds.ts';
-import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/islands/shared/pagination.ts';
+import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/lib/pagination.ts';
 import { sectionPagePath } from '../../src/server/page-data.ts';
 import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
 import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';

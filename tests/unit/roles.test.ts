@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { ACTIONS, actionsForStatusChange, can, isAllowed, PERMISSIONS, permissionsOf, roleOf } from '../../src/server/permissions.ts';
+import { ACTIONS, actionsForStatusChange, can, isAllowed, PERMISSIONS, permissionsOf, roleOf } from '../../src/lib/permissions.ts';
 import { toPublicUser } from '../../src/server/auth.ts';
 import { recordAudit, listAudit } from '../../src/server/audit.ts';
 import { ROLES } from '../../src/schemas/auth.ts';

@@ -22,6 +22,7 @@ afterEach(async () => {
 });
 
 /** A collection as one document, read from the files on disk (not from the open store). */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
 function readFile<T = any>(name: string): T {
   return readCollectionDocument(dir, name) as T;
 }

@@ -1,4 +1,7 @@
-/** The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit) over the shared QueryClient. */
+/**
+ * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit)
+ * over the shared QueryClient.
+ */
 import { useId, useState, type KeyboardEvent } from 'react';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { ArticleManager } from './ArticleManager.tsx';
@@ -12,7 +15,7 @@ import { UsersTab } from './UsersTab.tsx';
 import { AuditTab } from './AuditTab.tsx';
 import { useCurrentUser } from '../auth/use-current-user.ts';
 import { usePermissions } from '../auth/use-permissions.ts';
-import type { Action } from '../../server/permissions.ts';
+import type { Action } from '../../lib/permissions.ts';
 import type { PublicUser } from '../../schemas/auth.ts';
 
 /** Each tab with the permission it needs: a role sees only the tabs it may use (issue 14). */

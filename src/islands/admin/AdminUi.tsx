@@ -2,12 +2,15 @@
 import type { FormEvent, ReactNode } from 'react';
 import { toast } from '../toast/toast-store.ts';
 
-/** Failures of the back office: a destructive 'Error' toast with the catalogue's text (SPEC section 8). */
+/**
+ * Failures of the back office: a destructive 'Error' toast with the catalogue's text (docs/product.md, Interface rules: confirmations,
+ * toasts and errors).
+ */
 export function toastFailure(description: string): void {
   toast({ title: 'Error', description, variant: 'destructive' });
 }
 
-/** SPEC section 9: every delete asks first. */
+/** Every delete asks first (docs/product.md, Interface rules: confirmations, toasts and errors). */
 export function confirmDelete(what: string): boolean {
   return window.confirm(`Delete ${what}? This cannot be undone.`);
 }

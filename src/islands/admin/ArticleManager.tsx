@@ -3,7 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import { ARTICLE_STATUSES, type Article } from '../../schemas/article.ts';
 import { SECTIONS, type CountResponse } from '../../schemas/common.ts';
-import { labelSection } from '../shared/sections.ts';
+import { labelSection } from '../../lib/sections.ts';
 import { adminKeys, ARTICLE_MANAGER_PAGE_SIZE } from './admin-queries.ts';
 import { articleFilterParams, EMPTY_ARTICLE_FILTERS, type ArticleFilters } from './admin-format.ts';
 import { ManagerArticleCard } from './ManagerArticleCard.tsx';

@@ -1,4 +1,7 @@
-/** Audit tab (admins, issue 14): who published, unpublished, deleted, restored, changed a role, hid a comment or changed a source, newest first. */
+/**
+ * Audit tab (admins, issue 14): who published, unpublished, deleted, restored, changed a role, hid a comment or changed a source, newest
+ * first.
+ */
 import { useState } from 'react';
 import { keepPreviousData, useQuery } from '@tanstack/react-query';
 import type { AuditEntry } from '../../schemas/audit.ts';

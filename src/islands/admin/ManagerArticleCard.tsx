@@ -99,7 +99,7 @@ function AdjustVotes({ article, kind, onAdjust }: { article: Article; kind: Vote
   const submit = (event: FormEvent) => {
     event.preventDefault();
     const amount = parseVoteAdjustment(value);
-    // SPEC section 5: not an integer, zero or NaN means nothing is sent.
+    // docs/product.md, Interface rules: forms: not an integer, zero or NaN means nothing is sent.
     if (amount === undefined) return;
     onAdjust(amount);
     setValue('');

@@ -5,7 +5,7 @@ import { api } from '../../lib/api-client.ts';
 import { SECTIONS, type Section } from '../../schemas/common.ts';
 import type { NewsSource, NewsSourceInput } from '../../schemas/source.ts';
 import { toast } from '../toast/toast-store.ts';
-import { labelSection } from '../shared/sections.ts';
+import { labelSection } from '../../lib/sections.ts';
 import { adminKeys, invalidateArticles, invalidateSources } from './admin-queries.ts';
 import { formatDateTime } from './admin-format.ts';
 import { confirmDelete, QueryFailure, Spinner, toastFailure } from './AdminUi.tsx';

@@ -1,5 +1,5 @@
 /** Page numbers with Previous/Next for the admin lists; hidden when there is one page or fewer. */
-import { listPaginationItems } from '../shared/pagination.ts';
+import { listPaginationItems } from '../../lib/pagination.ts';
 
 type Props = {
   page: number;

@@ -1,4 +1,6 @@
-/** Users tab (admins, issue 14): add a user with a role (the generated password shown once), change roles, disable, reset passwords, delete. */
+/**
+ * Users tab (admins, issue 14): add a user with a role (the generated password shown once), change roles, disable, reset passwords, delete.
+ */
 import { useState, type FormEvent } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';

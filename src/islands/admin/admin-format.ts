@@ -11,7 +11,7 @@ export function formatDateTime(iso: string | undefined): string {
   return Number.isNaN(date.getTime()) ? '' : dateTime.format(date);
 }
 
-/** SPEC section 9: dates display in long format, e.g. "October 1, 2025". */
+/** Dates display in long format, e.g. "October 1, 2025" (docs/product.md, Interface rules: dates). */
 export function formatLongDate(iso: string | Date | undefined): string {
   if (!iso) return '';
   const date = typeof iso === 'string' ? new Date(iso) : iso;
@@ -24,7 +24,7 @@ export function formatLongDateTime(date: Date): string {
 
 /**
  * A like/dislike adjustment typed by an editor: an integer other than zero (negatives remove),
- * else undefined and nothing is sent (SPEC section 5).
+ * else undefined and nothing is sent (docs/product.md, Interface rules: forms).
  */
 export function parseVoteAdjustment(raw: string): number | undefined {
   const text = raw.trim();

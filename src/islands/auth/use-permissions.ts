@@ -1,6 +1,6 @@
 /** What the signed-in user's role may do, for islands hiding what it cannot: the server's own check over GET /api/auth/me's grants. */
 import type { Grant } from '../../schemas/auth.ts';
-import { isAllowed, type Action, type ArticleTarget } from '../../server/permissions.ts';
+import { isAllowed, type Action, type ArticleTarget } from '../../lib/permissions.ts';
 import { useCurrentUser } from './use-current-user.ts';
 
 export type CanCheck = (action: Action, target?: ArticleTarget) => boolean;

@@ -1,6 +1,6 @@
 /** The article card: rendered to static HTML by the section view and live by the search island (same markup). */
 import { heroImageAttributes } from '../../schemas/image.ts';
-import { labelSection } from '../shared/sections.ts';
+import { labelSection } from '../../lib/sections.ts';
 import { RelativeTime } from '../shared/RelativeTime.tsx';
 
 /** What a card shows; the fields of ArticleSummary, loosened for results that come from the search index. */

@@ -11,7 +11,10 @@ import { RelativeTime } from '../shared/RelativeTime.tsx';
 type Draft = { authorName: string; authorEmail: string; content: string; website: string };
 const EMPTY: Draft = { authorName: '', authorEmail: '', content: '', website: '' };
 
-/** SPEC section 5: the form's checks, in order; answers the toast to show, or undefined when the draft may be sent. */
+/**
+ * The form's checks, in order (docs/product.md, Interface rules: forms); answers the toast to show, or undefined when the draft may be
+ * sent.
+ */
 export function checkCommentDraft(draft: Draft): { title: string; description: string } | undefined {
   if (!draft.authorName.trim() || !draft.authorEmail.trim() || !draft.content.trim()) {
     return { title: 'Missing fields', description: 'Please fill in all fields.' };

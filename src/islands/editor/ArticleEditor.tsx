@@ -3,13 +3,13 @@
  * Every save carries the version the editor holds (issue 14): a 409 shows who changed the article,
  * with Reload and Compare; drafts autosave while typing; History restores an earlier revision.
  */
-import { useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import type { Article, ArticleStatus } from '../../schemas/article.ts';
 import { NAV_SECTIONS, type Section } from '../../schemas/common.ts';
-import { SECTION_LABELS } from '../shared/sections.ts';
+import { SECTION_LABELS } from '../../lib/sections.ts';
 import { toast } from '../toast/toast-store.ts';
 import { adminKeys, invalidateArticles } from '../admin/admin-queries.ts';
 import { formatLongDate } from '../admin/admin-format.ts';
@@ -36,7 +36,7 @@ const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
 
 type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
 
-/** The status line under the title (SPEC section 2). */
+/** The status line under the title (docs/product.md, Interface rules: forms). */
 function describeStatus(status: ArticleStatus, scheduledFor: string | undefined): string {
   if (status === 'published') return 'Article is live';
   if (status === 'scheduled' && scheduledFor) return `Scheduled for ${formatLongDate(scheduledFor)}`;
@@ -62,7 +62,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const savedForm = useRef<string>(JSON.stringify(EMPTY_FORM));
 
   /** Takes a saved article as the editor's new base (after a save, a reload or a restore). */
-  const adopt = (article: Article, options: { replaceForm: boolean }) => {
+  const adopt = useCallback((article: Article, options: { replaceForm: boolean }) => {
     setVersion(article.version);
     setCurrent(article);
     setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
@@ -72,7 +72,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       setForm(next);
       savedForm.current = JSON.stringify(next);
     }
-  };
+  }, [client]);
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
@@ -82,7 +82,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       initialized.current = true;
       adopt(existing.data, { replaceForm: true });
     }
-  }, [existing.data]);
+  }, [existing.data, adopt]);
 
   const save = useMutation({
     mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody; sent: string }) =>
@@ -94,7 +94,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
         toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
       } else {
         setArticleId(article.id);
-        // DECISIONS, Routes: after creating, the editor lives at /admin/editor/{id}.
+        // docs/decisions.md, Routes and pages: after creating, the editor lives at /admin/editor/{id}.
         window.history.replaceState(null, '', `/admin/editor/${article.id}`);
         document.title = document.title.replace(/^Create New Article/, 'Edit Article');
         toast({ title: 'Article created', description: 'Your article has been created successfully.' });
@@ -139,14 +139,16 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       if (found) setConflict(found);
     },
   });
+  // TanStack Query keeps `mutate` stable across renders, so the timer restarts only when the form or the state changes.
+  const { mutate: runAutosave, isPending: autosavePending } = autosave;
   const canAutosave = articleId !== undefined && saved?.status === 'draft' && conflict === undefined && version !== undefined;
   useEffect(() => {
-    if (!canAutosave || save.isPending || autosave.isPending) return;
+    if (!canAutosave || save.isPending || autosavePending) return;
     const sent = JSON.stringify(form);
     if (sent === savedForm.current || !form.title.trim()) return;
-    const timer = window.setTimeout(() => autosave.mutate({ body: buildArticleBody(form, 'draft', 'update'), sent }), AUTOSAVE_DELAY_MS);
+    const timer = window.setTimeout(() => runAutosave({ body: buildArticleBody(form, 'draft', 'update'), sent }), AUTOSAVE_DELAY_MS);
     return () => window.clearTimeout(timer);
-  }, [form, canAutosave, save.isPending, autosave.isPending]);
+  }, [form, canAutosave, save.isPending, autosavePending, runAutosave]);
 
   const failed = (error: unknown) => {
     const found = conflictOf(error);

@@ -1,4 +1,4 @@
-/** The editor's form state and the request body it becomes (SPEC sections 5 and 7). */
+/** The editor's form state and the request body it becomes (docs/product.md, Interface rules: forms). */
 import type { z } from 'zod';
 import type { Article, ArticleStatus, articleInputSchema } from '../../schemas/article.ts';
 import type { Section } from '../../schemas/common.ts';
@@ -98,7 +98,7 @@ export function buildArticleBody(form: EditorForm, status: ArticleStatus, mode: 
   else if (mode === 'update') body.bodyHtml = '';
   if (form.heroImage) body.heroImage = form.heroImage;
   else if (mode === 'update') body.heroImage = '';
-  // SPEC section 4: scheduledFor only with status scheduled and a chosen date.
+  // docs/product.md, Interface rules: forms: scheduledFor only with status scheduled and a chosen date.
   const when = scheduledDateOf(form);
   if (status === 'scheduled' && when) body.scheduledFor = when.toISOString();
   return body;

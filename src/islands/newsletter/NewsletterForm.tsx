@@ -1,4 +1,7 @@
-/** Footer newsletter sign-up: checks the address, posts it, reports the outcome with a toast and asks the reader to confirm from their inbox. */
+/**
+ * Footer newsletter sign-up: checks the address, posts it, reports the outcome with a toast and asks the reader to confirm from their
+ * inbox.
+ */
 import { useState, type FormEvent } from 'react';
 import { useMutation } from '@tanstack/react-query';
 import { api, serverMessageOf } from '../../lib/api-client.ts';
@@ -21,7 +24,7 @@ function NewsletterForm() {
 
   const onSubmit = (event: FormEvent<HTMLFormElement>) => {
     event.preventDefault();
-    // SPEC section 5: an address without '@' is refused here and nothing is sent.
+    // docs/product.md, Interface rules: forms: an address without '@' is refused here and nothing is sent.
     if (!email.includes('@')) {
       toast({ title: 'Invalid email', description: 'Please enter a valid email address.', variant: 'destructive' });
       return;

@@ -4,11 +4,11 @@ import { useQuery } from '@tanstack/react-query';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { NAV_SECTIONS } from '../../schemas/common.ts';
 import { ArticleCard } from '../cards/ArticleCard.tsx';
-import { listPaginationItems } from '../shared/pagination.ts';
-import { SECTION_LABELS } from '../shared/sections.ts';
+import { listPaginationItems } from '../../lib/pagination.ts';
+import { SECTION_LABELS } from '../../lib/sections.ts';
 import { runSearch, SEARCH_PAGE_SIZE, searchesWholeArchive, type SearchRequest } from './search-source.ts';
 
-/** DECISIONS.md: the chips are all plus the seven nav sections (no markets). */
+/** The chips are all plus the seven nav sections, no markets (docs/decisions.md, Search). */
 export const SEARCH_CHIPS = ['all', ...NAV_SECTIONS] as const;
 
 function readUrl(): SearchRequest {

@@ -3,7 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import { toast } from '../toast/toast-store.ts';
 import { buildShareUrl, openSharePopup, SHARE_NETWORKS, type ShareNetwork } from './share-links.ts';
 
-/** SPEC section 9: how long the copied state shows. */
+/** How long the copied state shows (docs/product.md, Interface rules: timings and sizes). */
 export const COPIED_MS = 2000;
 
 const ICONS: Record<ShareNetwork, string> = {

@@ -2,7 +2,7 @@
 
 export type ShareNetwork = 'facebook' | 'linkedin' | 'tiktok';
 
-/** SPEC section 9: share popup size. */
+/** Share popup size (docs/product.md, Interface rules: timings and sizes). */
 export const SHARE_POPUP = { width: 600, height: 400 } as const;
 
 export const SHARE_NETWORKS: Array<{ network: ShareNetwork; label: string }> = [

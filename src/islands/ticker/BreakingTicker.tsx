@@ -3,7 +3,7 @@ import { useQuery } from '@tanstack/react-query';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import type { Article } from '../../schemas/article.ts';
 
-/** SPEC section 9: ticker limit and refresh. */
+/** Ticker limit and refresh (docs/product.md, Interface rules: timings and sizes). */
 export const TICKER_LIMIT = 10;
 export const TICKER_REFRESH_MS = 60_000;
 

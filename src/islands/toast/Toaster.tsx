@@ -3,7 +3,7 @@ import { useEffect, useRef, useState, type PointerEvent as ReactPointerEvent } f
 import { dismissToast, subscribeToasts, type ToastMessage } from './toast-store.ts';
 import { showQueuedToast } from './flash-toast.ts';
 
-/** SPEC section 9: auto-close delay, swipe threshold and hotkey. */
+/** Auto-close delay, swipe threshold and hotkey (docs/product.md, Interface rules: timings and sizes). */
 export const TOAST_DURATION_MS = 5000;
 export const SWIPE_THRESHOLD_PX = 50;
 const HOTKEY = 'F8';

@@ -10,6 +10,29 @@ const MESSAGES: Record<VoteKind, { success: string; failure: string }> = {
   dislike: { success: 'Your feedback has been recorded (1 point).', failure: 'Failed to record your feedback.' },
 };
 
+const BUTTONS: Record<VoteKind, { label: string; icon: string }> = {
+  like: { label: 'Like', icon: 'M7 11v9H4v-9zm2 9h8.2a2 2 0 0 0 2-1.6l1.2-6A2 2 0 0 0 18.4 10H14l.7-3.5a1.8 1.8 0 0 0-3.3-1.3L9 10z' },
+  dislike: { label: 'Dislike', icon: 'M17 13V4h3v9zm-2-9H6.8a2 2 0 0 0-2 1.6l-1.2 6A2 2 0 0 0 5.6 14H10l-.7 3.5a1.8 1.8 0 0 0 3.3 1.3L15 14z' },
+};
+
+type VoteButtonProps = { kind: VoteKind; count: number | undefined; pressed: boolean; disabled: boolean; onVote: (kind: VoteKind) => void };
+
+/** One vote button: its icon, label and live count ('–' until the count has loaded). */
+function VoteButton({ kind, count, pressed, disabled, onVote }: VoteButtonProps) {
+  const { label, icon } = BUTTONS[kind];
+  return (
+    <button type="button" className="vote-btn" aria-pressed={pressed} disabled={disabled} onClick={() => onVote(kind)} data-testid={`${kind}-button`}>
+      <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
+        <path d={icon} fill="currentColor" />
+      </svg>
+      <span>{label}</span>
+      <span className="vote-count" data-testid={`${kind}-count`}>
+        {count === undefined ? '–' : count.toLocaleString('en-US')}
+      </span>
+    </button>
+  );
+}
+
 function VoteBar({ articleId }: { articleId: string }) {
   const queryClient = useQueryClient();
   const key = ['/api/articles', articleId, 'vote'];
@@ -24,33 +47,10 @@ function VoteBar({ articleId }: { articleId: string }) {
     onError: (_error, kind) => toast({ title: 'Error', description: MESSAGES[kind].failure, variant: 'destructive' }),
   });
 
-  const count = (n: number | undefined) => (n === undefined ? '–' : n.toLocaleString('en-US'));
   return (
     <div className="vote-bar" role="group" aria-label="Rate this article" data-testid="vote-bar">
-      <button
-        type="button"
-        className="vote-btn"
-        aria-pressed={data?.vote === 'like'}
-        disabled={vote.isPending}
-        onClick={() => vote.mutate('like')}
-        data-testid="like-button"
-      >
-        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M7 11v9H4v-9zm2 9h8.2a2 2 0 0 0 2-1.6l1.2-6A2 2 0 0 0 18.4 10H14l.7-3.5a1.8 1.8 0 0 0-3.3-1.3L9 10z" fill="currentColor" /></svg>
-        <span>Like</span>
-        <span className="vote-count" data-testid="like-count">{count(data?.likes)}</span>
-      </button>
-      <button
-        type="button"
-        className="vote-btn"
-        aria-pressed={data?.vote === 'dislike'}
-        disabled={vote.isPending}
-        onClick={() => vote.mutate('dislike')}
-        data-testid="dislike-button"
-      >
-        <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true"><path d="M17 13V4h3v9zm-2-9H6.8a2 2 0 0 0-2 1.6l-1.2 6A2 2 0 0 0 5.6 14H10l-.7 3.5a1.8 1.8 0 0 0 3.3 1.3L15 14z" fill="currentColor" /></svg>
-        <span>Dislike</span>
-        <span className="vote-count" data-testid="dislike-count">{count(data?.dislikes)}</span>
-      </button>
+      <VoteButton kind="like" count={data?.likes} pressed={data?.vote === 'like'} disabled={vote.isPending} onVote={vote.mutate} />
+      <VoteButton kind="dislike" count={data?.dislikes} pressed={data?.vote === 'dislike'} disabled={vote.isPending} onVote={vote.mutate} />
     </div>
   );
 }

@@ -1,6 +1,9 @@
-/** /sitemaps/pages.xml and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated after each publish). */
+/**
+ * /sitemaps/pages.xml and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated
+ * after each publish).
+ */
 import type { APIRoute, GetStaticPaths } from 'astro';
-import { respondWithMachineFile } from '../../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../../api/machine-files.ts';
 import { listPeriods } from '../../server/publishing/feeds.ts';
 import { useReadStore } from '../../server/runtime.ts';
 

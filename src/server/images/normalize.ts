@@ -15,7 +15,7 @@ import type { Runtime } from '../runtime.ts';
 import { MAX_IMAGE_BYTES, deleteUpload, readUpload } from './uploads.ts';
 import { UPLOAD_PATH, checkUploadUrl } from './upload-urls.ts';
 
-/** Decoding bombs stop here (DECISIONS.md: at most 40 megapixels). */
+/** Decoding bombs stop here (docs/decisions.md, Images: at most 40 megapixels). */
 export const MAX_INPUT_PIXELS = 40_000_000;
 const WEBP_QUALITY = 80;
 

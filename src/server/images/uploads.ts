@@ -3,42 +3,28 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { Readable, Transform } from 'node:stream';
+import type { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import type { ReadableStream as WebReadableStream } from 'node:stream/web';
-import { AppError, isAppError } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { checkUploadUrl, uploadDirs } from './upload-urls.ts';
 
-/** The largest image accepted (DECISIONS.md: at most 10 MB). */
+/** The largest image accepted (docs/decisions.md, Images: at most 10 MB). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
-const TOO_LARGE = 'The image is larger than 10 MB';
+export const IMAGE_TOO_LARGE = 'The image is larger than 10 MB';
 
+/** What the edge hands over of a PUT to an upload URL: the URL's parts, the parsed headers, and the body. */
 export type UploadRequest = {
   token: string;
   expires: string | null;
   sig: string | null;
-  contentType: string | null;
-  contentLength: string | null;
-  body: ReadableStream<Uint8Array> | null;
+  /** The media type of the body, lowercased, without parameters ('' when none was sent). */
+  mediaType: string;
+  /** The declared length in bytes, when the client declared one. */
+  declaredBytes: number | undefined;
+  /** The body, already held to MAX_IMAGE_BYTES by the edge (it fails with a 413 past it), or null when there is none. */
+  body: Readable | null;
 };
-
-/**
- * Passes bytes through up to `max`, then drops the rest while still reading it: the client gets its
- * 413 after sending, on a connection that stays usable (cutting the stream off mid-upload leaves the
- * client writing into a dead socket).
- */
-function byteLimit(max: number): Transform & { overflowed: () => boolean } {
-  let seen = 0;
-  const transform = new Transform({
-    transform(chunk: Buffer, _encoding, callback) {
-      seen += chunk.length;
-      if (seen > max) callback();
-      else callback(null, chunk);
-    },
-  });
-  return Object.assign(transform, { overflowed: () => seen > max });
-}
 
 /**
  * Stores an upload: 403 for a forged URL, 410 for an expired or used one, 415 for a body that is not
@@ -48,12 +34,11 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
   const check = await checkUploadUrl(runtime, request.token, request.expires, request.sig);
   if (check === 'forged') throw new AppError(403, 'This upload URL is not valid');
   if (check === 'expired') throw new AppError(410, 'This upload URL has expired; request a new one');
-  const type = (request.contentType ?? '').split(';')[0]!.trim().toLowerCase();
+  const type = request.mediaType;
   if (!/^image\/[a-z0-9.+-]+$/.test(type) || type === 'image/svg+xml') {
     throw new AppError(415, 'Expected an image (Content-Type image/jpeg, image/png, image/webp, image/avif or image/gif)');
   }
-  const declared = Number(request.contentLength ?? '');
-  if (Number.isFinite(declared) && declared > MAX_IMAGE_BYTES) throw new AppError(413, TOO_LARGE);
+  if (request.declaredBytes !== undefined && request.declaredBytes > MAX_IMAGE_BYTES) throw new AppError(413, IMAGE_TOO_LARGE);
   if (!request.body) throw new AppError(400, 'The upload is empty');
 
   const { uploads, claims } = uploadDirs(runtime);
@@ -68,22 +53,14 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
   }
   const target = path.join(uploads, request.token);
   const partial = path.join(uploads, `.${request.token}.${randomBytes(6).toString('hex')}.part`);
-  const limit = byteLimit(MAX_IMAGE_BYTES);
   try {
-    await pipeline(Readable.fromWeb(request.body as WebReadableStream<Uint8Array>), limit, fs.createWriteStream(partial, { flags: 'wx' }));
-    if (limit.overflowed()) throw new AppError(413, TOO_LARGE);
+    // The body's own failures (too large, cut off) arrive here as AppErrors; nothing partial is kept.
+    await pipeline(request.body, fs.createWriteStream(partial, { flags: 'wx' }));
     const { size } = await fsp.stat(partial);
     if (size === 0) throw new AppError(400, 'The upload is empty');
     await fsp.rename(partial, target);
   } catch (error) {
     await fsp.rm(partial, { force: true });
-    if (isAppError(error)) throw error;
-    // The body was cut off (the adapter's own size limit, or the client gave up): this connection is done.
-    if (limit.overflowed()) throw new AppError(413, TOO_LARGE, { headers: { Connection: 'close' }, cause: error });
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'ERR_STREAM_PREMATURE_CLOSE' || code === 'ECONNRESET' || (error as Error).name === 'AbortError') {
-      throw new AppError(400, 'The upload was interrupted', { headers: { Connection: 'close' }, cause: error });
-    }
     throw error;
   }
 }

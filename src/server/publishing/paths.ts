@@ -7,7 +7,7 @@ import type { Store } from '../../store/types.ts';
 import type { ArticleChange } from '../runtime.ts';
 import { toSummary } from '../articles.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
-import { countListingPages, listingManifestPath, listingSlice } from '../../islands/shared/pagination.ts';
+import { countListingPages, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import {
   NEWS_SITEMAP_PATH,
   PAGES_SITEMAP_PATH,

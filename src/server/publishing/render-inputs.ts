@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
-import { countListingPages, listingManifestPath } from '../../islands/shared/pagination.ts';
+import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import { articlePath, cardFingerprint, CORRECTIONS_PATH, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
@@ -32,7 +32,6 @@ export const renderStateSchema = z.object({
   storeId: z.string(),
   pages: z.record(z.string(), pageStateSchema),
 });
-export type PageState = z.infer<typeof pageStateSchema>;
 export type RenderState = z.infer<typeof renderStateSchema>;
 export type PageInput = { i: string; p?: string };
 

@@ -20,22 +20,11 @@ export function renderSecret(): string {
   return registry[KEY];
 }
 
-/** Whether a request comes from this process's regeneration worker. */
-export function isInternalRender(request: Request): boolean {
-  const given = request.headers.get(RENDER_SECRET_HEADER);
+/** Whether a render-secret header value is this process's secret (so the caller is its regeneration worker). */
+export function isRenderSecret(given: string | null | undefined): boolean {
   const expected = registry[KEY];
   if (!given || !expected) return false;
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The twin's answer to outside callers: the site's ordinary 404 (Astro renders the 404 page for an empty 404). */
-export function refuseOutsideCaller(): Response {
-  return new Response(null, { status: 404 });
-}
-
-/** The twin's answer when the page does not exist for the current data (the worker deletes the file). */
-export function answerMissing(): Response {
-  return new Response('missing', { status: 404, headers: { [RENDER_RESULT_HEADER]: 'missing', 'Content-Type': 'text/plain' } });
 }

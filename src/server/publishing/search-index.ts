@@ -131,16 +131,6 @@ export async function readPeriodsFile(clientDir: string): Promise<string[]> {
   }
 }
 
-/** Whether the site has a period index at all (the server builds it at start when not). */
-export async function hasSearchIndex(clientDir: string): Promise<boolean> {
-  try {
-    await fs.access(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Writes periods.json naming those of `names` that are complete on disk, newest first (temp file + rename), unless it already says so. */
 async function writePeriodsFile(root: string, names: Iterable<string>): Promise<string[]> {
   const dir = path.join(root, PAGEFIND_DIR);

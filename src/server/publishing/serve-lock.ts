@@ -1,7 +1,7 @@
 /** The served-folder lock: one server serves and regenerates a folder, a second one is refused. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { acquireLockFile } from '../../store/lowdb/lock.ts';
+import { acquireLockFile } from '../../store/lock-file.ts';
 
 export class ServedFolderLockedError extends Error {
   readonly folder: string;

@@ -60,9 +60,10 @@ export function startPublishing(runtime: Runtime): void {
     state.worker?.wake();
   };
 
-  let scheduler: Scheduler | undefined;
+  // Started after the hook is registered (so an article it publishes at once is not missed), read by the hook.
+  const scheduling: { scheduler?: Scheduler } = {};
   runtime.hooks.articlesChanged.push(async (changes) => {
-    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduler?.reschedule();
+    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduling.scheduler?.reschedule();
     state.pendingHooks++;
     try {
       let paths: string[];
@@ -103,7 +104,8 @@ export function startPublishing(runtime: Runtime): void {
   });
 
   // Started after the hook is registered: its first tick may publish articles that came due.
-  scheduler = startScheduler(runtime, { enqueue });
+  const scheduler = startScheduler(runtime, { enqueue });
+  scheduling.scheduler = scheduler;
   runtime.services.set('publishing-scheduler', scheduler);
   runtime.services.set('publishing-worker', {
     stop: async () => {
@@ -128,12 +130,12 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
   return state.worker;
 }
 
-/** The running worker of this runtime, if the site is attached. */
-export function usePublishingWorker(runtime: Runtime): RegenerationWorker | undefined {
-  return services.get(runtime)?.worker;
-}
-
 /** The pages-per-publish counters of this runtime (zero before publishing starts). */
 export function publishCounters(runtime: Runtime): PublishCounters {
   return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
+}
+
+/** What /api/health reports of publishing: regeneration jobs waiting and the pages-per-publish counters. */
+export async function describePublishing(runtime: Runtime): Promise<{ jobs: number; publishing: PublishCounters }> {
+  return { jobs: await runtime.store.jobs.size(), publishing: publishCounters(runtime) };
 }

@@ -11,7 +11,9 @@ import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
-import { fileForPath, isHtmlPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
+import { pickJob, retryDelayMs, type JobTiming } from './job-picking.ts';
+import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
+import { createPurgeBatch } from './purge-batch.ts';
 import { sendPurge } from './purge.ts';
 import { searchDay } from '../clock.ts';
 import {
@@ -74,28 +76,19 @@ export type RegenerationWorker = {
 const IDLE_POLL_MS = 1000;
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;
-const MAX_RETRY_MS = 5 * 60_000;
-const PURGE_BATCH = 500;
-
-/** Urgency of a path: the article itself first, then listing page 1, feeds, deeper listing pages, search last (it reads the pages). */
-function priorityOf(publicPath: string): number {
-  const search = searchJobOf(publicPath);
-  if (search) return search.kind === 'bundle' ? 4 : 5;
-  if (publicPath.startsWith('/article/')) return 0;
-  if (/^\/section\/[a-z]+$/.test(publicPath)) return 1;
-  if (!isHtmlPath(publicPath)) return 2;
-  return 3;
-}
 
 export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions): RegenerationWorker {
   const { store } = runtime;
   const clientDir = path.resolve(options.clientDir);
   const manifestFile = manifestFileFor(clientDir);
   const siteUrl = runtime.config.SITE_URL;
-  const settleMs = options.settleMs ?? 100;
-  const maxWaitMs = options.maxWaitMs ?? 1000;
-  const searchDebounceMs = options.searchDebounceMs ?? 500;
-  const searchMaxDelayMs = options.searchMaxDelayMs ?? 8000;
+  const timing: JobTiming = {
+    settleMs: options.settleMs ?? 100,
+    maxWaitMs: options.maxWaitMs ?? 1000,
+    searchDebounceMs: options.searchDebounceMs ?? 500,
+    searchMaxDelayMs: options.searchMaxDelayMs ?? 8000,
+    idlePollMs: IDLE_POLL_MS,
+  };
   const log = options.log ?? ((line: string) => console.log(line));
   const stats: WorkerStats = { jobs: 0, reconciled: 0, written: 0, deleted: 0, unchanged: 0, failed: 0, renderMs: 0, searchBuilds: 0, lastSearchMs: undefined };
 
@@ -112,7 +105,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   let lastManifestCheck = Date.now();
   /** The article version the manifest on disk names, once this worker knows the pages match it. */
   let writtenVersion: number | undefined;
-  let purgeBatch: string[] = [];
+  const purgeBatch = createPurgeBatch();
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -169,16 +162,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
   }
 
-  function flushPurge(): void {
+  function sendPurgeOf(paths: string[]): void {
     const purgeUrl = runtime.config.PURGE_URL;
-    if (!purgeUrl || purgeBatch.length === 0) {
-      purgeBatch = [];
-      return;
-    }
-    const paths = [...new Set(purgeBatch)];
-    purgeBatch = [];
-    void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, log);
+    if (purgeUrl && paths.length > 0) void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, log);
   }
+  const flushPurge = () => sendPurgeOf(purgeBatch.take());
 
   /** Renders one path and brings its file in line; answers what happened to the file. */
   async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
@@ -194,8 +182,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     manifestStale = true;
     if (outcome === 'written' || outcome === 'deleted') {
       stats[outcome]++;
-      purgeBatch.push(publicPath);
-      if (purgeBatch.length >= PURGE_BATCH) flushPurge();
+      const full = purgeBatch.add(publicPath);
+      if (full) sendPurgeOf(full);
       // The article's bundle must read this page: queue it (again) now that the file is on disk.
       // (A reconcile re-indexes every bundle when it ends.)
       if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
@@ -221,7 +209,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stats.failed++;
       const message = (error as Error).message ?? String(error);
       await store.jobs.fail(job.id, message);
-      const delay = Math.min(MAX_RETRY_MS, 1000 * 2 ** Math.min(job.attempts, 12));
+      const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
       log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
     }
@@ -294,31 +282,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     wakeUp?.();
   }
 
-  async function pickJob(): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
+  async function nextJob(): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
     const jobs = await store.jobs.list(1000);
-    const now = Date.now();
-    let best: Job | undefined;
-    let waitMs = IDLE_POLL_MS;
-    let pagesQueued = false;
-    for (const job of jobs) {
-      const base = Math.max(Date.parse(job.createdAt), lastRendered.get(job.path) ?? 0);
-      const searchJob = searchJobOf(job.path);
-      const search = searchJob !== undefined;
-      const head = searchJob?.kind === 'bundle' && searchJob.bundle.startsWith('head-');
-      const settle = search ? (head ? searchDebounceMs : searchDebounceMs * 4) : settleMs;
-      const maxWait = search ? searchMaxDelayMs : maxWaitMs;
-      const readyAt = Math.max(retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settle, base + maxWait));
-      if (readyAt > now) {
-        waitMs = Math.min(waitMs, readyAt - now);
-        continue;
-      }
-      if (!best || priorityOf(job.path) < priorityOf(best.path)) best = job;
-      // Search reads pages: it waits while a page job is ready (one waiting on a retry does not hold it
-      // up; when that page is finally written, its month is queued again).
-      if (!search) pagesQueued = true;
-    }
-    if (best && (pagesQueued || reconcileQueue.length > 0) && searchJobOf(best.path)) best = undefined;
-    return { job: best, queued: jobs.length, waitMs };
+    const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 });
+    return { ...picked, queued: jobs.length };
   }
 
   async function loop(): Promise<void> {
@@ -329,7 +296,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
           compactedDay = searchDay();
           await queueSearch([COMPACT_JOB]);
         }
-        const { job, queued, waitMs } = await pickJob();
+        const { job, queued, waitMs } = await nextJob();
         if (job) {
           await runJob(job);
           continue;

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { HERO_ASPECT, HERO_WIDTHS, heroImagePath } from '../../schemas/image.ts';
 import type { Section } from '../../schemas/common.ts';
+import { SECTION_LABELS } from '../../lib/sections.ts';
 
 const WIDTH = HERO_WIDTHS[HERO_WIDTHS.length - 1]!;
 const HEIGHT = Math.round((WIDTH * HERO_ASPECT.height) / HERO_ASPECT.width);
@@ -30,16 +31,6 @@ const PALETTES: Record<Section, { from: string; tones: [string, string, string];
   home: { from: '#0f213a', tones: ['#2f5d8a', '#2f7a8a', '#4a4f8a'], accent: '#ff8a5c', second: '#cde3f7' },
 };
 
-const LABELS: Record<Section, string> = {
-  world: 'World',
-  business: 'Business',
-  politics: 'Politics',
-  tech: 'Technology',
-  sports: 'Sports',
-  culture: 'Culture',
-  opinion: 'Opinion',
-  home: 'Top Stories',
-};
 
 type Random = () => number;
 
@@ -250,7 +241,7 @@ export function renderHeroSvg(section: Section, variant: number): string {
 <rect width="${WIDTH}" height="${HEIGHT}" fill="url(#shade)"/>
 <rect x="64" y="${HEIGHT - 178}" width="56" height="6" fill="${p.accent}"/>
 <text x="64" y="${HEIGHT - 138}" font-family="${SANS}" font-size="24" font-weight="700" letter-spacing="6" fill="#ffffff" fill-opacity="0.85">MERIDIAN NEWS</text>
-<text x="60" y="${HEIGHT - 62}" font-family="${SANS}" font-size="76" font-weight="700" fill="#ffffff">${LABELS[section]}</text>
+<text x="60" y="${HEIGHT - 62}" font-family="${SANS}" font-size="76" font-weight="700" fill="#ffffff">${SECTION_LABELS[section]}</text>
 </svg>`;
 }
 

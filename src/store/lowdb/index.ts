@@ -5,31 +5,20 @@ import { randomUUID } from 'node:crypto';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
-import { acquireLock } from './lock.ts';
+import { acquireLock } from '../lock-file.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
 import { BucketSet, loadArticleFiles } from './layout.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
-import {
-  LowdbComments,
-  LowdbCounters,
-  LowdbJobs,
-  LowdbMeta,
-  LowdbSessions,
-  LowdbSources,
-  MemoryLimits,
-  type AdjustmentBucket,
-  type CommentBucket,
-  type JobBucket,
-  type MetaFile,
-  type SessionBucket,
-  type SourcesFile,
-  type UsersFile,
-  type ViewsBucket,
-  type VoteBucket,
-} from './collections.ts';
+import { MemoryLimits } from '../memory-limits.ts';
+import { LowdbComments, type CommentBucket } from './comments.ts';
+import { LowdbCounters, type AdjustmentBucket, type ViewsBucket, type VoteBucket } from './counters.ts';
+import { LowdbJobs, type JobBucket } from './jobs.ts';
+import { LowdbMeta, type MetaFile } from './meta.ts';
+import { LowdbSessions, type SessionBucket } from './sessions.ts';
+import { LowdbSources, type SourcesFile } from './sources.ts';
 import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
-import { LowdbUserDirectory } from './users.ts';
+import { LowdbUserDirectory, type UsersFile } from './users.ts';
 import { LowdbAudit } from './audit.ts';
 import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';

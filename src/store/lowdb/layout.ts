@@ -1,6 +1,5 @@
 /** Where each record lives on disk (layout 2): one file per article, hashed buckets for every other growing collection. */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { JsonCollection, readJsonFile } from './file.ts';
 
@@ -23,11 +22,6 @@ const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
 /** A record id as a file name: kept when it is already safe, else base64url behind a `~`. */
 function fileNameOf(id: string): string {
   return /^[A-Za-z0-9_-]{1,120}$/.test(id) ? id : `~${Buffer.from(id).toString('base64url')}`;
-}
-
-export function idOfFileName(name: string): string {
-  const base = name.slice(0, -'.json'.length);
-  return base.startsWith('~') ? Buffer.from(base.slice(1), 'base64url').toString() : base;
 }
 
 /** articles/<2 hex of hash(id)>/<id>.json: 256 folders, about 400 files each at 100,000 articles. */

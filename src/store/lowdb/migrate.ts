@@ -12,7 +12,11 @@ import type { ArticleRecord } from '../../schemas/article.ts';
 import { readJsonFile, writeFileAtomic } from './file.ts';
 import { BUCKETS, LAYOUT_FILE, LAYOUT_VERSION, articleFile, bucketFile, bucketOf, collectionFolder, inPool, voteBucket, type BucketedName } from './layout.ts';
 import type { ArticlesFile } from './articles.ts';
-import type { CommentsFile, CountersFile, JobsFile, SessionsFile, SubscribersFile, VotesFile } from './collections.ts';
+import type { CommentsFile } from './comments.ts';
+import type { CountersFile, VotesFile } from './counters.ts';
+import type { JobsFile } from './jobs.ts';
+import type { SessionsFile } from './sessions.ts';
+import type { SubscribersFile } from './subscribers.ts';
 
 /** The layout-1 files that layout 2 replaces (users, sources and meta keep their one file in both). */
 export const LEGACY_FILES = ['articles', 'counters', 'votes', 'comments', 'subscribers', 'sessions', 'jobs'] as const;
@@ -127,8 +131,10 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
       const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
       let total = counted.get(articleId);
       if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
-      if (kind === 'like') count.likes++, total.likes++;
-      else count.dislikes++, total.dislikes++;
+      for (const tally of [count, total]) {
+        if (kind === 'like') tally.likes++;
+        else tally.dislikes++;
+      }
       voteCount++;
     }
   }

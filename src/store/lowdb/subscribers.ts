@@ -7,6 +7,8 @@ import { subscriberStatus, type Subscriber, type SubscriberCounts, type Subscrib
 import type { Page, SubscriberListRepository } from '../types.ts';
 import { bucketOf, type BucketSet } from './layout.ts';
 
+/** The layout-1 subscribers.json (read by the migration). */
+export type SubscribersFile = { subscribers: Subscriber[] };
 /** subscribers/<bucket>.json: the subscribers whose e-mail hashes to the bucket, by e-mail. */
 export type SubscriberBucket = Record<string, Subscriber>;
 

@@ -1,7 +1,7 @@
 /** A compact in-memory inverted index for article search: token -> packed (document number, weight) postings. */
 
 const WORD = /[\p{L}\p{N}]+/gu;
-const ASCII = /^[\x00-\x7f]*$/;
+const ASCII = /^[\p{ASCII}]*$/u;
 const ASCII_WORD = /[a-z0-9]+/g;
 
 /** Lowercases, strips diacritics and splits text into word tokens. */

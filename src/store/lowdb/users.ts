@@ -1,8 +1,33 @@
-/** The Users tab's view of users.json (issue 14): list, change and delete by id, beside the basic lookups. */
+/** users.json: the lookups sign-in needs, and the Users tab's view (issue 14): list, change and delete by id. */
 import type { User } from '../../schemas/auth.ts';
-import type { UserDirectoryRepository } from '../types.ts';
+import type { UserDirectoryRepository, UserRepository } from '../types.ts';
 import type { JsonCollection } from './file.ts';
-import { LowdbUsers, type UsersFile } from './collections.ts';
+
+export type UsersFile = { users: User[] };
+
+export class LowdbUsers implements UserRepository {
+  readonly #file: JsonCollection<UsersFile>;
+  constructor(file: JsonCollection<UsersFile>) {
+    this.#file = file;
+  }
+  async get(id: string) {
+    return this.#file.data.users.find((u) => u.id === id);
+  }
+  async getByUsername(username: string) {
+    const wanted = username.toLowerCase();
+    return this.#file.data.users.find((u) => u.username.toLowerCase() === wanted);
+  }
+  async count() {
+    return this.#file.data.users.length;
+  }
+  async upsert(user: User) {
+    const index = this.#file.data.users.findIndex((u) => u.username.toLowerCase() === user.username.toLowerCase());
+    if (index >= 0) this.#file.data.users[index] = { ...user, id: this.#file.data.users[index]!.id };
+    else this.#file.data.users.push({ ...user });
+    await this.#file.write();
+    return { ...this.#file.data.users[index >= 0 ? index : this.#file.data.users.length - 1]! };
+  }
+}
 
 export class LowdbUserDirectory extends LowdbUsers implements UserDirectoryRepository {
   readonly #file: JsonCollection<UsersFile>;

@@ -2,7 +2,8 @@
  * POST /api/newsletter/unsubscribe?token=...: the RFC 8058 one-click unsubscribe a mailbox provider
  * sends (body `List-Unsubscribe=One-Click`, no cookies, no Origin); GET sends a person to the page.
  */
-import { allowMethods, endpoint, json, parseQuery, readBodyBytes } from '../../../api/http.ts';
+import { readBodyBytes } from '../../../api/body-limit.ts';
+import { allowMethods, endpoint, json, parseQuery } from '../../../api/http.ts';
 import { unsubscribeQuerySchema } from '../../../schemas/newsletter.ts';
 import { unsubscribe } from '../../../server/newsletter.ts';
 

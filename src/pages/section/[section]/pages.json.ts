@@ -1,7 +1,10 @@
-/** /section/{section}/pages.json: the section's page count, from which archive pages draw their numbered navigation (prerendered; regenerated when it changes). */
+/**
+ * /section/{section}/pages.json: the section's page count, from which archive pages draw their numbered navigation (prerendered;
+ * regenerated when it changes).
+ */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { SECTIONS } from '../../../schemas/common.ts';
-import { respondWithMachineFile } from '../../../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../../../api/machine-files.ts';
 
 export const prerender = true;
 

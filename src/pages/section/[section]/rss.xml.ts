@@ -1,7 +1,7 @@
 /** /section/{section}/rss.xml: RSS 2.0 feed of a section's 50 newest articles (prerendered; regenerated after each publish). */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { SECTIONS } from '../../../schemas/common.ts';
-import { respondWithMachineFile } from '../../../server/publishing/endpoints.ts';
+import { respondWithMachineFile } from '../../../api/machine-files.ts';
 
 export const prerender = true;
 

@@ -1,4 +1,6 @@
-/** GET /api/articles/{id}/corrections (readers: published articles) and POST (roles that may publish the article, 201): append a correction. */
+/**
+ * GET /api/articles/{id}/corrections (readers: published articles) and POST (roles that may publish the article, 201): append a correction.
+ */
 import { actorOf, allowMethods, authorizedEndpoint, endpoint, json, param, parseJsonBody, viewerOf } from '../../../../api/http.ts';
 import { ifMatchVersion } from '../../../../api/if-match.ts';
 import { correctionInputSchema } from '../../../../schemas/article.ts';

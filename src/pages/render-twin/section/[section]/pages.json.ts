@@ -1,7 +1,7 @@
 /** On-demand twin of /section/{section}/pages.json for the regeneration worker; outside callers get 404. */
 import type { APIRoute } from 'astro';
-import { respondToTwin } from '../../../../server/publishing/twin.ts';
-import { respondWithMachineFile } from '../../../../server/publishing/endpoints.ts';
+import { respondToTwin } from '../../../../api/render-twin.ts';
+import { respondWithMachineFile } from '../../../../api/machine-files.ts';
 
 export const prerender = false;
 

@@ -1,4 +1,7 @@
-/** POST /api/articles/{id}/revisions/{rev}/restore (roles that may edit the article): the revision's content as a new save; a stale If-Match answers 409. */
+/**
+ * POST /api/articles/{id}/revisions/{rev}/restore (roles that may edit the article): the revision's content as a new save; a stale If-Match
+ * answers 409.
+ */
 import { actorOf, allowMethods, authorizedEndpoint, expectEmptyBody, json, param, parseWith } from '../../../../../../api/http.ts';
 import { ifMatchVersion } from '../../../../../../api/if-match.ts';
 import { revisionParamSchema } from '../../../../../../schemas/revision.ts';

@@ -1,5 +1,5 @@
 /** Display names of sections, shared by cards, chips and badges in the browser (no server import). */
-import type { Section } from '../../schemas/common.ts';
+import type { Section } from '../schemas/common.ts';
 
 export const SECTION_LABELS: Record<Section, string> = {
   world: 'World',

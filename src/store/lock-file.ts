@@ -1,7 +1,7 @@
 /** A lock file that keeps a second process off the same DATA_DIR (and, through acquireLockFile, off a served folder). */
 import fs from 'node:fs';
 import path from 'node:path';
-import { StoreLockedError } from '../types.ts';
+import { StoreLockedError } from './types.ts';
 
 function isAlive(pid: number): boolean {
   try {

@@ -1,5 +1,5 @@
 /**
- * Page numbers of a listing (SPEC section 5) and the stable layout of section listings: page files
+ * Page numbers of a listing (docs/product.md, Limits) and the stable layout of section listings: page files
  * are filled from the oldest article, so a page, once full, never changes, while readers still count
  * pages from the newest.
  */

@@ -1,9 +1,9 @@
 /** What the feed, sitemap and robots endpoints (and their render twins) answer; bundled by Astro only (it uses import.meta.glob). */
-import { renderMachineFile } from './feeds.ts';
+import { renderMachineFile } from '../server/publishing/feeds.ts';
 
 /** Top-level pages that are not article data: found at build time, so a new static page joins the sitemap by itself. */
 const NOT_IN_SITEMAP = new Set(['index', '404', '500', 'article-404', 'login', 'search']);
-export const STATIC_PAGES: readonly string[] = Object.keys(import.meta.glob('../../pages/*.astro'))
+export const STATIC_PAGES: readonly string[] = Object.keys(import.meta.glob('../pages/*.astro'))
   .map((file) => file.replace(/^.*\/([^/]+)\.astro$/, '$1'))
   .filter((name) => !NOT_IN_SITEMAP.has(name))
   .sort()

@@ -1,0 +1,78 @@
+/** The layers of docs/architecture.md, checked on the real source: no import reaches a layer its folder may not use. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Which layers each layer may import (besides itself); the same table as docs/architecture.md. */
+const MAY_IMPORT: Record<string, readonly string[]> = {
+  pages: ['views', 'layouts', 'components', 'islands', 'lib', 'api', 'server', 'schemas', 'config', 'styles'],
+  views: ['layouts', 'components', 'islands', 'lib', 'schemas', 'config'],
+  layouts: ['components', 'islands', 'lib', 'config', 'styles'],
+  components: ['islands', 'lib', 'schemas', 'config'],
+  islands: ['lib', 'schemas'],
+  lib: ['schemas'],
+  api: ['server', 'lib', 'schemas', 'config'],
+  server: ['store', 'lib', 'schemas', 'config'],
+  store: ['schemas'],
+  schemas: [],
+  config: ['schemas'],
+  scripts: ['api', 'server', 'store', 'schemas', 'config'],
+};
+
+/** Folders of the store that only the store itself may open: the rest of the code goes through src/store/index.ts. */
+const STORE_IMPLEMENTATIONS = ['src/store/lowdb/', 'src/store/pg/'];
+
+/** The layer a repository file belongs to, or undefined for files outside the layered tree (tests, bench, config files). */
+export function layerOf(file: string): string | undefined {
+  const rel = path.relative(ROOT, file).split(path.sep).join('/');
+  if (rel.startsWith('scripts/')) return 'scripts';
+  if (rel === 'src/config.ts') return 'config';
+  // The middleware guards requests: it is part of the HTTP edge.
+  if (rel === 'src/middleware.ts') return 'api';
+  const match = /^src\/([^/]+)\//.exec(rel);
+  return match ? match[1] : undefined;
+}
+
+function sourceFiles(dir: string): string[] {
+  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((name) => /\.(ts|tsx|astro)$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.test.ts'))
+    .map((name) => path.join(dir, name));
+}
+
+/** The relative module specifiers a file imports (static, dynamic and side-effect imports, and re-exports). */
+export function importsOf(text: string): string[] {
+  const found = new Set<string>();
+  for (const match of text.matchAll(/(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)['"](\.{1,2}\/[^'"]+)['"]/gm)) found.add(match[1]!);
+  return [...found];
+}
+
+/** Every import in src/ and scripts/ that crosses the layers, as "from -> to (layer -> layer)". */
+function crossings(): string[] {
+  const problems: string[] = [];
+  for (const file of [...sourceFiles(path.join(ROOT, 'src')), ...sourceFiles(path.join(ROOT, 'scripts'))]) {
+    const from = layerOf(file);
+    if (!from) continue;
+    for (const specifier of importsOf(fs.readFileSync(file, 'utf8'))) {
+      const target = path.resolve(path.dirname(file), specifier);
+      const to = layerOf(target);
+      const rel = (p: string) => path.relative(ROOT, p).split(path.sep).join('/');
+      if (to && to !== from && !MAY_IMPORT[from]!.includes(to)) problems.push(`${rel(file)} -> ${rel(target)} (${from} -> ${to})`);
+      const implementation = STORE_IMPLEMENTATIONS.find((folder) => rel(target).startsWith(folder));
+      if (implementation && !rel(file).startsWith('src/store/')) problems.push(`${rel(file)} -> ${rel(target)} (past the store interface)`);
+    }
+  }
+  return problems;
+}
+
+describe('layers', () => {
+  it('finds the imports of a file, static, dynamic and side-effect ones', () => {
+    const text = `import a from '../a.ts';\nimport type { B } from "./b.ts";\nimport '../c.css';\nconst d = await import('../../d.ts');\nimport x from 'zod';`;
+    expect(importsOf(text).sort()).toEqual(['../../d.ts', '../a.ts', '../c.css', './b.ts']);
+  });
+
+  it('has no import that crosses the layers of docs/architecture.md', () => {
+    expect(crossings()).toEqual([]);
+  });
+});
