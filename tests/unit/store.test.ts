@@ -1,4 +1,4 @@
-/** The lowdb store on real files: every repository, its indexes, atomic files and reopening. */
+/** The store contract on both implementations (lowdb on real files, PostgreSQL on a real cluster), then lowdb's file guarantees. */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -8,14 +8,17 @@ import type { NewsSource } from '../../src/schemas/source.ts';
 import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
 import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 import { articleFile, bucketFile } from '../../src/store/lowdb/layout.ts';
+import { databaseFor } from '../helpers/postgres.ts';
 
+type Kind = 'lowdb' | 'pg';
+let kind: Kind;
 let dir: string;
 let store: Store;
 
-beforeEach(async () => {
-  dir = makeTempDir();
-  store = await openStore(dir);
-});
+/** Opens the store of the kind under test; PostgreSQL gets one database per data folder (a reopen finds it again). */
+async function open(folder: string, mode: 'write' | 'read' = 'write'): Promise<Store> {
+  return openStore(folder, mode, { databaseUrl: kind === 'pg' ? await databaseFor(folder) : undefined });
+}
 
 afterEach(async () => {
   await closeQuietly(store);
@@ -26,6 +29,18 @@ function readFile<T = any>(name: string): T {
   return readCollectionDocument(dir, name) as T;
 }
 
+/** Checks of lowdb's files, skipped on PostgreSQL (its rows are checked through the interface). */
+function onDisk(check: () => void): void {
+  if (kind === 'lowdb') check();
+}
+
+describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
+beforeEach(async () => {
+  kind = storeKind;
+  dir = makeTempDir();
+  store = await open(dir);
+});
+
 describe('articles', () => {
   it('inserts, gets by id and slug, and stores a copy', async () => {
     const record = articleRecord({ slug: 'first' });
@@ -35,7 +50,7 @@ describe('articles', () => {
     expect((await store.articles.getBySlug('first'))?.id).toBe(record.id);
     expect(await store.articles.get('missing')).toBeUndefined();
     await expect(store.articles.insert(articleRecord({ id: record.id }))).rejects.toThrow(/exists/);
-    expect(readFile('articles').articles).toHaveLength(1);
+    onDisk(() => void expect(readFile('articles').articles).toHaveLength(1));
   });
 
   it('lists newest first (publishedAt, else updatedAt) and pages', async () => {
@@ -171,7 +186,7 @@ describe('counters and votes', () => {
     expect(await store.counters.vote('a', 'v1', 'dislike')).toMatchObject({ likes: 1, dislikes: 1, vote: 'dislike' });
     expect(await store.counters.visitorVote('a', 'v1')).toBe('dislike');
     expect(await store.counters.visitorVote('a', 'v3')).toBeUndefined();
-    expect(readFile('votes').votes.a).toEqual({ v1: 'dislike', v2: 'like' });
+    onDisk(() => void expect(readFile('votes').votes.a).toEqual({ v1: 'dislike', v2: 'like' }));
   });
 
   it('adjusts never below zero, counts views, reads many, forgets a deleted article', async () => {
@@ -187,20 +202,10 @@ describe('counters and votes', () => {
     await store.counters.deleteArticle('a');
     expect(await store.counters.get('a')).toEqual({ likes: 0, dislikes: 0, views: 0 });
     expect(await store.counters.visitorVote('a', 'v1')).toBeUndefined();
-    expect(readFile('counters').views).toEqual({});
-    expect(readFile('votes').tallies).toEqual({});
+    onDisk(() => void expect(readFile('counters').views).toEqual({}));
+    onDisk(() => void expect(readFile('votes').tallies).toEqual({}));
   });
 
-  it('keeps counters out of the articles file', async () => {
-    await store.articles.insert(articleRecord({ id: 'x' }));
-    const file = articleFile(dir, 'x');
-    const before = fs.statSync(file).mtimeMs;
-    const text = fs.readFileSync(file, 'utf8');
-    await store.counters.vote('x', 'v', 'like');
-    await store.counters.incrementViews('x');
-    expect(fs.readFileSync(file, 'utf8')).toBe(text);
-    expect(fs.statSync(file).mtimeMs).toBe(before);
-  });
 });
 
 describe('comments', () => {
@@ -240,7 +245,7 @@ describe('comments', () => {
     expect(await store.comments.delete('c1')).toBe(false);
     await store.comments.deleteForArticle('a1');
     expect((await store.comments.list({}, { offset: 0, limit: 10 })).map((c) => c.id)).toEqual(['c2']);
-    expect(readFile('comments').comments.map((c: Comment) => c.id)).toEqual(['c2']);
+    onDisk(() => void expect(readFile('comments').comments.map((c: Comment) => c.id)).toEqual(['c2']));
   });
 });
 
@@ -273,7 +278,7 @@ describe('subscribers', () => {
     await store.subscribers.upsert({ id: '3', email: 'a@example.com', token: 'tokencccccccccccccccc', createdAt: '2025-04-01T00:00:00.000Z' });
     expect(await store.subscribers.count()).toBe(1);
     expect((await store.subscribers.getByToken('tokenaaaaaaaaaaaaaaa'))?.unsubscribedAt).toBeUndefined();
-    expect(readFile('subscribers').subscribers).toHaveLength(1);
+    onDisk(() => void expect(readFile('subscribers').subscribers).toHaveLength(1));
   });
 });
 
@@ -304,7 +309,7 @@ describe('sessions', () => {
     expect(await store.sessions.get('s2')).toBeUndefined();
     expect(await store.sessions.get('s3')).toBeDefined();
     await store.sessions.delete('s3');
-    expect(readFile('sessions').sessions).toEqual({});
+    onDisk(() => void expect(readFile('sessions').sessions).toEqual({}));
   });
 });
 
@@ -358,12 +363,12 @@ describe('limits and meta', () => {
     expect(store.id).toMatch(/^[0-9a-f-]{36}$/);
     const id = store.id;
     await store.close();
-    store = await openStore(dir);
+    store = await open(dir);
     expect(store.id).toBe(id);
   });
 });
 
-describe('files', () => {
+describe('reopening', () => {
   it('reopening keeps every collection', async () => {
     const record = articleRecord({ slug: 'kept', title: 'Persistent story' });
     await store.articles.insert(record);
@@ -377,7 +382,7 @@ describe('files', () => {
     const version = await store.articles.version();
     await store.close();
 
-    store = await openStore(dir);
+    store = await open(dir);
     expect((await store.articles.getBySlug('kept'))?.title).toBe('Persistent story');
     expect((await store.articles.search('persistent', {}, { offset: 0, limit: 5 })).total).toBe(1);
     expect(await store.articles.version()).toBe(version);
@@ -390,6 +395,36 @@ describe('files', () => {
     expect(await store.sessions.get('sess')).toBeDefined();
     expect(await store.jobs.size()).toBe(1);
   });
+
+  it('opens read-only without the lock and refuses writes', async () => {
+    await store.articles.insert(articleRecord({ slug: 'snap' }));
+    const reader = await open(dir, 'read');
+    expect(await reader.articles.getBySlug('snap')).toBeDefined();
+    await expect(reader.articles.insert(articleRecord())).rejects.toThrow(/read-only/);
+    await reader.close();
+    expect(fs.existsSync(path.join(dir, '.lock'))).toBe(true);
+  });
+});
+});
+
+describe('lowdb files', () => {
+beforeEach(async () => {
+  kind = 'lowdb';
+  dir = makeTempDir();
+  store = await open(dir);
+});
+
+  it('keeps counters out of the articles file', async () => {
+    await store.articles.insert(articleRecord({ id: 'x' }));
+    const file = articleFile(dir, 'x');
+    const before = fs.statSync(file).mtimeMs;
+    const text = fs.readFileSync(file, 'utf8');
+    await store.counters.vote('x', 'v', 'like');
+    await store.counters.incrementViews('x');
+    expect(fs.readFileSync(file, 'utf8')).toBe(text);
+    expect(fs.statSync(file).mtimeMs).toBe(before);
+  });
+
 
   it('stays valid JSON through many concurrent writes, read while they happen', async () => {
     const writes: Promise<unknown>[] = [];
@@ -429,19 +464,11 @@ describe('files', () => {
     const bucket = bucketFile(dir, 'comments', 7);
     fs.mkdirSync(path.dirname(bucket), { recursive: true });
     fs.writeFileSync(bucket, '{"c1": {');
-    await expect(openStore(dir)).rejects.toThrow(/comments\/007\.json.*not valid JSON/);
+    await expect(open(dir)).rejects.toThrow(/comments\/007\.json.*not valid JSON/);
     // The failed open released its lock.
     expect(fs.existsSync(path.join(dir, '.lock'))).toBe(false);
     fs.writeFileSync(bucket, '{}');
-    store = await openStore(dir);
+    store = await open(dir);
   });
 
-  it('opens read-only without the lock and refuses writes', async () => {
-    await store.articles.insert(articleRecord({ slug: 'snap' }));
-    const reader = await openStore(dir, 'read');
-    expect(await reader.articles.getBySlug('snap')).toBeDefined();
-    await expect(reader.articles.insert(articleRecord())).rejects.toThrow(/read-only/);
-    await reader.close();
-    expect(fs.existsSync(path.join(dir, '.lock'))).toBe(true);
-  });
 });
