@@ -141,6 +141,9 @@ describe('articles', () => {
     expect(paged.items.map((r) => r.id)).toEqual([older.id, dek.id]);
     expect(paged.total).toBe(5);
     expect((await store.articles.search('   ', published, page)).total).toBe(0);
+    // A page with no rows still carries the total.
+    expect(await store.articles.search('volcano', published, { offset: 0, limit: 0 })).toEqual({ items: [], total: 5 });
+    expect(await store.articles.search('volcano', published, { offset: 50, limit: 5 })).toEqual({ items: [], total: 5 });
   });
 
   it('answers stats, slugs, origins and due articles; publishes a scheduled one exactly once', async () => {
@@ -275,6 +278,8 @@ describe('subscribers', () => {
     expect(await store.subscribers.unsubscribe('tokenaaaaaaaaaaaaaaa', '2025-02-01T00:00:00.000Z')).toMatchObject({ unsubscribedAt: '2025-02-01T00:00:00.000Z' });
     expect(await store.subscribers.unsubscribe('tokenaaaaaaaaaaaaaaa', '2025-03-01T00:00:00.000Z')).toMatchObject({ unsubscribedAt: '2025-02-01T00:00:00.000Z' });
     expect(await store.subscribers.count()).toBe(0);
+    expect((await store.subscribers.listFiltered({}, { offset: 0, limit: 0 })).total).toBe(1);
+    expect((await store.subscribers.listFiltered({ status: 'unsubscribed' }, { offset: 5, limit: 5 })).total).toBe(1);
     await store.subscribers.upsert({ id: '3', email: 'a@example.com', token: 'tokencccccccccccccccc', createdAt: '2025-04-01T00:00:00.000Z' });
     expect(await store.subscribers.count()).toBe(1);
     expect((await store.subscribers.getByToken('tokenaaaaaaaaaaaaaaa'))?.unsubscribedAt).toBeUndefined();

@@ -150,8 +150,8 @@ export class PgArticles implements ArticleRepository {
       ORDER BY ts_rank('${RANK_WEIGHTS}', search, to_tsquery('simple', $1)) DESC, sort_date DESC, id DESC
       OFFSET $${params.push(page.offset)} LIMIT $${params.push(page.limit)}`;
     const { rows } = await this.#db.query<DocRow & { total: number }>(sql, params);
-    if (rows.length > 0 || page.offset === 0) return { items: rows.map((r) => r.doc), total: rows[0]?.total ?? 0 };
-    // A page past the end has no rows to carry the total: count it.
+    if (rows.length > 0 || (page.offset === 0 && page.limit > 0)) return { items: rows.map((r) => r.doc), total: rows[0]?.total ?? 0 };
+    // An empty page (past the end, or a limit of 0) has no rows to carry the total: count it.
     const countParams: unknown[] = [params[0]];
     const countWhere = whereOf(filter, countParams);
     const counted = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM articles ${countWhere ? `${countWhere} AND ${match}` : `WHERE ${match}`}`, countParams);

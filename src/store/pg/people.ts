@@ -96,7 +96,8 @@ export class PgSubscribers implements SubscriberListRepository {
     const sql = `SELECT doc, count(*) OVER ()::int AS total FROM subscribers ${where} ORDER BY created_at DESC, seq
       OFFSET $${params.push(page.offset)} LIMIT $${params.push(page.limit)}`;
     const { rows } = await this.#db.query<DocRow<Subscriber> & { total: number }>(sql, params);
-    if (rows.length > 0 || page.offset === 0) return { items: rows.map((r) => r.doc), total: rows[0]?.total ?? 0 };
+    if (rows.length > 0 || (page.offset === 0 && page.limit > 0)) return { items: rows.map((r) => r.doc), total: rows[0]?.total ?? 0 };
+    // An empty page (past the end, or a limit of 0) has no rows to carry the total: count it.
     const counted = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM subscribers ${where}`, params.slice(0, -2));
     return { items: [], total: counted.rows[0]!.n };
   }
