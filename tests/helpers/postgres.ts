@@ -104,6 +104,16 @@ export function testingPostgres(): boolean {
   return process.env.TEST_STORE === 'pg';
 }
 
+/** Environment for a script run on a test's DATA_DIR: with TEST_STORE=pg, the database that folder's server uses. */
+export async function storeEnvFor(dataDir: string | undefined): Promise<Record<string, string>> {
+  return testingPostgres() && dataDir ? { DATABASE_URL: await databaseFor(dataDir) } : {};
+}
+
+/** openStore options for a test's DATA_DIR: lowdb in the folder, or (TEST_STORE=pg) the database its server uses. */
+export async function storeOptionsFor(dataDir: string): Promise<{ databaseUrl: string | undefined }> {
+  return { databaseUrl: testingPostgres() ? await databaseFor(dataDir) : undefined };
+}
+
 /** vitest globalSetup: one cluster for the run, removed when it ends. */
 export default async function setup(): Promise<() => void> {
   const cluster = await startCluster();

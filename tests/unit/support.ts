@@ -13,14 +13,17 @@ export function makeTempDir(prefix = 'meridian-unit-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A runtime over a fresh store; `changes` records what the article hooks were told. */
-export async function makeRuntime(dataDir = makeTempDir()): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
-  const databaseUrl = testingPostgres() ? await databaseFor(dataDir) : undefined;
-  const store = await openStore(dataDir, 'write', { databaseUrl });
+/**
+ * A runtime over a fresh store; `changes` records what the article hooks were told. `lowdb` pins the
+ * lowdb store for tests of its files; otherwise TEST_STORE=pg gives it a PostgreSQL database.
+ */
+export async function makeRuntime(dataDir = makeTempDir(), store: 'configured' | 'lowdb' = 'configured'): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
+  const databaseUrl = testingPostgres() && store === 'configured' ? await databaseFor(dataDir) : undefined;
+  const opened = await openStore(dataDir, 'write', { databaseUrl });
   const changes: ArticleChange[][] = [];
   return {
     config: parseConfig({ DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: databaseUrl }),
-    store,
+    store: opened,
     hooks: { articlesChanged: [(c) => void changes.push(c)] },
     services: new Map(),
     changes,

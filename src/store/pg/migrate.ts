@@ -1,26 +1,12 @@
-/** Versioned schema migrations for the PostgreSQL store: numbered .sql files applied once each, in order, under an advisory lock. */
-import fs from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath } from 'node:url';
+/** Versioned schema migrations for the PostgreSQL store: numbered migrations applied once each, in order, under an advisory lock. */
 import type pg from 'pg';
+import { MIGRATIONS, type Migration } from './migrations/index.ts';
 
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
 /** Any constant: servers starting together wait for one another instead of applying a file twice. */
 const LOCK_KEY = 0x6d657269;
 
-export type Migration = { version: number; name: string; sql: string };
-
-/** The migration files, ordered by their number (`001-initial.sql`). */
-export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
-  return fs
-    .readdirSync(dir)
-    .filter((name) => /^\d+-[\w-]+\.sql$/.test(name))
-    .map((name) => ({ version: Number.parseInt(name, 10), name, sql: fs.readFileSync(path.join(dir, name), 'utf8') }))
-    .sort((a, b) => a.version - b.version);
-}
-
 /** Applies every migration not yet applied, each in one transaction with its record; answers the names applied. */
-export async function migrate(pool: pg.Pool, migrations = listMigrations()): Promise<string[]> {
+export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   const client = await pool.connect();
   const applied: string[] = [];
   try {
@@ -49,7 +35,7 @@ export async function migrate(pool: pg.Pool, migrations = listMigrations()): Pro
 }
 
 /** Whether every migration file is applied (a read-only open checks it instead of migrating). */
-export async function pendingMigrations(pool: pg.Pool, migrations = listMigrations()): Promise<string[]> {
+export async function pendingMigrations(pool: pg.Pool, migrations: readonly Migration[] = MIGRATIONS): Promise<string[]> {
   const exists = await pool.query<{ t: string | null }>("SELECT to_regclass('schema_migrations')::text AS t");
   if (!exists.rows[0]?.t) return migrations.map((m) => m.name);
   const { rows } = await pool.query<{ version: number }>('SELECT version FROM schema_migrations');

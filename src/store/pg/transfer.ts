@@ -24,6 +24,9 @@ export type Counts = Record<string, number>;
 const ALL = { offset: 0, limit: Number.MAX_SAFE_INTEGER };
 type Tally = { likes: number; dislikes: number };
 
+/** The collections readPgDocument answers (the ones lowdb's layout 1 kept as one file each). */
+export const DOCUMENT_NAMES = ['articles', 'counters', 'votes', 'comments', 'subscribers', 'sessions', 'jobs', 'sources', 'users', 'meta', 'briefings'] as const;
+
 /** A collection of the PostgreSQL store in the one-document shape of lowdb's layout 1 (what readCollectionDocument answers for lowdb). */
 export async function readPgDocument(db: Db, name: string): Promise<unknown> {
   const docs = async <T>(sql: string, params: unknown[] = []) => (await db.query<{ doc: T }>(sql, params)).rows.map((r) => r.doc);
@@ -237,7 +240,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
   if (fs.existsSync(dir) && fs.readdirSync(dir).length > 0) throw new Error(`${dir} is not empty: export into a new folder.`);
   fs.mkdirSync(dir, { recursive: true });
   const documents: Record<string, unknown> = {};
-  for (const name of ['articles', 'counters', 'votes', 'comments', 'subscribers', 'sessions', 'jobs', 'sources', 'users', 'meta', 'briefings']) {
+  for (const name of DOCUMENT_NAMES) {
     documents[name] = await readPgDocument(db, name);
     await writeFileAtomic(path.join(dir, `${name}.json`), JSON.stringify(documents[name]));
   }

@@ -1,3 +1,5 @@
+/** Migration 1: the first schema of the PostgreSQL store (SQL in a module, so the server bundle carries it). */
+export default `
 -- The first schema of the PostgreSQL store: typed columns where a query filters or sorts, the record as JSONB.
 -- Text columns that are compared or sorted like the lowdb store compares JS strings use COLLATE "C" (byte order).
 
@@ -159,3 +161,4 @@ CREATE TABLE trash (
   doc jsonb NOT NULL
 );
 CREATE INDEX trash_slug ON trash (slug);
+`;
