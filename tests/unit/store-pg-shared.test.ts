@@ -78,10 +78,18 @@ describe('one PostgreSQL database, two servers', () => {
     expect(await b.sessions.get('s1')).toBeDefined();
   });
 
-  it('coalesces a path queued on both servers into one job', async () => {
+  it('coalesces paths queued on both servers at once into one job each, without deadlocking', async () => {
     const [a, b] = await twoServers();
-    const added = await Promise.all([a.jobs.enqueue(['/a', '/b'], '2025-01-01T00:00:00.000Z'), b.jobs.enqueue(['/b', '/a', '/c'], '2025-01-01T00:00:01.000Z')]);
-    expect(added[0] + added[1]).toBe(3);
-    expect((await a.jobs.list(10)).map((j) => j.path).sort()).toEqual(['/a', '/b', '/c']);
+    const paths = Array.from({ length: 30 }, (_, i) => `/p${i}`);
+    for (let round = 0; round < 10; round++) {
+      // Overlapping batches in opposite orders: each server locks the rows the other wants next.
+      const added = await Promise.all([a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`), b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`)]);
+      expect(added[0] + added[1]).toBe(round === 0 ? 30 : 0);
+    }
+    expect(await a.jobs.size()).toBe(30);
+    // The queue keeps the order a batch was given in.
+    const c = (await twoServers())[0];
+    await c.jobs.enqueue(['/z', '/a', '/m'], '2025-01-01T00:00:00.000Z');
+    expect((await c.jobs.list(10)).map((j) => j.path)).toEqual(['/z', '/a', '/m']);
   });
 });

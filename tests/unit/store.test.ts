@@ -373,6 +373,24 @@ describe('limits and meta', () => {
   });
 });
 
+describe('hostile keys and text', () => {
+  it('answers "not found" for ids, slugs, tokens and e-mails with a NUL byte, and stores text that holds one', async () => {
+    const nul = 'x\u0000y';
+    expect(await store.articles.get(nul)).toBeUndefined();
+    expect(await store.articles.getBySlug(nul)).toBeUndefined();
+    expect(await store.articles.slugExists(nul)).toBe(false);
+    expect(await store.comments.get(nul)).toBeUndefined();
+    expect(await store.sessions.get(nul)).toBeUndefined();
+    expect(await store.subscribers.getByToken(nul)).toBeUndefined();
+    expect(await store.subscribers.getByEmail(nul)).toBeUndefined();
+    expect(await store.users.getByUsername(nul)).toBeUndefined();
+    expect(await store.articles.search(nul, {}, { offset: 0, limit: 5 })).toEqual({ items: [], total: 0 });
+    await store.comments.insert({ id: 'c-nul', articleId: 'a', authorName: 'N', authorEmail: 'n@x.io', content: `before${nul}after`, status: 'visible', createdAt: '2025-01-01T00:00:00.000Z' });
+    // lowdb keeps the byte; PostgreSQL text cannot hold it and keeps U+FFFD in its place.
+    expect((await store.comments.get('c-nul'))?.content).toMatch(/^beforex[\u0000\uFFFD]yafter$/);
+  });
+});
+
 describe('reopening', () => {
   it('reopening keeps every collection', async () => {
     const record = articleRecord({ slug: 'kept', title: 'Persistent story' });

@@ -4,7 +4,7 @@
  */
 import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
-import type { Db } from './db.ts';
+import { toJson, type Db } from './db.ts';
 import { fold, isoOrNull, queryTerms, stripTags, tsQuery } from './text.ts';
 
 /**
@@ -64,7 +64,7 @@ function rowValues(article: ArticleRecord): unknown[] {
     fold([article.authorName, article.sourceLabel ?? '', ...article.tags].join(' ')),
     article.origin?.canonicalUrl ?? null,
     filterText,
-    JSON.stringify(article),
+    toJson(article),
   ];
 }
 
@@ -87,7 +87,9 @@ function whereOf(filter: ArticleFilter, params: unknown[]): string {
   const parts: string[] = [];
   const add = (value: unknown) => `$${params.push(value)}`;
   if (filter.section) parts.push(`section = ${add(filter.section)}`);
-  if (filter.statuses) parts.push(`status = ANY(${add(filter.statuses)}::text[])`);
+  // One status as an equality, so the planner can use the published-listing partial index.
+  if (filter.statuses?.length === 1) parts.push(`status = ${add(filter.statuses[0])}`);
+  else if (filter.statuses) parts.push(`status = ANY(${add(filter.statuses)}::text[])`);
   if (filter.createdBy !== undefined) parts.push(`created_by IS NOT DISTINCT FROM ${add(filter.createdBy)}`);
   if (filter.isBreaking !== undefined) parts.push(`is_breaking = ${add(filter.isBreaking)}`);
   if (filter.isEditorsPick !== undefined) parts.push(`is_editors_pick = ${add(filter.isEditorsPick)}`);

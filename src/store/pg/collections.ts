@@ -5,7 +5,7 @@ import type { NewsSource } from '../../schemas/source.ts';
 import type { Session } from '../../schemas/auth.ts';
 import type { Job } from '../../schemas/misc.ts';
 import type { CommentRepository, CounterRepository, JobRepository, LimitRepository, MetaRepository, Page, SessionRepository, SourceRepository } from '../types.ts';
-import { changeOf, transaction, type Db } from './db.ts';
+import { changeOf, toJson, transaction, type Db } from './db.ts';
 
 type TallyRow = { article_id: string; likes: string; dislikes: string; views: string };
 
@@ -125,7 +125,7 @@ export class PgComments implements CommentRepository {
     await this.#db.query(
       `INSERT INTO comments (id, article_id, status, created_at, doc) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (id) DO UPDATE SET article_id = EXCLUDED.article_id, status = EXCLUDED.status, created_at = EXCLUDED.created_at, doc = EXCLUDED.doc`,
-      [comment.id, comment.articleId, comment.status, comment.createdAt, JSON.stringify(comment)],
+      [comment.id, comment.articleId, comment.status, comment.createdAt, toJson(comment)],
     );
   }
   async setStatus(id: string, status: Comment['status']) {
@@ -152,12 +152,12 @@ export class PgSources implements SourceRepository {
     return (await this.#db.query<{ doc: NewsSource }>('SELECT doc FROM sources ORDER BY seq')).rows.map((r) => r.doc);
   }
   async insert(source: NewsSource) {
-    await this.#db.query('INSERT INTO sources (id, doc) VALUES ($1, $2)', [source.id, JSON.stringify(source)]);
+    await this.#db.query('INSERT INTO sources (id, doc) VALUES ($1, $2)', [source.id, toJson(source)]);
   }
   /** Merges the change in one UPDATE: defined fields set, undefined ones removed. */
   async update(id: string, change: Partial<Omit<NewsSource, 'id'>>) {
     const { set, remove } = changeOf(change);
-    const { rows } = await this.#db.query<{ doc: NewsSource }>('UPDATE sources SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, JSON.stringify(set), remove]);
+    const { rows } = await this.#db.query<{ doc: NewsSource }>('UPDATE sources SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, toJson(set), remove]);
     return rows[0]?.doc;
   }
   async delete(id: string) {
@@ -178,7 +178,7 @@ export class PgSessions implements SessionRepository {
     await this.#db.query(
       `INSERT INTO sessions (id, user_id, expires_at, doc) VALUES ($1, $2, $3, $4)
        ON CONFLICT (id) DO UPDATE SET user_id = EXCLUDED.user_id, expires_at = EXCLUDED.expires_at, doc = EXCLUDED.doc`,
-      [session.id, session.userId, session.expiresAt, JSON.stringify(session)],
+      [session.id, session.userId, session.expiresAt, toJson(session)],
     );
   }
   async setExpiry(id: string, expiresAt: string) {
@@ -213,8 +213,12 @@ export class PgJobs implements JobRepository {
     const unique = [...new Set(paths)];
     if (unique.length === 0) return 0;
     const { rows } = await this.#db.query<{ inserted: boolean }>(
+      // Numbered in the caller's order (the queue order), inserted in path order: two servers
+      // enqueueing overlapping paths lock them in the same order, so they cannot deadlock.
       `INSERT INTO jobs (id, path, created_at, queued_at, ord)
-       SELECT id, path, $2, $2, id FROM (SELECT nextval('jobs_seq') AS id, path FROM unnest($1::text[]) WITH ORDINALITY AS p(path, n) ORDER BY n) AS queued
+       SELECT id, path, $2, $2, id FROM (
+         SELECT nextval('jobs_seq') AS id, path FROM (SELECT path, n FROM unnest($1::text[]) WITH ORDINALITY AS p(path, n) ORDER BY n) AS given
+       ) AS numbered ORDER BY path
        ON CONFLICT (path) DO UPDATE SET queued_at = EXCLUDED.queued_at
        RETURNING (xmax = 0) AS inserted`,
       [unique, now],
@@ -276,7 +280,7 @@ export class PgLimits implements LimitRepository {
   async set<T>(key: string, value: T, expiresAt: number) {
     await this.#db.query('INSERT INTO limits (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at', [
       key,
-      JSON.stringify(value),
+      toJson(value),
       expiresAt,
     ]);
   }
@@ -294,6 +298,6 @@ export class PgMeta implements MetaRepository {
     return (await this.#db.query<{ value: T }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value;
   }
   async set<T>(key: string, value: T) {
-    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, JSON.stringify(value)]);
+    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, toJson(value)]);
   }
 }

@@ -1,7 +1,7 @@
 /** Article history in PostgreSQL (issue 14): revisions by (article, rev) and the trash by article id. */
 import type { Revision, TrashEntry } from '../../schemas/revision.ts';
 import type { RevisionRepository, TrashRepository } from '../types.ts';
-import type { Db } from './db.ts';
+import { toJson, type Db } from './db.ts';
 
 export class PgRevisions implements RevisionRepository {
   readonly #db: Db;
@@ -21,7 +21,7 @@ export class PgRevisions implements RevisionRepository {
     await this.#db.query('INSERT INTO revisions (article_id, rev, doc) VALUES ($1, $2, $3) ON CONFLICT (article_id, rev) DO UPDATE SET doc = EXCLUDED.doc', [
       revision.articleId,
       revision.rev,
-      JSON.stringify(revision),
+      toJson(revision),
     ]);
   }
   async deleteForArticle(articleId: string) {
@@ -44,7 +44,7 @@ export class PgTrash implements TrashRepository {
     await this.#db.query(
       `INSERT INTO trash (article_id, slug, deleted_at, doc) VALUES ($1, $2, $3, $4)
        ON CONFLICT (article_id) DO UPDATE SET slug = EXCLUDED.slug, deleted_at = EXCLUDED.deleted_at, doc = EXCLUDED.doc`,
-      [entry.article.id, entry.article.slug, entry.deletedAt, JSON.stringify(entry)],
+      [entry.article.id, entry.article.slug, entry.deletedAt, toJson(entry)],
     );
   }
   async delete(articleId: string) {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Store, StoreMode } from '../types.ts';
 import { acquireLock } from '../lowdb/lock.ts';
-import { createPool } from './db.ts';
+import { createPool, toJson } from './db.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
 import { PgArticles } from './articles.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
@@ -28,7 +28,7 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
       if (pending.length) throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
     } else {
       await migrate(pool);
-      await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [JSON.stringify(randomUUID())]);
+      await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [toJson(randomUUID())]);
     }
     const meta = new PgMeta(pool);
     const storeId = await meta.get<string>('storeId');

@@ -4,7 +4,7 @@ import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFil
 import type { User } from '../../schemas/auth.ts';
 import { auditEntrySchema, type AuditEntry } from '../../schemas/audit.ts';
 import type { AuditRepository, BriefingRepository, Page, SubscriberListRepository, UserDirectoryRepository } from '../types.ts';
-import { changeOf, type Db } from './db.ts';
+import { changeOf, toJson, type Db } from './db.ts';
 
 function sha256(value: string): string {
   return createHash('sha256').update(value).digest('hex');
@@ -57,7 +57,7 @@ export class PgSubscribers implements SubscriberListRepository {
     const { rows } = await this.#db.query<DocRow<Subscriber>>(
       `INSERT INTO subscribers AS s (id, email, token_hash, created_at, doc) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (email) DO UPDATE SET doc = s.doc - 'unsubscribedAt' RETURNING doc`,
-      [subscriber.id, subscriber.email, sha256(subscriber.token), subscriber.createdAt, JSON.stringify(subscriber)],
+      [subscriber.id, subscriber.email, sha256(subscriber.token), subscriber.createdAt, toJson(subscriber)],
     );
     return rows[0]!.doc;
   }
@@ -67,7 +67,7 @@ export class PgSubscribers implements SubscriberListRepository {
     const { rows } = await this.#db.query<DocRow<Subscriber>>(
       `UPDATE subscribers SET doc = (doc || $2::jsonb) - $3::text[], token_hash = coalesce($4, token_hash), created_at = coalesce($5, created_at)
        WHERE id = $1 RETURNING doc`,
-      [id, JSON.stringify(set), remove, typeof set.token === 'string' ? sha256(set.token) : null, typeof set.createdAt === 'string' ? set.createdAt : null],
+      [id, toJson(set), remove, typeof set.token === 'string' ? sha256(set.token) : null, typeof set.createdAt === 'string' ? set.createdAt : null],
     );
     return rows[0]?.doc;
   }
@@ -142,7 +142,7 @@ export class PgBriefings implements BriefingRepository {
     await this.#db.query('INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET date = EXCLUDED.date, doc = EXCLUDED.doc', [
       run.id,
       run.date,
-      JSON.stringify(run),
+      toJson(run),
     ]);
   }
   async deliveries(runId: string) {
@@ -159,7 +159,7 @@ export class PgBriefings implements BriefingRepository {
     await this.#db.query(
       `INSERT INTO briefing_deliveries (run_id, subscriber_id, doc) SELECT $1, d ->> 'subscriberId', d FROM jsonb_array_elements($2::jsonb) AS d
        ON CONFLICT (run_id, subscriber_id) DO UPDATE SET doc = EXCLUDED.doc`,
-      [runId, JSON.stringify([...latest.values()])],
+      [runId, toJson([...latest.values()])],
     );
   }
 }
@@ -184,7 +184,7 @@ export class PgUsers implements UserDirectoryRepository {
     const { rows } = await this.#db.query<DocRow<User>>(
       `INSERT INTO users AS u (id, username_key, doc) VALUES ($1, $2, $3)
        ON CONFLICT (username_key) DO UPDATE SET doc = EXCLUDED.doc || jsonb_build_object('id', u.id) RETURNING doc`,
-      [user.id, user.username.toLowerCase(), JSON.stringify(user)],
+      [user.id, user.username.toLowerCase(), toJson(user)],
     );
     return rows[0]!.doc;
   }
@@ -193,7 +193,7 @@ export class PgUsers implements UserDirectoryRepository {
   }
   async update(id: string, change: Partial<Omit<User, 'id' | 'username'>>) {
     const { set, remove } = changeOf(change);
-    const { rows } = await this.#db.query<DocRow<User>>('UPDATE users SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, JSON.stringify(set), remove]);
+    const { rows } = await this.#db.query<DocRow<User>>('UPDATE users SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, toJson(set), remove]);
     return rows[0]?.doc;
   }
   async delete(id: string) {
@@ -209,7 +209,7 @@ export class PgAudit implements AuditRepository {
   }
   async append(entry: AuditEntry) {
     const parsed = auditEntrySchema.parse(entry);
-    await this.#db.query('INSERT INTO audit (at, doc) VALUES ($1, $2)', [parsed.at, JSON.stringify(parsed)]);
+    await this.#db.query('INSERT INTO audit (at, doc) VALUES ($1, $2)', [parsed.at, toJson(parsed)]);
   }
   async list(page: Page) {
     const [items, total] = await Promise.all([

@@ -15,7 +15,7 @@ import { lockHolder } from '../lowdb/lock.ts';
 import { readCollectionDocument } from '../lowdb/inspect.ts';
 import { writeFileAtomic } from '../lowdb/file.ts';
 import { LEGACY_FOLDER } from '../lowdb/migrate.ts';
-import { transaction, type Db } from './db.ts';
+import { toJson, transaction, type Db } from './db.ts';
 import { PgArticles } from './articles.ts';
 
 /** Records of each collection, counted the same way on both sides. */
@@ -118,7 +118,7 @@ function sameCounts(a: Counts, b: Counts): string[] {
 
 /** Bulk-inserts JSON rows through jsonb_array_elements, in chunks, on one connection. */
 async function insertRows(client: { query: Db['query'] }, sql: string, rows: unknown[], chunk = 500): Promise<void> {
-  for (let i = 0; i < rows.length; i += chunk) await client.query(sql, [JSON.stringify(rows.slice(i, i + chunk))]);
+  for (let i = 0; i < rows.length; i += chunk) await client.query(sql, [toJson(rows.slice(i, i + chunk))]);
 }
 
 /** Tables the import fills; it refuses a database where any of them holds a row. */
@@ -206,7 +206,7 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
       await insertRows(client, `INSERT INTO briefing_deliveries (run_id, subscriber_id, doc) SELECT d ->> 'runId', d -> 'delivery' ->> 'subscriberId', d -> 'delivery' FROM jsonb_array_elements($1::jsonb) d`, deliveries);
       // The lowdb store's id comes along, so a build made from either side is recognised by the other.
       await client.query('DELETE FROM meta');
-      await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [JSON.stringify(meta)]);
+      await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [toJson(meta)]);
     });
 
     // The interface lists briefing runs by day only: each side's run list comes from its documents.
@@ -242,7 +242,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
   const documents: Record<string, unknown> = {};
   for (const name of DOCUMENT_NAMES) {
     documents[name] = await readPgDocument(db, name);
-    await writeFileAtomic(path.join(dir, `${name}.json`), JSON.stringify(documents[name]));
+    await writeFileAtomic(path.join(dir, `${name}.json`), toJson(documents[name]));
   }
   log(`[db:export] wrote ${(documents.articles as { articles: unknown[] }).articles.length} articles; converting to the current layout`);
   const target = await openLowdbStore(dir, 'write');
