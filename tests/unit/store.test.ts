@@ -373,6 +373,96 @@ describe('limits and meta', () => {
   });
 });
 
+describe('subscriber list, users, audit, briefings, revisions and trash', () => {
+  it('lists subscribers newest first by e-mail and derived status, counts by status, and answers the confirmed oldest first', async () => {
+    const at = (d: number) => `2025-01-0${d}T00:00:00.000Z`;
+    await store.subscribers.upsert({ id: 's1', email: 'ann@x.io', token: 'tokenaaaaaaaaaaaaaaa', createdAt: at(1) });
+    await store.subscribers.upsert({ id: 's2', email: 'bob@x.io', token: 'tokenbbbbbbbbbbbbbbb', createdAt: at(2), confirmTokenHash: 'a'.repeat(64), confirmExpiresAt: at(9) });
+    await store.subscribers.upsert({ id: 's3', email: 'cat@y.io', token: 'tokencccccccccccccccc', createdAt: at(3) });
+    await store.subscribers.unsubscribe('tokencccccccccccccccc', at(4));
+    const ids = (r: { items: { id: string }[] }) => r.items.map((x) => x.id);
+    expect(ids(await store.subscribers.listFiltered({}, { offset: 0, limit: 10 }))).toEqual(['s3', 's2', 's1']);
+    expect(await store.subscribers.listFiltered({ q: 'X.IO' }, { offset: 1, limit: 1 })).toMatchObject({ total: 2, items: [{ id: 's1' }] });
+    expect(ids(await store.subscribers.listFiltered({ status: 'pending' }, { offset: 0, limit: 10 }))).toEqual(['s2']);
+    expect(await store.subscribers.countByStatus()).toEqual({ confirmed: 1, pending: 1, unsubscribed: 1 });
+    expect((await store.subscribers.getByConfirmTokenHash('a'.repeat(64)))?.id).toBe('s2');
+    expect(await store.subscribers.getByConfirmTokenHash('b'.repeat(64))).toBeUndefined();
+    // Confirming: set confirmedAt, remove the confirmation fields (undefined removes).
+    const confirmed = await store.subscribers.update('s2', { confirmedAt: at(5), confirmTokenHash: undefined, confirmExpiresAt: undefined });
+    expect(confirmed).not.toHaveProperty('confirmTokenHash');
+    expect(await store.subscribers.getByConfirmTokenHash('a'.repeat(64))).toBeUndefined();
+    expect((await store.subscribers.listConfirmed()).map((x) => x.id)).toEqual(['s1', 's2']);
+    expect(await store.subscribers.update('missing', { confirmedAt: at(5) })).toBeUndefined();
+    expect(await store.subscribers.delete('s1')).toBe(true);
+    expect(await store.subscribers.delete('s1')).toBe(false);
+    expect(await store.subscribers.get('s1')).toBeUndefined();
+    expect((await store.subscribers.get('s2'))?.email).toBe('bob@x.io');
+  });
+
+  it('lists users oldest first, updates (removing cleared fields) and deletes by id', async () => {
+    await store.users.upsert({ id: 'u1', username: 'Ann', passwordHash: 'h', createdAt: '2025-01-01T00:00:00.000Z', role: 'editor', disabled: true });
+    await store.users.upsert({ id: 'u2', username: 'bob', passwordHash: 'h', createdAt: '2025-01-02T00:00:00.000Z' });
+    expect((await store.users.list()).map((u) => u.id)).toEqual(['u1', 'u2']);
+    const updated = await store.users.update('u1', { role: 'admin', disabled: undefined });
+    expect(updated).toMatchObject({ id: 'u1', username: 'Ann', role: 'admin' });
+    expect(updated).not.toHaveProperty('disabled');
+    expect(await store.users.update('missing', { role: 'admin' })).toBeUndefined();
+    expect(await store.users.delete('u2')).toBe(true);
+    expect(await store.users.delete('u2')).toBe(false);
+    expect(await store.users.count()).toBe(1);
+  });
+
+  it('appends audit entries and pages them newest first with the total', async () => {
+    for (let i = 0; i < 5; i++) {
+      await store.audit.append({ id: `e${i}`, at: `2025-0${1 + (i % 2)}-0${i + 1}T00:00:00.000Z`, actor: null, action: 'article.publish', target: { type: 'article', id: `a${i}` } });
+    }
+    const first = await store.audit.list({ offset: 0, limit: 2 });
+    expect(first.total).toBe(5);
+    const all = (await store.audit.list({ offset: 0, limit: 10 })).items.map((e) => e.id);
+    expect(first.items.map((e) => e.id)).toEqual(all.slice(0, 2));
+    expect((await store.audit.list({ offset: 4, limit: 2 })).items.map((e) => e.id)).toEqual(all.slice(4));
+    expect(new Set(all)).toEqual(new Set(['e0', 'e1', 'e2', 'e3', 'e4']));
+  });
+
+  it('keeps briefing runs in start order per day, and the latest state per recipient', async () => {
+    const run = (id: string, date: string, startedAt: string) => ({ id, date, forced: false, trigger: 'schedule' as const, status: 'sending' as const, startedAt, since: startedAt, subject: 'B', articleIds: [], recipients: 2, sent: 0, failed: 0, unknown: 0 });
+    await store.briefings.saveRun(run('2025-01-06-1', '2025-01-06', '2025-01-06T07:00:00.000Z'));
+    await store.briefings.saveRun(run('2025-01-07-1', '2025-01-07', '2025-01-07T07:00:00.000Z'));
+    await store.briefings.saveRun(run('2025-01-07-2', '2025-01-07', '2025-01-07T09:00:00.000Z'));
+    await store.briefings.saveRun({ ...run('2025-01-07-1', '2025-01-07', '2025-01-07T07:00:00.000Z'), status: 'sent' });
+    expect((await store.briefings.runsFor('2025-01-07')).map((r) => [r.id, r.status])).toEqual([['2025-01-07-1', 'sent'], ['2025-01-07-2', 'sending']]);
+    expect((await store.briefings.latest())?.id).toBe('2025-01-07-2');
+    await store.briefings.recordDeliveries('2025-01-07-2', [{ subscriberId: 'a', state: 'attempting', at: 't1' }]);
+    await store.briefings.recordDeliveries('2025-01-07-2', [{ subscriberId: 'a', state: 'sent', at: 't2' }, { subscriberId: 'b', state: 'attempting', at: 't3' }]);
+    const deliveries = await store.briefings.deliveries('2025-01-07-2');
+    expect([...deliveries.values()].map((d) => [d.subscriberId, d.state]).sort()).toEqual([['a', 'sent'], ['b', 'attempting']]);
+    expect((await store.briefings.deliveries('2025-01-06-1')).size).toBe(0);
+    await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
+  });
+
+  it('keeps revisions newest first (a coalesced save rewrites its rev), and a trash that reserves slugs', async () => {
+    const a = articleRecord({ slug: 'binned' });
+    const revision = (rev: number, version: number) => ({ articleId: a.id, rev, version, at: `2025-01-0${version}T00:00:00.000Z`, by: 'u1', fields: ['title'], autosave: rev > 1, article: a });
+    await store.revisions.save(revision(1, 1));
+    await store.revisions.save(revision(2, 2));
+    await store.revisions.save(revision(2, 3));
+    expect((await store.revisions.list(a.id)).map((r) => [r.rev, r.version])).toEqual([[2, 3], [1, 1]]);
+    expect((await store.revisions.latest(a.id))?.version).toBe(3);
+    expect((await store.revisions.get(a.id, 1))?.version).toBe(1);
+    expect(await store.revisions.get(a.id, 9)).toBeUndefined();
+    await store.trash.put({ article: a, deletedAt: '2025-02-01T00:00:00.000Z', deletedBy: 'u1' });
+    await store.trash.put({ article: articleRecord(), deletedAt: '2025-03-01T00:00:00.000Z', deletedBy: 'u1' });
+    expect((await store.trash.list()).map((t) => t.deletedAt)).toEqual(['2025-03-01T00:00:00.000Z', '2025-02-01T00:00:00.000Z']);
+    expect(await store.trash.slugExists('binned')).toBe(true);
+    expect((await store.trash.get(a.id))?.deletedBy).toBe('u1');
+    expect(await store.trash.delete(a.id)).toBe(true);
+    expect(await store.trash.delete(a.id)).toBe(false);
+    expect(await store.trash.slugExists('binned')).toBe(false);
+    await store.revisions.deleteForArticle(a.id);
+    expect(await store.revisions.list(a.id)).toEqual([]);
+  });
+});
+
 describe('hostile keys and text', () => {
   it('answers "not found" for ids, slugs, tokens and e-mails with a NUL byte, and stores text that holds one', async () => {
     const nul = 'x\u0000y';
