@@ -12,6 +12,6 @@ export default defineConfig({
     hookTimeout: 60_000,
     pool: 'forks',
     maxWorkers: 2,
-    globalSetup: ['tests/helpers/global-setup.ts'],
+    globalSetup: ['tests/helpers/postgres.ts', 'tests/helpers/global-setup.ts'],
   },
 });

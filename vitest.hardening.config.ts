@@ -12,6 +12,6 @@ export default defineConfig({
     pool: 'forks',
     // Each file starts its own servers (and some a Chromium): two at a time on a 2-core machine.
     maxWorkers: 2,
-    globalSetup: ['tests/helpers/global-setup.ts'],
+    globalSetup: ['tests/helpers/postgres.ts', 'tests/helpers/global-setup.ts'],
   },
 });

@@ -1,12 +1,14 @@
 /**
- * `npm test`: the whole suite. Makes sure Debian's Chromium is there (installing it when run as
- * root), builds once, runs vitest (unit + API) and Playwright (e2e), and prints one closing line.
+ * `npm test`: the whole suite. Makes sure Debian's Chromium and PostgreSQL are there (installing them
+ * when run as root), builds once, runs vitest (unit + API, hardening) on the lowdb store, then again
+ * on PostgreSQL (TEST_STORE=pg), then Playwright (e2e), and prints one closing line.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { postgresBinDir } from '../tests/helpers/postgres.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -27,6 +29,19 @@ function ensureChromium(): void {
   process.exit(1);
 }
 
+/** The tests start their own PostgreSQL cluster with Debian's initdb and pg_ctl (tests/helpers/postgres.ts). */
+function ensurePostgres(): void {
+  if (postgresBinDir()) return;
+  if (process.getuid?.() === 0) {
+    console.log('PostgreSQL is missing: installing Debian\'s postgresql package (apt-get)...');
+    execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    if (postgresBinDir()) return;
+  }
+  console.error('The tests need PostgreSQL\'s server binaries (initdb, pg_ctl), and they are not installed.\nInstall them with: sudo apt-get install -y postgresql   (or set PG_BIN to their folder)');
+  process.exit(1);
+}
+
 function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
   console.log(`\n=== ${label} ===`);
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
@@ -34,8 +49,9 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 }
 
 ensureChromium();
+ensurePostgres();
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
-const only = process.argv[2]; // optional: unit | hardening | e2e
+const only = process.argv[2]; // optional: unit | hardening | pg | e2e
 // The suite builds into .out/ and gives every server a served folder of its own, so a site started
 // with `npm start` from this checkout (dist/, DATA_DIR, port 4321) is never touched.
 const TEST_OUT_DIR = '.out/test';
@@ -54,6 +70,16 @@ if (only === undefined || only === 'hardening') {
   failedRuns += run('hardening suite (vitest)', [
     'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening.json')}`,
   ], { ...env, ...reuse }) === 0 ? 0 : 1;
+}
+// The same suites on the PostgreSQL store: every test server and unit runtime gets a database of its own.
+if (only === undefined || only === 'pg') {
+  const pg = { ...env, TEST_STORE: 'pg', MERIDIAN_BUILT: only === undefined ? '1' : '0' };
+  failedRuns += run('unit and API tests on PostgreSQL (vitest, TEST_STORE=pg)', [
+    'node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'vitest-pg.json')}`,
+  ], pg) === 0 ? 0 : 1;
+  failedRuns += run('hardening suite on PostgreSQL (vitest, TEST_STORE=pg)', [
+    'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening-pg.json')}`,
+  ], { ...pg, MERIDIAN_BUILT: '1' }) === 0 ? 0 : 1;
 }
 if (only === undefined || only === 'e2e') {
   failedRuns += run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
@@ -80,7 +106,10 @@ function counts(file: string, pick: (data: Report) => { passed: number; failed: 
 const vitestCounts = (d: Report) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) });
 const unit = counts(path.join(reports, 'vitest.json'), vitestCounts);
 const hardening = counts(path.join(reports, 'hardening.json'), vitestCounts);
-const vitest = { passed: unit.passed + hardening.passed, failed: unit.failed + hardening.failed, skipped: unit.skipped + hardening.skipped };
+const unitPg = counts(path.join(reports, 'vitest-pg.json'), vitestCounts);
+const hardeningPg = counts(path.join(reports, 'hardening-pg.json'), vitestCounts);
+const runs = [unit, hardening, unitPg, hardeningPg];
+const vitest = { passed: runs.reduce((n, r) => n + r.passed, 0), failed: runs.reduce((n, r) => n + r.failed, 0), skipped: runs.reduce((n, r) => n + r.skipped, 0) };
 const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({ passed: d.stats?.expected ?? 0, failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0), skipped: d.stats?.skipped ?? 0 }));
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);

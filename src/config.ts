@@ -12,6 +12,8 @@ const configSchema = z.object({
   HOST: z.string().min(1).default('0.0.0.0'),
   /** Folder with runtime data (JSON collections, uploads, lock file); git-ignored. @default "./data/runtime" */
   DATA_DIR: z.string().min(1).default('data/runtime'),
+  /** PostgreSQL database (`postgres://user:pass@host:port/db`): selects the PostgreSQL store; unset keeps the lowdb store in DATA_DIR. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'Expected a postgres:// URL').optional(),
   /** Public base URL, used for canonical links, feeds, sitemaps and the Secure cookie flag. @default "http://localhost:4321" */
   SITE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:4321'),
   /** Site name shown in titles and metadata. @default "Meridian News" */

@@ -34,7 +34,7 @@ const registry = globalThis as unknown as Registry;
 /** Opens the store for writing and registers the runtime for this process. */
 export function startRuntime(config: Config = getConfig()): Promise<Runtime> {
   if (registry[KEY]) throw new Error('The runtime is already started in this process');
-  const started = openStore(config.DATA_DIR, 'write').then((store) => ({
+  const started = openStore(config.DATA_DIR, 'write', { databaseUrl: config.DATABASE_URL }).then((store) => ({
     config,
     store,
     hooks: { articlesChanged: [] },
@@ -59,7 +59,7 @@ export function useRuntime(): Promise<Runtime> {
 export async function useReadStore(): Promise<Store> {
   const live = registry[KEY];
   if (live) return (await live).store;
-  registry[READ_KEY] ??= openStore(getConfig().DATA_DIR, 'read');
+  registry[READ_KEY] ??= openStore(getConfig().DATA_DIR, 'read', { databaseUrl: getConfig().DATABASE_URL });
   return registry[READ_KEY];
 }
 

@@ -2,11 +2,19 @@
 import type { Store, StoreMode } from './types.ts';
 import { openLowdbStore } from './lowdb/index.ts';
 import { lockHolder } from './lock-file.ts';
+import { openPgStore } from './pg/index.ts';
 
 export type { Store, StoreMode } from './types.ts';
 export { StoreLockedError } from './types.ts';
 
-export async function openStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+export type StoreOptions = {
+  /** A postgres:// URL selects the PostgreSQL store; unset (the default: DATABASE_URL) keeps lowdb in DATA_DIR. */
+  databaseUrl?: string | undefined;
+};
+
+export async function openStore(dataDir: string, mode: StoreMode = 'write', options: StoreOptions = {}): Promise<Store> {
+  const databaseUrl = 'databaseUrl' in options ? options.databaseUrl : process.env.DATABASE_URL;
+  if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode);
   return openLowdbStore(dataDir, mode);
 }
 

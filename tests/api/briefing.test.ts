@@ -11,6 +11,7 @@ import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/serv
 import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.ts';
 import { TestClient, adminClient, createArticle, read, startApiServer } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
+import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -26,10 +27,11 @@ function freePort(): Promise<number> {
 type ScriptRun = { code: number | null; output: string; summary: string };
 
 /** Runs `npm run briefing` (its script, on this Node) against a DATA_DIR; `onStart` gets the child (to kill it). */
-function runBriefingScript(env: Record<string, string>, args: string[] = [], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<ScriptRun> {
+async function runBriefingScript(env: Record<string, string>, args: string[] = [], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<ScriptRun> {
+  const store = await storeEnvFor(env.DATA_DIR);
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/briefing.ts'), ...args], {
     cwd: ROOT,
-    env: { ...process.env, NODE_ENV: 'production', SEED: 'none', BRIEFING_TIME: 'off', ...env },
+    env: { ...process.env, NODE_ENV: 'production', SEED: 'none', BRIEFING_TIME: 'off', ...store, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -186,7 +188,7 @@ describe('the briefing with a running server', () => {
 /** A DATA_DIR with a fresh editor's pick and confirmed subscribers, written through the store (no server holds it). */
 async function seedDataDir(recipients: string[]): Promise<string> {
   const dataDir = makeDataDir();
-  const store = await openStore(dataDir, 'write');
+  const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
   const now = new Date().toISOString();
   await store.articles.insert({
     id: 'kill-article', title: 'The night shift', slug: 'the-night-shift', bodyHtml: '<p>Body</p>', section: 'world', tags: [], authorName: 'Desk',
@@ -204,7 +206,7 @@ async function expectOnceEach(smtp: TestSmtp, dataDir: string, recipients: strin
   const counts = new Map<string, number>();
   for (const m of smtp.messages) for (const to of m.to) counts.set(to, (counts.get(to) ?? 0) + 1);
   for (const [to, count] of counts) expect(count, to).toBe(1);
-  const store = await openStore(dataDir, 'read');
+  const store = await openStore(dataDir, 'read', await storeOptionsFor(dataDir));
   const run = (await store.briefings.latest())!;
   const log = await store.briefings.deliveries(run.id);
   await store.close();

@@ -58,10 +58,10 @@ describe('POST /api/articles/{id}/comments', () => {
   });
 
   it('accepts a filled honeypot silently but stores nothing', async () => {
-    const before = readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments.length;
+    const before = (await readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments')).comments.length;
     const response = await post(article.id, { ...sample(3), website: 'http://spam.example' });
     expect(response.status).toBe(201);
-    expect(readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments.length).toBe(before);
+    expect((await readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments')).comments.length).toBe(before);
   });
 
   it('answers 404 for unknown and unpublished articles, 403 for a foreign origin', async () => {
@@ -134,11 +134,11 @@ describe('PUT /api/comments/{id}/status and DELETE /api/comments/{id}', () => {
     const target = await createArticle(admin, { title: 'Short lived', status: 'published' });
     await post(target.id, sample(60));
     expect((await admin.delete(`/api/articles/${target.id}`)).status).toBe(204);
-    const kept = readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments;
+    const kept = (await readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments')).comments;
     expect(kept.some((c) => c.articleId === target.id)).toBe(true);
     await expectError(await new TestClient(server.url).get(`/api/articles/${target.id}/comments`), 404);
     expect((await admin.delete(`/api/trash/${target.id}`)).status).toBe(204);
-    const all = readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments').comments;
+    const all = (await readDataFile<{ comments: Comment[] }>(server.dataDir, 'comments')).comments;
     expect(all.some((c) => c.articleId === target.id)).toBe(false);
   });
 });

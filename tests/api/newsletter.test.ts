@@ -18,8 +18,8 @@ afterAll(async () => {
   await server?.stop();
 });
 
-function subscribers(): Subscriber[] {
-  return readDataFile<{ subscribers: Subscriber[] }>(server.dataDir, 'subscribers').subscribers;
+async function subscribers(): Promise<Subscriber[]> {
+  return (await readDataFile<{ subscribers: Subscriber[] }>(server.dataDir, 'subscribers')).subscribers;
 }
 
 describe('POST /api/newsletter/subscribe', () => {
@@ -28,7 +28,7 @@ describe('POST /api/newsletter/subscribe', () => {
     expect(first).toEqual({ status: 200, body: { message: 'Subscribed' } });
     const again = await read(await new TestClient(server.url).post('/api/newsletter/subscribe', { email: 'reader@example.com' }));
     expect(again).toEqual(first);
-    const stored = subscribers().filter((s) => s.email === 'reader@example.com');
+    const stored = (await subscribers()).filter((s) => s.email === 'reader@example.com');
     expect(stored).toHaveLength(1);
     expect(stored[0]!.token).toMatch(/^[a-z2-7]{32}$/);
   });
@@ -61,7 +61,7 @@ describe('POST /api/newsletter/subscribe', () => {
 describe('GET /newsletter/unsubscribe', () => {
   it('unsubscribes with the token and says so; a second subscribe re-activates', async () => {
     await new TestClient(server.url).post('/api/newsletter/subscribe', { email: 'leaving@example.com' });
-    const token = subscribers().find((s) => s.email === 'leaving@example.com')!.token;
+    const token = (await subscribers()).find((s) => s.email === 'leaving@example.com')!.token;
     const response = await fetch(`${server.url}/newsletter/unsubscribe?token=${token}`);
     expect(response.status).toBe(200);
     expect(response.headers.get('content-type')).toMatch(/text\/html/);
@@ -69,11 +69,11 @@ describe('GET /newsletter/unsubscribe', () => {
     expect(html).toContain('You have been unsubscribed');
     expect(html).toContain('leaving@example.com');
     expect(html).toContain('noindex');
-    expect(subscribers().find((s) => s.email === 'leaving@example.com')!.unsubscribedAt).toEqual(expect.any(String));
+    expect((await subscribers()).find((s) => s.email === 'leaving@example.com')!.unsubscribedAt).toEqual(expect.any(String));
     // Following the link twice is harmless.
     expect((await fetch(`${server.url}/newsletter/unsubscribe?token=${token}`)).status).toBe(200);
     await new TestClient(server.url).post('/api/newsletter/subscribe', { email: 'leaving@example.com' });
-    expect(subscribers().find((s) => s.email === 'leaving@example.com')!.unsubscribedAt).toBeUndefined();
+    expect((await subscribers()).find((s) => s.email === 'leaving@example.com')!.unsubscribedAt).toBeUndefined();
   });
 
   it('answers 404 with a message for an unknown token, 400 for a malformed or missing one', async () => {
@@ -92,7 +92,7 @@ it('keeps the data files valid JSON after the bad input', () => {
 describe('double opt-in over HTTP', () => {
   it('keeps a sign-up pending until its link is followed; the confirm page says why a link fails', async () => {
     await new TestClient(server.url).post('/api/newsletter/subscribe', { email: 'pending@example.com' });
-    const stored = subscribers().find((s) => s.email === 'pending@example.com')!;
+    const stored = (await subscribers()).find((s) => s.email === 'pending@example.com')!;
     expect(stored.confirmTokenHash).toMatch(/^[0-9a-f]{64}$/);
     expect(stored.confirmedAt).toBeUndefined();
     const mails = fs.readdirSync(path.join(server.dataDir, 'outbox')).filter((f) => f.includes('pending@example.com'));
@@ -145,7 +145,7 @@ describe('subscribers in the dashboard', () => {
     const id = found.body.items[0].id as string;
     expect((await admin.delete(`/api/newsletter/subscribers/${id}`)).status).toBe(204);
     await expectError(await admin.delete(`/api/newsletter/subscribers/${id}`), 404);
-    expect(subscribers().some((s) => s.email === 'findme.reader@example.com')).toBe(false);
+    expect((await subscribers()).some((s) => s.email === 'findme.reader@example.com')).toBe(false);
   });
 
   it('previews the briefing and sends a test copy', async () => {

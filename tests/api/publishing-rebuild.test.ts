@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { adminClient, createArticle, readDataFile } from './support.ts';
+import { storeEnvFor } from '../helpers/postgres.ts';
 
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -25,12 +26,13 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
 
-function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string; ms: number }> {
+async function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string; ms: number }> {
   const started = performance.now();
+  const store = await storeEnvFor(dataDir);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' },
+      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -42,11 +44,11 @@ function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promi
 
 async function waitForIdle(server: TestServer): Promise<void> {
   await waitFor('the regeneration queue to drain', async () => {
-    if (readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs').jobs.length > 0) return false;
+    if ((await readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs')).jobs.length > 0) return false;
     const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
     if (!fs.existsSync(manifestFile)) return false;
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
-    return manifest.version === readDataFile<{ version: number }>(server.dataDir, 'articles').version;
+    return manifest.version === (await readDataFile<{ version: number }>(server.dataDir, 'articles')).version;
   });
 }
 
@@ -81,15 +83,15 @@ describe('npm run rebuild', () => {
     fs.rmSync(outDir, { recursive: true, force: true });
   });
 
-  it('exits 0, publishes the due article and prints progress and a summary', () => {
+  it('exits 0, publishes the due article and prints progress and a summary', async () => {
     expect(rebuild.code, rebuild.output).toBe(0);
     expect(rebuild.output).toContain(`published 1 scheduled article(s): ${scheduled.slug}`);
     expect(rebuild.output).toMatch(/\[rebuild\] pages \d+\/\d+ \(\d+\.\d s\)/);
     expect(rebuild.output).toContain('files prerendered');
-    expect(readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === scheduled.id)?.status).toBe('published');
+    expect((await readDataFile<{ articles: Article[] }>(dataDir, 'articles')).articles.find((a) => a.id === scheduled.id)?.status).toBe('published');
   });
 
-  it('produces the complete static site: pages, feeds, sitemaps, search index, manifest', () => {
+  it('produces the complete static site: pages, feeds, sitemaps, search index, manifest', async () => {
     const client = path.join(outDir, 'client');
     for (const a of articles.filter((x) => x.status === 'published')) expect(fs.existsSync(fileIn(client, `/article/${a.slug}`)), a.slug).toBe(true);
     expect(fs.existsSync(fileIn(client, `/article/${scheduled.slug}`))).toBe(true);
@@ -114,8 +116,8 @@ describe('npm run rebuild', () => {
     expect(fs.readFileSync(fileIn(client, '/robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/);
     expect(fs.readFileSync(fileIn(client, '/section/opinion/rss.xml'), 'utf8')).toContain(`/article/${scheduled.slug}`);
     const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'render-manifest.json'), 'utf8')) as { storeId: string; version: number };
-    expect(manifest.version).toBe(readDataFile<{ version: number }>(dataDir, 'articles').version);
-    expect(manifest.storeId).toBe(readDataFile<{ storeId: string }>(dataDir, 'meta').storeId);
+    expect(manifest.version).toBe((await readDataFile<{ version: number }>(dataDir, 'articles')).version);
+    expect(manifest.storeId).toBe((await readDataFile<{ storeId: string }>(dataDir, 'meta')).storeId);
     expect(fs.readdirSync(path.dirname(outDir)).filter((n) => n.startsWith(`${path.basename(outDir)}.staging`))).toEqual([]);
   });
 

@@ -44,15 +44,16 @@ function expectMissingArticleScreen(answer: { status: number; text: string; head
 /** Waits for the worker to drain: the queue empty and the manifest written after the last job. */
 async function waitForIdle(server: TestServer): Promise<void> {
   const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
-  const describeState = () =>
-    `jobs ${JSON.stringify(readDataFile(server.dataDir, 'jobs'))}, articles v${readDataFile<{ version: number }>(server.dataDir, 'articles').version}, manifest ${fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : 'none'}`;
-  await waitFor(() => `the regeneration queue to drain (${describeState()})`, async () => {
-    const jobs = readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs').jobs;
+  // What the last check saw, for the timeout message (reading the store is asynchronous on PostgreSQL).
+  let state = 'nothing read yet';
+  await waitFor(() => `the regeneration queue to drain (${state})`, async () => {
+    const jobs = (await readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs')).jobs;
+    const version = (await readDataFile<{ version: number }>(server.dataDir, 'articles')).version;
+    state = `jobs ${JSON.stringify(jobs)}, articles v${version}, manifest ${fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : 'none'}`;
     if (jobs.length > 0) return false;
     if (!fs.existsSync(manifestFile)) return false;
     const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
-    const articles = readDataFile<{ version: number }>(server.dataDir, 'articles');
-    return manifest.version === articles.version;
+    return manifest.version === version;
   });
 }
 
@@ -313,7 +314,7 @@ describe('jobs, restarts and scheduled publishing', () => {
     const first = await startServer({ dataDir, env: { REGENERATION_SETTLE_MS: '600000' } });
     const admin = await adminClient(first);
     const article = await createArticle(admin, { title: 'Crash course', section: 'world', status: 'published' });
-    const pending = readDataFile<{ jobs: Array<{ path: string }> }>(dataDir, 'jobs').jobs.map((j) => j.path);
+    const pending = (await readDataFile<{ jobs: Array<{ path: string }> }>(dataDir, 'jobs')).jobs.map((j) => j.path);
     expect(pending).toContain(`/article/${article.slug}`);
     expect(pending).toContain('/section/world');
     await first.kill();
@@ -336,7 +337,7 @@ describe('jobs, restarts and scheduled publishing', () => {
     const due = new Date(Date.now() + 2500).toISOString();
     const article = await createArticle(admin, { title: 'Embargoed results', section: 'business', status: 'scheduled', scheduledFor: due });
     await first.stop();
-    const stillScheduled = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
+    const stillScheduled = (await readDataFile<{ articles: Article[] }>(dataDir, 'articles')).articles.find((a) => a.id === article.id);
     expect(stillScheduled?.status).toBe('scheduled');
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(due) - Date.now() + 100)));
 
@@ -344,7 +345,7 @@ describe('jobs, restarts and scheduled publishing', () => {
     try {
       await waitFor('the scheduled article page', async () => (await fetchText(second, `/article/${article.slug}`)).status === 200);
       expect(second.output()).toContain(`scheduled article published: ${article.slug}`);
-      const published = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
+      const published = (await readDataFile<{ articles: Article[] }>(dataDir, 'articles')).articles.find((a) => a.id === article.id);
       expect(published?.status).toBe('published');
       // The section page is a job of its own, which may land a moment after the article page.
       await waitFor('/section/business to list it', async () => (await fetchText(second, '/section/business')).text.includes(`/article/${article.slug}`));

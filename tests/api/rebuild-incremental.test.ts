@@ -13,12 +13,14 @@ import { ROOT, makeDataDir, makeOutDir } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
+import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
 
-function runRebuild(outDir: string, dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+async function runRebuild(outDir: string, dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+  const store = await storeEnvFor(dataDir);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
       cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...env },
+      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let output = '';
@@ -65,7 +67,7 @@ describe('incremental npm run rebuild', () => {
   };
 
   beforeAll(async () => {
-    const store = await openStore(dataDir, 'write');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     // 30 business articles over two months (three listing pages), a few elsewhere.
     for (let i = 0; i < 30; i++) {
       const a = record({ slug: `business-${i}`, section: 'business' });
@@ -94,7 +96,7 @@ describe('incremental npm run rebuild', () => {
   }, 120_000);
 
   it('after publish, update, unpublish, delete and a new archive page its output equals a clean full build byte for byte', async () => {
-    const store = await openStore(dataDir, 'write');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     // Publish: 9 new business articles (37 published once two leave below: a fourth listing page opens).
     for (let i = 30; i < 39; i++) await store.articles.insert(record({ slug: `business-${i}`, section: 'business' }));
     // Update: a new headline on an old article; unpublish one; delete one.
@@ -121,7 +123,7 @@ describe('incremental npm run rebuild', () => {
   }, 240_000);
 
   it("today's articles go in the search head; the next day an incremental rebuild folds it into its month like a full build", async () => {
-    const store = await openStore(dataDir, 'write');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     const now = new Date().toISOString();
     await store.articles.insert(articleRecord({ id: 'today-1', slug: 'today-1', title: 'Story today-1', section: 'culture', createdAt: now, updatedAt: now, publishedAt: now }));
     await store.close();

@@ -12,6 +12,7 @@ import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts'
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
 import { adminClient, createArticle, type TestClient } from './support.ts';
+import { storeOptionsFor } from '../helpers/postgres.ts';
 
 async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
@@ -61,7 +62,7 @@ describe('search bundles per month', () => {
 
   beforeAll(async () => {
     const dataDir = makeDataDir();
-    const store = await openStore(dataDir, 'write');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     for (const { period, word, day } of MONTHS) {
       // Twelve each: a full page of results from one month, so the recent bundles can answer alone.
       for (let i = 0; i < 12; i++) {

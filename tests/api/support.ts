@@ -4,6 +4,9 @@ import { expect } from 'vitest';
 import { ADMIN, ApiClient, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article, ArticleInput } from '../../src/schemas/article.ts';
 import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
+import { createPool, type Db } from '../../src/store/pg/db.ts';
+import { readPgDocument } from '../../src/store/pg/transfer.ts';
+import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 
 export { ADMIN };
 
@@ -64,8 +67,12 @@ export async function expectError(response: Response, status: number, message?: 
   return body;
 }
 
-/** Every JSON file of the store in DATA_DIR (article files and buckets too) must parse (atomic writes, no half-written files). */
+/**
+ * Every JSON file of the store in DATA_DIR (article files and buckets too) must parse (atomic writes,
+ * no half-written files). On PostgreSQL (TEST_STORE=pg) the store keeps no files: transactions are its guarantee.
+ */
 export function expectDataFilesValid(dataDir: string): void {
+  if (testingPostgres()) return;
   const files = storeJsonFiles(dataDir);
   expect(files.length).toBeGreaterThan(0);
   for (const file of files) {
@@ -74,8 +81,22 @@ export function expectDataFilesValid(dataDir: string): void {
   }
 }
 
-/** Reads one collection of the server's DATA_DIR from its files, as one document (`{ articles: [...] }`, `{ votes, tallies }`, ...). */
+/** Runs `work` on the test database of a server's DATA_DIR (TEST_STORE=pg), read directly, not through the server. */
+export async function withTestDatabase<T>(dataDir: string, work: (db: Db) => Promise<T>): Promise<T> {
+  const db = createPool(await databaseFor(dataDir), false);
+  try {
+    return await work(db);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * Reads one collection of the server's store as one document (`{ articles: [...] }`, `{ votes, tallies }`, ...):
+ * from its files in DATA_DIR, or from its database with TEST_STORE=pg.
+ */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
-export function readDataFile<T = any>(dataDir: string, name: string): T {
+export async function readDataFile<T = any>(dataDir: string, name: string): Promise<T> {
+  if (testingPostgres()) return withTestDatabase(dataDir, async (db) => (await readPgDocument(db, name)) as T);
   return readCollectionDocument(dataDir, name) as T;
 }

@@ -116,9 +116,9 @@ describe('POST /api/admin/articles/{id}/adjust-likes and /adjust-dislikes', () =
   });
 });
 
-it('keeps votes out of the articles file and the data files valid JSON', () => {
+it('keeps votes out of the articles file and the data files valid JSON', async () => {
   expectDataFilesValid(server.dataDir);
-  const votes = readDataFile<{ votes: Record<string, Record<string, string>> }>(server.dataDir, 'votes');
+  const votes = (await readDataFile<{ votes: Record<string, Record<string, string>> }>(server.dataDir, 'votes'));
   expect(Object.keys(votes.votes)).toContain(article.id);
-  expect(JSON.stringify(readDataFile(server.dataDir, 'articles'))).not.toMatch(/"likes"/);
+  expect(JSON.stringify((await readDataFile(server.dataDir, 'articles')))).not.toMatch(/"likes"/);
 });

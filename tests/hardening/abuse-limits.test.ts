@@ -37,8 +37,8 @@ function comment(n: number) {
   return { authorName: `Reader ${n}`, authorEmail: `reader${n}@example.com`, content: `Comment number ${n}` };
 }
 
-function storedComments(): number {
-  return readDataFile<{ comments: unknown[] }>(server.dataDir, 'comments').comments.length;
+async function storedComments(): Promise<number> {
+  return (await readDataFile<{ comments: unknown[] }>(server.dataDir, 'comments')).comments.length;
 }
 
 /** Sends until the first 429 (at most `max` requests); answers it and how many got through before. */
@@ -66,9 +66,9 @@ describe('rate limits per client address', () => {
     expect(passed).toBeGreaterThan(0);
     expectRetryAfter(limited, 60);
     await expectError(limited, 429);
-    const stored = storedComments();
+    const stored = (await storedComments());
     for (let i = 0; i < 10; i++) expect((await new TestClient(server.url, ip).post(`/api/articles/${articleId}/comments`, comment(100 + i))).status).toBe(429);
-    expect(storedComments()).toBe(stored);
+    expect((await storedComments())).toBe(stored);
     expect((await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, comment(999))).status).toBe(201);
   });
 
@@ -89,7 +89,7 @@ describe('rate limits per client address', () => {
     const { limited, passed } = await untilLimited(() => new TestClient(server.url, ip).post(`/api/articles/${articleId}/like`), 200);
     expect(passed).toBeGreaterThan(0);
     expectRetryAfter(limited, 60);
-    const counters = readDataFile<{ tallies: Record<string, { likes: number }> }>(server.dataDir, 'votes').tallies[articleId]!;
+    const counters = (await readDataFile<{ tallies: Record<string, { likes: number }> }>(server.dataDir, 'votes')).tallies[articleId]!;
     expect(counters.likes).toBe(passed);
     expect((await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/dislike`)).status).toBe(200);
   });
@@ -98,10 +98,10 @@ describe('rate limits per client address', () => {
     const ip = freshIp();
     const { limited, passed } = await untilLimited(() => new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: `n${Math.random()}@example.com` }), 50);
     expectRetryAfter(limited, 60);
-    const subscribers = readDataFile<{ subscribers: unknown[] }>(server.dataDir, 'subscribers').subscribers.length;
+    const subscribers = (await readDataFile<{ subscribers: unknown[] }>(server.dataDir, 'subscribers')).subscribers.length;
     expect(subscribers).toBe(passed);
     expect((await new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: 'late@example.com' })).status).toBe(429);
-    expect(JSON.stringify(readDataFile(server.dataDir, 'subscribers'))).not.toContain('late@example.com');
+    expect(JSON.stringify((await readDataFile(server.dataDir, 'subscribers')))).not.toContain('late@example.com');
   });
 
   it('without TRUST_PROXY a forged X-Forwarded-For does not buy a new window', async () => {
@@ -152,18 +152,18 @@ describe('client address behind one trusted proxy (TRUST_PROXY=true, one hop)', 
 
 describe('the comment honeypot', () => {
   it('answers like a success but stores nothing when the hidden field is filled', async () => {
-    const before = storedComments();
+    const before = (await storedComments());
     const spam = { authorName: 'Bot', authorEmail: 'bot@example.com', content: 'Cheap pills, honeypot spam' };
     for (const website of ['http://spam.example', 'x', ' buy now ']) {
       const response = await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, { ...spam, website });
       expect(response.status).toBeLessThan(300);
     }
-    expect(storedComments()).toBe(before);
+    expect((await storedComments())).toBe(before);
     const list = (await (await fetch(new URL(`/api/articles/${articleId}/comments`, server.url))).json()) as { content: string }[];
     expect(JSON.stringify(list)).not.toContain('honeypot spam');
     // People leave it empty, and their comments go through.
     expect((await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, { ...comment(8), website: '' })).status).toBe(201);
-    expect(storedComments()).toBe(before + 1);
+    expect((await storedComments())).toBe(before + 1);
   });
 });
 

@@ -17,13 +17,13 @@ import {
   freshIp,
   makeDataDir,
   readDataFile,
+  ageSessions,
   send,
   snapshotDataDir,
   startHardenedServer,
   waitForIdleQueue,
   type TestServer,
 } from './support.ts';
-import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 let server: TestServer;
 let admin: TestClient;
@@ -77,8 +77,8 @@ const FORGED = 'abcdefghijklmnopqrstuvwxyz234567';
 
 describe('admin endpoints without a live session', () => {
   it('answer 401 with no cookie, a forged token, a malformed one, or the stored session id itself', async () => {
-    const before = snapshotDataDir(server.dataDir);
-    const sessions = readDataFile<{ sessions: Record<string, unknown> }>(server.dataDir, 'sessions');
+    const before = await snapshotDataDir(server.dataDir);
+    const sessions = (await readDataFile<{ sessions: Record<string, unknown> }>(server.dataDir, 'sessions'));
     const storedId = Object.keys(sessions.sessions)[0]!;
     // What a leaked sessions.json holds is a hash: it must not work as a token.
     const cookies = [undefined, FORGED, 'x'.repeat(4000), `${admin.cookies.get('session')}x`, storedId, `${admin.cookies.get('session')!.toUpperCase()}`];
@@ -90,7 +90,7 @@ describe('admin endpoints without a live session', () => {
         await expectError(response, 401);
       }
     }
-    expect(snapshotDataDir(server.dataDir)).toEqual(before);
+    expect(await snapshotDataDir(server.dataDir)).toEqual(before);
   });
 
   it('redirect /admin and the editor to /login', async () => {
@@ -111,19 +111,14 @@ describe('admin endpoints without a live session', () => {
     expect((await client.get('/api/articles/stats')).status).toBe(200);
     await other.stop();
     // Age every session past its expiry while the server is down: the store is the only clock it has.
-    // Sessions live in hashed bucket files (layout 2): age the ones in each.
-    for (const file of storeJsonFiles(dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`))) {
-      const bucket = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { expiresAt: string }>;
-      for (const session of Object.values(bucket)) session.expiresAt = new Date(Date.now() - 1000).toISOString();
-      fs.writeFileSync(file, JSON.stringify(bucket));
-    }
+    await ageSessions(dataDir, new Date(Date.now() - 1000).toISOString());
     other = await startHardenedServer({}, dataDir);
     try {
       const replay = new TestClient(other.url);
       replay.cookies.set('session', token);
       for (const call of adminCalls()) await expectError(await replay.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
       await other.stop();
-      const after = readDataFile<{ sessions: Record<string, unknown> }>(dataDir, 'sessions');
+      const after = (await readDataFile<{ sessions: Record<string, unknown> }>(dataDir, 'sessions'));
       expect(Object.keys(after.sessions)).toHaveLength(0);
     } finally {
       await other.stop();
@@ -240,7 +235,7 @@ describe('session lifecycle', () => {
 
 describe('cross-origin state-changing requests', () => {
   it('are refused (403) for every state-changing endpoint and foreign origin, even with an admin cookie', async () => {
-    const before = snapshotDataDir(server.dataDir);
+    const before = await snapshotDataDir(server.dataDir);
     const port = new URL(server.url).port;
     const foreign: Record<string, string>[] = [
       { Origin: 'https://evil.example' },
@@ -278,7 +273,7 @@ describe('cross-origin state-changing requests', () => {
         }
       }
     }
-    expect(snapshotDataDir(server.dataDir)).toEqual(before);
+    expect(await snapshotDataDir(server.dataDir)).toEqual(before);
     // The admin session itself is untouched by the refused logout.
     expect((await admin.get('/api/articles/stats')).status).toBe(200);
     await expectServerUp(server);

@@ -372,7 +372,7 @@ describe('a generated corpus of malformed requests', () => {
   let articlesBefore: string;
 
   beforeAll(async () => {
-    before = snapshotDataDir(server.dataDir);
+    before = await snapshotDataDir(server.dataDir);
     articlesBefore = await (await fetch(new URL(`/article/${ids.slug}`, server.url))).text();
   });
 
@@ -412,7 +412,7 @@ describe('a generated corpus of malformed requests', () => {
 
   it('changed nothing under DATA_DIR and regenerated no page', async () => {
     await waitForIdleQueue(server.url);
-    expect(snapshotDataDir(server.dataDir)).toEqual(before);
+    expect(await snapshotDataDir(server.dataDir)).toEqual(before);
     expectDataFilesValid(server.dataDir);
     expect(await (await fetch(new URL(`/article/${ids.slug}`, server.url))).text()).toBe(articlesBefore);
   });

@@ -151,7 +151,7 @@ async function expectPagesMatchData(target: TestServer, timeoutMs = 30_000): Pro
   const deadline = Date.now() + timeoutMs;
   let mismatches: string[] = [];
   do {
-    const { articles } = readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles');
+    const { articles } = (await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles'));
     mismatches = articles
       .filter((a) => a.status === 'published')
       .flatMap((a) => {
@@ -189,22 +189,22 @@ describe(`SIGKILL under load, ${ROUNDS} rounds`, () => {
       // The admin's session was an acknowledged write too.
       expect((await adminAt(server.url).get('/api/articles/stats')).status, `round ${round}: admin session lost`).toBe(200);
 
-      const votes = readDataFile<{ votes: Record<string, Record<string, string>> }>(dataDir, 'votes').votes;
+      const votes = (await readDataFile<{ votes: Record<string, Record<string, string>> }>(dataDir, 'votes')).votes;
       for (const vote of acked.votes) expect(votes[vote.articleId]?.[vote.visitorId], `round ${round}: acknowledged ${vote.kind} lost`).toBe(vote.kind);
       // Tallies are written with the votes in one file: after a crash they agree with the votes they count.
-      const counters = readDataFile<{ tallies: Record<string, { likes: number; dislikes: number }> }>(dataDir, 'votes').tallies;
+      const counters = (await readDataFile<{ tallies: Record<string, { likes: number; dislikes: number }> }>(dataDir, 'votes')).tallies;
       for (const { id } of base) {
         const tally = Object.values(votes[id] ?? {});
         const stored = `${counters[id]?.likes ?? 0}/${counters[id]?.dislikes ?? 0}`;
         const counted = `${tally.filter((k) => k === 'like').length}/${tally.filter((k) => k === 'dislike').length}`;
         if (stored !== counted) tornCounters.push(`round ${round}: ${id} counters ${stored}, votes ${counted}`);
       }
-      const comments = readDataFile<{ comments: { id: string; content: string }[] }>(dataDir, 'comments').comments;
+      const comments = (await readDataFile<{ comments: { id: string; content: string }[] }>(dataDir, 'comments')).comments;
       const commentIds = new Set(comments.map((c) => c.id));
       for (const comment of acked.comments) expect(commentIds.has(comment.id), `round ${round}: comment "${comment.content}" lost`).toBe(true);
-      const subscribers = JSON.stringify(readDataFile(dataDir, 'subscribers'));
+      const subscribers = JSON.stringify((await readDataFile(dataDir, 'subscribers')));
       for (const email of acked.subscribers) expect(subscribers, `round ${round}: sign-up lost`).toContain(email);
-      const { articles } = readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles');
+      const { articles } = (await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles'));
       const byId = new Map(articles.map((a) => [a.id, a]));
       for (const created of acked.created) expect(byId.get(created.id)?.status, `round ${round}: created "${created.title}" lost`).toBe('published');
       for (const [id, { sent, lastAcked }] of acked.saves) {

@@ -6,9 +6,27 @@ import path from 'node:path';
 import { expect } from 'vitest';
 import { chromium, type Browser } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.ts';
+import { testingPostgres } from '../helpers/postgres.ts';
+import { withTestDatabase } from '../api/support.ts';
+import { DOCUMENT_NAMES as PG_COLLECTIONS, readPgDocument } from '../../src/store/pg/transfer.ts';
+import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 export { ADMIN, ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 export { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile } from '../api/support.ts';
+
+/** Moves every stored session's expiry to `expiresAt`, behind the (stopped) server's back: in its files, or its database. */
+export async function ageSessions(dataDir: string, expiresAt: string): Promise<void> {
+  if (testingPostgres()) {
+    await withTestDatabase(dataDir, (db) => db.query(`UPDATE sessions SET expires_at = $1, doc = jsonb_set(doc, '{expiresAt}', to_jsonb($1::text))`, [expiresAt]));
+    return;
+  }
+  // Sessions live in hashed bucket files (layout 2): age the ones in each.
+  for (const file of storeJsonFiles(dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`))) {
+    const bucket = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, { expiresAt: string }>;
+    for (const session of Object.values(bucket)) session.expiresAt = expiresAt;
+    fs.writeFileSync(file, JSON.stringify(bucket));
+  }
+}
 
 /** The built server with TRUST_PROXY, so each simulated client can present its own address. */
 export function startHardenedServer(env: Record<string, string> = {}, dataDir?: string): Promise<TestServer> {
@@ -16,10 +34,11 @@ export function startHardenedServer(env: Record<string, string> = {}, dataDir?: 
 }
 
 /**
- * Every file under DATA_DIR (the lock aside) with a hash of its bytes: two snapshots are equal
- * exactly when nothing in the store, the uploads or the images changed.
+ * Every file under DATA_DIR (the lock aside) with a hash of its bytes, and on PostgreSQL
+ * (TEST_STORE=pg) a hash of each collection in the database: two snapshots are equal exactly when
+ * nothing in the store, the uploads or the images changed.
  */
-export function snapshotDataDir(dataDir: string): Record<string, string> {
+export async function snapshotDataDir(dataDir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
@@ -29,6 +48,11 @@ export function snapshotDataDir(dataDir: string): Record<string, string> {
     }
   };
   walk(dataDir);
+  if (testingPostgres()) {
+    await withTestDatabase(dataDir, async (db) => {
+      for (const name of PG_COLLECTIONS) out[`pg:${name}`] = createHash('sha256').update(JSON.stringify(await readPgDocument(db, name))).digest('hex');
+    });
+  }
   return out;
 }
 

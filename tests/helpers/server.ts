@@ -5,6 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { waitForListening } from '../../scripts/server-process.ts';
+import { databaseFor, testingPostgres } from './postgres.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
@@ -52,11 +53,13 @@ export function siteCopyFor(dataDir: string): string {
 
 /**
  * Spawns the server and resolves once it prints its address. SEED defaults to `none` so tests
- * start from an empty store; pass { SEED: 'demo' } for demo content.
+ * start from an empty store; pass { SEED: 'demo' } for demo content. With TEST_STORE=pg the server
+ * gets a PostgreSQL database of its own, the same one again when restarted on the same DATA_DIR.
  */
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeDataDir();
   const clientDir = options.env?.SERVE_DIR ?? siteCopyFor(dataDir);
+  const database = testingPostgres() && !options.env?.DATABASE_URL ? { DATABASE_URL: await databaseFor(dataDir) } : {};
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
     env: {
@@ -72,6 +75,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       // No scheduled briefing in tests unless one asks: after 07:00 it would write to DATA_DIR mid-test.
       BRIEFING_TIME: 'off',
       SERVE_DIR: clientDir,
+      ...database,
       ...options.env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],

@@ -21,6 +21,8 @@ import {
 import { checkLoginThrottle, clearLoginFailures, consumeRateLimit, recordLoginFailure } from '../../src/server/rate-limit.ts';
 import { appErrorOf, makeRuntime } from './support.ts';
 import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
+import { testingPostgres } from '../helpers/postgres.ts';
+import { readDataFile } from '../api/support.ts';
 
 type TestRuntime = Awaited<ReturnType<typeof makeRuntime>>;
 let runtime: TestRuntime;
@@ -58,8 +60,10 @@ describe('passwords and tokens', () => {
     const { token, session } = await createSession(runtime, user.id);
     expect(session.id).toBe(encodeHexLowerCase(sha256(new TextEncoder().encode(token))));
     expect(sessionIdFromToken(token)).toBe(session.id);
-    // Every file the sessions are kept in (layout 2: hashed buckets).
-    const file = storeJsonFiles(runtime.dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+    // Every file the sessions are kept in (layout 2: hashed buckets), or on PostgreSQL the whole sessions table.
+    const file = testingPostgres()
+      ? JSON.stringify(await readDataFile(runtime.dataDir, 'sessions'))
+      : storeJsonFiles(runtime.dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
     expect(file).toContain(session.id);
     expect(file).not.toContain(token);
   });

@@ -67,7 +67,7 @@ describe('the permission table', () => {
 
 describe('the audit log store', () => {
   it('appends one line per entry to a monthly segment and pages newest first across segments', async () => {
-    const runtime = await makeRuntime();
+    const runtime = await makeRuntime(undefined, 'lowdb');
     open.push(runtime.store);
     const actor = { id: 'a1', username: 'ann' };
     for (let i = 0; i < 5; i++) await recordAudit(runtime, { actor, action: 'article.publish', target: { type: 'article', id: `x${i}` } });
@@ -87,7 +87,7 @@ describe('the audit log store', () => {
 
     await runtime.store.close();
     open.pop();
-    const reopened = await makeRuntime(runtime.dataDir);
+    const reopened = await makeRuntime(runtime.dataDir, 'lowdb');
     open.push(reopened.store);
     const first = await listAudit(reopened, { page: 1, pageSize: 4 });
     expect(first.total).toBe(7);
@@ -101,7 +101,7 @@ describe('the audit log store', () => {
     fs.mkdirSync(path.join(dir, 'audit'));
     const good = JSON.stringify({ id: 'g', at: '2026-01-01T00:00:00.000Z', actor: null, action: 'article.publish', target: { type: 'article', id: 'a' } });
     fs.writeFileSync(path.join(dir, 'audit', '2026-01.jsonl'), `${good}\n{"id":"torn","at":"2026-01-0`);
-    const runtime = await makeRuntime(dir);
+    const runtime = await makeRuntime(dir, 'lowdb');
     open.push(runtime.store);
     expect((await listAudit(runtime, { page: 1, pageSize: 10 })).items.map((e) => e.id)).toEqual(['g']);
     // The next entry starts a line of its own, so it is not lost to the torn one.

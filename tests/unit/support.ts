@@ -1,4 +1,4 @@
-/** Unit-test fixtures: a real lowdb store in a temp dir, a runtime around it, article records. */
+/** Unit-test fixtures: a real store in a temp dir (lowdb, or PostgreSQL with TEST_STORE=pg), a runtime around it, article records. */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -7,18 +7,23 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { ArticleChange, Runtime } from '../../src/server/runtime.ts';
 import { isAppError, type AppError } from '../../src/server/errors.ts';
+import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 
 export function makeTempDir(prefix = 'meridian-unit-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
-/** A runtime over a fresh store; `changes` records what the article hooks were told. */
-export async function makeRuntime(dataDir = makeTempDir()): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
-  const store = await openStore(dataDir, 'write');
+/**
+ * A runtime over a fresh store; `changes` records what the article hooks were told. `lowdb` pins the
+ * lowdb store for tests of its files; otherwise TEST_STORE=pg gives it a PostgreSQL database.
+ */
+export async function makeRuntime(dataDir = makeTempDir(), store: 'configured' | 'lowdb' = 'configured'): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
+  const databaseUrl = testingPostgres() && store === 'configured' ? await databaseFor(dataDir) : undefined;
+  const opened = await openStore(dataDir, 'write', { databaseUrl });
   const changes: ArticleChange[][] = [];
   return {
-    config: parseConfig({ DATA_DIR: dataDir, SEED: 'none' }),
-    store,
+    config: parseConfig({ DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: databaseUrl }),
+    store: opened,
     hooks: { articlesChanged: [(c) => void changes.push(c)] },
     services: new Map(),
     changes,

@@ -50,7 +50,7 @@ describe('trash', () => {
   });
 
   it('stores each entry and revision as its own small file, and reads the trash back after a restart', async () => {
-    runtime = await makeRuntime();
+    runtime = await makeRuntime(undefined, 'lowdb');
     const article = await createArticle(runtime, input('Small files'));
     await updateArticle(runtime, article.id, { dek: 'changed' }, undefined, { actor: 'editor' });
     await deleteArticle(runtime, article.id);
@@ -58,7 +58,7 @@ describe('trash', () => {
     expect(files.filter((f) => f.startsWith(`revisions${path.sep}`) && f.endsWith('.json'))).toHaveLength(2);
     expect(files.filter((f) => f.startsWith(`trash${path.sep}`) && f.endsWith(`${article.id}.json`))).toHaveLength(1);
     await runtime.store.close();
-    const reopened = await makeRuntime(runtime.dataDir);
+    const reopened = await makeRuntime(runtime.dataDir, 'lowdb');
     runtime = reopened;
     expect((await reopened.store.trash.list()).map((e) => e.article.id)).toEqual([article.id]);
     expect(await reopened.store.trash.slugExists(article.slug)).toBe(true);

@@ -1,6 +1,7 @@
 /**
  * The feed scheduler: fetches every enabled RSS source once per FEED_FETCH_INTERVAL_MINUTES, each
- * at its own offset so sources do not all fire together, never one source twice at once.
+ * at its own offset so sources do not all fire together, never one source twice at once, and once
+ * per slot across every server sharing the store.
  */
 import { createHash } from 'node:crypto';
 import type { NewsSource } from '../../schemas/source.ts';
@@ -52,6 +53,10 @@ export function startFeedScheduler(runtime: Runtime, log: (line: string) => void
       if (stopped) return;
       while (active.size >= MAX_CONCURRENT_FETCHES) await Promise.race(active);
       if (isFetching(source.id)) continue;
+      // Servers sharing a store (PostgreSQL) all see the source due: the first to claim this slot
+      // (its due time, from the lastFetchedAt every server read) fetches it, the others skip it.
+      const claim = await runtime.store.limits.hit(`feed-slot:${source.id}:${nextDueAt(source, intervalMs)}`, intervalMs, Date.now());
+      if (claim.count > 1) continue;
       const task = runExclusive(runtime, source).then(
         (outcome) => log(`[ingest] ${source.name}: ${outcome.message}`),
         (error: unknown) => log(`[ingest] ${source.name}: ${error instanceof Error ? error.message : String(error)}`),

@@ -1,0 +1,65 @@
+/** The PostgreSQL store: every repository over one connection pool, schema migrated at open; chosen by DATABASE_URL. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { randomUUID } from 'node:crypto';
+import type { Store, StoreMode } from '../types.ts';
+import { acquireLock } from '../lock-file.ts';
+import { createPool, toJson } from './db.ts';
+import { migrate, pendingMigrations } from './migrate.ts';
+import { PgArticles } from './articles.ts';
+import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
+import { PgAudit, PgBriefings, PgSubscribers, PgUsers } from './people.ts';
+import { PgRevisions, PgTrash } from './history.ts';
+
+/**
+ * Opens the store in the database at `url`. DATA_DIR still holds images, the outbox and the server's
+ * address, so a `write` open takes its lock as the lowdb store does; `read` (builds, reports) gets
+ * connections that refuse writes and never migrates.
+ */
+export async function openPgStore(url: string, dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+  const dir = path.resolve(dataDir);
+  fs.mkdirSync(dir, { recursive: true });
+  const readOnly = mode === 'read';
+  const release = readOnly ? () => {} : acquireLock(dir);
+  const pool = createPool(url, readOnly);
+  try {
+    if (readOnly) {
+      const pending = await pendingMigrations(pool);
+      if (pending.length) throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
+    } else {
+      await migrate(pool);
+      await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [toJson(randomUUID())]);
+    }
+    const meta = new PgMeta(pool);
+    const storeId = await meta.get<string>('storeId');
+    let closed = false;
+    return {
+      id: typeof storeId === 'string' ? storeId : 'unseeded',
+      articles: new PgArticles(pool),
+      counters: new PgCounters(pool),
+      comments: new PgComments(pool),
+      sources: new PgSources(pool),
+      subscribers: new PgSubscribers(pool),
+      briefings: new PgBriefings(pool),
+      users: new PgUsers(pool),
+      audit: new PgAudit(pool),
+      sessions: new PgSessions(pool),
+      jobs: new PgJobs(pool),
+      limits: new PgLimits(pool),
+      meta,
+      revisions: new PgRevisions(pool),
+      trash: new PgTrash(pool),
+      async close() {
+        if (closed) return;
+        closed = true;
+        // pool.end() waits for the queries in flight: every write is committed before the lock is given up.
+        await pool.end();
+        release();
+      },
+    };
+  } catch (error) {
+    await pool.end().catch(() => {});
+    release();
+    throw error;
+  }
+}

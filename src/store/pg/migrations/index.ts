@@ -1,0 +1,6 @@
+/** Every migration, in order: a new schema change is a new numbered module here, never an edit of an applied one. */
+import initial from './001-initial.ts';
+
+export type Migration = { version: number; name: string; sql: string };
+
+export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: '001-initial', sql: initial }];

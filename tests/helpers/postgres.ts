@@ -1,0 +1,122 @@
+/**
+ * A throwaway PostgreSQL cluster for a test run (vitest globalSetup): Debian's binaries, initdb in a
+ * temp folder on a free port, one fresh database per test store or server, removed at the end.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pg from 'pg';
+
+/** The cluster's admin URL (database `postgres`), handed to the test workers through the environment. */
+export const ADMIN_URL_ENV = 'MERIDIAN_TEST_PG_URL';
+
+/** The newest PostgreSQL under /usr/lib/postgresql (Debian's layout), or PG_BIN. */
+export function postgresBinDir(): string | undefined {
+  if (process.env.PG_BIN) return process.env.PG_BIN;
+  const root = '/usr/lib/postgresql';
+  if (!fs.existsSync(root)) return undefined;
+  const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin/initdb')));
+  versions.sort((a, b) => Number(b) - Number(a));
+  return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export type Cluster = { url: string; dir: string; stop: () => void };
+
+/** initdb and pg_ctl refuse to run as root: as root they run as the `postgres` user, in a folder it owns. */
+export async function startCluster(): Promise<Cluster> {
+  const bin = postgresBinDir();
+  if (!bin) {
+    throw new Error('The tests need PostgreSQL (Debian: apt-get install -y postgresql), and initdb was not found under /usr/lib/postgresql. Set PG_BIN to its bin folder.');
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-pg-'));
+  const asRoot = process.getuid?.() === 0;
+  const run = (file: string, args: string[]) =>
+    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'pipe' }) : execFileSync(path.join(bin, file), args, { stdio: 'pipe' });
+  if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
+  const data = path.join(dir, 'data');
+  const port = await freePort();
+  try {
+    run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
+    // Durability settings off: a test cluster is thrown away, and they make every commit cheap.
+    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=300'].join(' ');
+    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', '-o', options, 'start']);
+  } catch (error) {
+    const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
+    fs.rmSync(dir, { recursive: true, force: true });
+    throw new Error(`Could not start the test PostgreSQL cluster: ${(error as Error).message}\n${log}`, { cause: error });
+  }
+  return {
+    url: `postgres://postgres@127.0.0.1:${port}/postgres`,
+    dir,
+    stop: () => {
+      try {
+        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      } finally {
+        fs.rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** The URL of database `name` on the cluster at `adminUrl`. */
+function urlOf(adminUrl: string, name: string): string {
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  return url.toString();
+}
+
+/**
+ * A database of its own for `key` (a test's data folder), created on first use: the same key gives
+ * the same database, so a store reopened or a server restarted on that folder finds its data.
+ */
+export async function databaseFor(key: string): Promise<string> {
+  const adminUrl = process.env[ADMIN_URL_ENV];
+  if (!adminUrl) throw new Error(`No test PostgreSQL cluster: ${ADMIN_URL_ENV} is unset (tests/helpers/postgres.ts runs as vitest globalSetup).`);
+  const name = `t_${createHash('sha256').update(path.resolve(key)).digest('hex').slice(0, 24)}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '42P04') throw error; // 42P04: it exists already.
+  } finally {
+    await client.end();
+  }
+  return urlOf(adminUrl, name);
+}
+
+/** Whether this run's servers and stores use PostgreSQL (TEST_STORE=pg). */
+export function testingPostgres(): boolean {
+  return process.env.TEST_STORE === 'pg';
+}
+
+/** Environment for a script run on a test's DATA_DIR: with TEST_STORE=pg, the database that folder's server uses. */
+export async function storeEnvFor(dataDir: string | undefined): Promise<Record<string, string>> {
+  return testingPostgres() && dataDir ? { DATABASE_URL: await databaseFor(dataDir) } : {};
+}
+
+/** openStore options for a test's DATA_DIR: lowdb in the folder, or (TEST_STORE=pg) the database its server uses. */
+export async function storeOptionsFor(dataDir: string): Promise<{ databaseUrl: string | undefined }> {
+  return { databaseUrl: testingPostgres() ? await databaseFor(dataDir) : undefined };
+}
+
+/** vitest globalSetup: one cluster for the run, removed when it ends. */
+export default async function setup(): Promise<() => void> {
+  const cluster = await startCluster();
+  process.env[ADMIN_URL_ENV] = cluster.url;
+  return () => cluster.stop();
+}

@@ -1,0 +1,95 @@
+/**
+ * The PostgreSQL store shared by several servers (two stores open on one database, as two servers
+ * would be): every compare-and-set happens exactly once, votes and limits are counted once, and
+ * sessions and rate-limit windows survive a restart.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.ts';
+import { databaseFor } from '../helpers/postgres.ts';
+import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
+
+const opened: Store[] = [];
+afterEach(async () => {
+  for (const store of opened.splice(0)) await closeQuietly(store);
+});
+
+/** Two stores on one fresh database, each with its own DATA_DIR, like two servers. */
+async function twoServers(): Promise<[Store, Store, string]> {
+  const url = await databaseFor(makeTempDir('meridian-shared-'));
+  const a = await openStore(makeTempDir(), 'write', { databaseUrl: url });
+  const b = await openStore(makeTempDir(), 'write', { databaseUrl: url });
+  opened.push(a, b);
+  return [a, b, url];
+}
+
+describe('one PostgreSQL database, two servers', () => {
+  it('publishes a scheduled article exactly once, whichever server asks', async () => {
+    const [a, b] = await twoServers();
+    const scheduled = articleRecord({ status: 'scheduled', publishedAt: undefined, scheduledFor: '2025-01-01T00:00:00.000Z' });
+    await a.articles.insert(scheduled);
+    const version = await a.articles.version();
+    const now = '2025-06-01T00:00:00.000Z';
+    const results = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).articles.publishIfScheduled(scheduled.id, now)));
+    expect(results.filter(Boolean)).toHaveLength(1);
+    expect(await b.articles.get(scheduled.id)).toMatchObject({ status: 'published', publishedAt: now, version: 2 });
+    expect(await a.articles.version()).toBe(version + 1);
+  });
+
+  it('lets exactly one of two concurrent saves of the same version win', async () => {
+    const [a, b] = await twoServers();
+    const record = articleRecord();
+    await a.articles.insert(record);
+    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).articles.replaceIfVersion({ ...record, title: `Edit ${i}` }, 1)));
+    const saved = results.filter((r) => r && 'saved' in r);
+    expect(saved).toHaveLength(1);
+    const winner = (saved[0] as { saved: { title: string } }).saved.title;
+    for (const r of results) if (r && 'conflict' in r) expect(r.conflict).toMatchObject({ title: winner, version: 2 });
+    expect((await b.articles.get(record.id))?.version).toBe(2);
+  });
+
+  it('counts one vote per visitor and every view, with votes racing on both servers', async () => {
+    const [a, b] = await twoServers();
+    const votes = [];
+    for (let i = 0; i < 40; i++) votes.push((i % 2 ? a : b).counters.vote('x', `v${i % 10}`, i < 20 ? 'like' : 'dislike'));
+    for (let i = 0; i < 30; i++) votes.push((i % 2 ? a : b).counters.incrementViews('x'));
+    await Promise.all(votes);
+    const counters = await a.counters.get('x');
+    expect(counters.likes + counters.dislikes).toBe(10);
+    expect(counters.views).toBe(30);
+    let likes = 0;
+    for (let v = 0; v < 10; v++) if ((await b.counters.visitorVote('x', `v${v}`)) === 'like') likes++;
+    expect(counters.likes).toBe(likes);
+  });
+
+  it('shares rate-limit windows between servers, and keeps them and sessions across a restart', async () => {
+    const [a, b, url] = await twoServers();
+    expect(await a.limits.hit('ip:1', 60_000, 1000)).toEqual({ count: 1, resetAt: 61_000 });
+    const hits = await Promise.all(Array.from({ length: 19 }, (_, i) => (i % 2 ? a : b).limits.hit('ip:1', 60_000, 1001 + i)));
+    expect(hits.map((h) => h.count).sort((x, y) => x - y)).toEqual(Array.from({ length: 19 }, (_, i) => i + 2));
+    expect(new Set(hits.map((h) => h.resetAt))).toEqual(new Set([61_000]));
+    await a.sessions.insert({ id: 's1', userId: 'u1', expiresAt: '2099-01-01T00:00:00.000Z', createdAt: '2025-01-01T00:00:00.000Z' });
+    await a.limits.set('throttle:admin', { failures: 3 }, 90_000);
+    await a.close();
+    const restarted = await openStore(makeTempDir(), 'write', { databaseUrl: url });
+    opened.push(restarted);
+    expect(await restarted.limits.hit('ip:1', 60_000, 2000)).toEqual({ count: 21, resetAt: 61_000 });
+    expect(await restarted.limits.get('throttle:admin', 2000)).toEqual({ failures: 3 });
+    expect(await restarted.sessions.get('s1')).toMatchObject({ userId: 'u1' });
+    expect(await b.sessions.get('s1')).toBeDefined();
+  });
+
+  it('coalesces paths queued on both servers at once into one job each, without deadlocking', async () => {
+    const [a, b] = await twoServers();
+    const paths = Array.from({ length: 30 }, (_, i) => `/p${i}`);
+    for (let round = 0; round < 10; round++) {
+      // Overlapping batches in opposite orders: each server locks the rows the other wants next.
+      const added = await Promise.all([a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`), b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`)]);
+      expect(added[0] + added[1]).toBe(round === 0 ? 30 : 0);
+    }
+    expect(await a.jobs.size()).toBe(30);
+    // The queue keeps the order a batch was given in.
+    const c = (await twoServers())[0];
+    await c.jobs.enqueue(['/z', '/a', '/m'], '2025-01-01T00:00:00.000Z');
+    expect((await c.jobs.list(10)).map((j) => j.path)).toEqual(['/z', '/a', '/m']);
+  });
+});
