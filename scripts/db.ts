@@ -5,10 +5,7 @@
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { parseConfig } from '../src/config.ts';
-import { createPool } from '../src/store/pg/db.ts';
-import { migrate } from '../src/store/pg/migrate.ts';
-import { openPgStore } from '../src/store/pg/index.ts';
-import { exportToLowdb, importLowdb, type Counts } from '../src/store/pg/transfer.ts';
+import { exportFromDatabase, importIntoDatabase, migrateDatabase, type Counts } from '../src/store/database.ts';
 
 const USAGE = `Usage (DATABASE_URL names the database):
   npm run db:migrate                 apply the schema migrations not yet applied (the server also does at start)
@@ -43,30 +40,20 @@ const config = parseConfig();
 if (!config.DATABASE_URL) fail(`DATABASE_URL is not set.\n\n${USAGE}`);
 const url = config.DATABASE_URL;
 
-const pool = createPool(url, false);
 try {
   if (command === 'migrate' && !target) {
-    const applied = await migrate(pool);
+    const applied = await migrateDatabase(url);
     console.log(applied.length ? `[db:migrate] applied ${applied.join(', ')}` : '[db:migrate] the schema is up to date');
   } else if (command === 'import' && !target) {
-    await migrate(pool);
     const from = path.resolve(parsed.values.from ?? config.DATA_DIR);
-    // The imported store takes a folder of its own for the lock it holds while counting.
-    const counts = await importLowdb(from, pool, () => openPgStore(url, from, 'read'));
+    const counts = await importIntoDatabase(url, from);
     console.log(`[db:import] ${from} -> the database: counts agree on both sides\n${table(counts)}`);
   } else if (command === 'export' && target && extra.length === 0) {
-    const source = await openPgStore(url, config.DATA_DIR, 'read');
-    try {
-      const counts = await exportToLowdb(pool, source, target);
-      console.log(`[db:export] the database -> ${path.resolve(target)}: counts agree on both sides\n${table(counts)}`);
-    } finally {
-      await source.close();
-    }
+    const counts = await exportFromDatabase(url, config.DATA_DIR, target);
+    console.log(`[db:export] the database -> ${path.resolve(target)}: counts agree on both sides\n${table(counts)}`);
   } else {
     fail(USAGE);
   }
 } catch (error) {
   fail(`[db:${command}] ${(error as Error).message}`);
-} finally {
-  await pool.end();
 }
