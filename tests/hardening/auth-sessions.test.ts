@@ -4,8 +4,6 @@
  * addresses or usernames), sessions are renewed at login and killed at logout, cookies are locked
  * down, and cross-origin state-changing requests are refused whatever they carry.
  */
-import fs from 'node:fs';
-import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   ADMIN,
@@ -33,10 +31,24 @@ beforeAll(async () => {
   server = await startHardenedServer();
   admin = await adminClient(server);
   const article = await createArticle(admin, { title: 'Guarded', status: 'published', section: 'world' });
-  const comment = await admin.post(`/api/articles/${article.id}/comments`, { authorName: 'R', authorEmail: 'r@example.com', content: 'Hi' });
-  const source = await admin.post('/api/news-sources', { name: 'Guarded feed', url: 'http://127.0.0.1:9/feed.xml', section: 'world', enabled: false });
+  const comment = await admin.post(`/api/articles/${article.id}/comments`, {
+    authorName: 'R',
+    authorEmail: 'r@example.com',
+    content: 'Hi',
+  });
+  const source = await admin.post('/api/news-sources', {
+    name: 'Guarded feed',
+    url: 'http://127.0.0.1:9/feed.xml',
+    section: 'world',
+    enabled: false,
+  });
   const me = (await (await admin.get('/api/auth/me')).json()) as { user: { id: string } };
-  ids = { article: article.id, comment: ((await comment.json()) as { id: string }).id, source: ((await source.json()) as { id: string }).id, user: me.user.id };
+  ids = {
+    article: article.id,
+    comment: ((await comment.json()) as { id: string }).id,
+    source: ((await source.json()) as { id: string }).id,
+    user: me.user.id,
+  };
   await waitForIdleQueue(server.url);
 });
 
@@ -78,10 +90,17 @@ const FORGED = 'abcdefghijklmnopqrstuvwxyz234567';
 describe('admin endpoints without a live session', () => {
   it('answer 401 with no cookie, a forged token, a malformed one, or the stored session id itself', async () => {
     const before = await snapshotDataDir(server.dataDir);
-    const sessions = (await readDataFile<{ sessions: Record<string, unknown> }>(server.dataDir, 'sessions'));
+    const sessions = await readDataFile<{ sessions: Record<string, unknown> }>(server.dataDir, 'sessions');
     const storedId = Object.keys(sessions.sessions)[0]!;
     // What a leaked sessions.json holds is a hash: it must not work as a token.
-    const cookies = [undefined, FORGED, 'x'.repeat(4000), `${admin.cookies.get('session')}x`, storedId, `${admin.cookies.get('session')!.toUpperCase()}`];
+    const cookies = [
+      undefined,
+      FORGED,
+      'x'.repeat(4000),
+      `${admin.cookies.get('session')}x`,
+      storedId,
+      `${admin.cookies.get('session')!.toUpperCase()}`,
+    ];
     for (const call of adminCalls()) {
       for (const cookie of cookies) {
         const client = new TestClient(server.url);
@@ -116,9 +135,10 @@ describe('admin endpoints without a live session', () => {
     try {
       const replay = new TestClient(other.url);
       replay.cookies.set('session', token);
-      for (const call of adminCalls()) await expectError(await replay.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
+      for (const call of adminCalls())
+        await expectError(await replay.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
       await other.stop();
-      const after = (await readDataFile<{ sessions: Record<string, unknown> }>(dataDir, 'sessions'));
+      const after = await readDataFile<{ sessions: Record<string, unknown> }>(dataDir, 'sessions');
       expect(Object.keys(after.sessions)).toHaveLength(0);
     } finally {
       await other.stop();
@@ -133,7 +153,14 @@ describe('the login throttle', () => {
     for (let i = 0; i < attempts.length; i += concurrency) {
       const batch = attempts.slice(i, i + concurrency);
       const responses = await Promise.all(
-        batch.map((a) => send(server.url, { method: 'POST', path: '/api/auth/login', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': a.ip }, body: JSON.stringify({ username: a.username, password: a.password }) })),
+        batch.map((a) =>
+          send(server.url, {
+            method: 'POST',
+            path: '/api/auth/login',
+            headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': a.ip },
+            body: JSON.stringify({ username: a.username, password: a.password }),
+          }),
+        ),
       );
       for (const r of responses) {
         if (r.status === 401) counts.checked++;
@@ -156,13 +183,22 @@ describe('the login throttle', () => {
     expect(counts.other).toEqual([]);
     expect(counts.checked).toBeLessThanOrEqual(MAX_CHECKED);
     // Locked out: even the right password from this address is refused now.
-    const right = await send(server.url, { method: 'POST', path: '/api/auth/login', headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip }, body: JSON.stringify(ADMIN) });
+    const right = await send(server.url, {
+      method: 'POST',
+      path: '/api/auth/login',
+      headers: { 'Content-Type': 'application/json', 'X-Forwarded-For': ip },
+      body: JSON.stringify(ADMIN),
+    });
     expect(right.status).toBe(429);
   });
 
   it('holds against 200 guesses at one account from 200 addresses, spelled in every case', async () => {
     const spellings = ['victim', 'VICTIM', 'Victim', ' victim ', 'vIcTiM'];
-    const attempts = Array.from({ length: 200 }, (_, i) => ({ username: spellings[i % spellings.length]!, password: `guess-${i}`, ip: freshIp() }));
+    const attempts = Array.from({ length: 200 }, (_, i) => ({
+      username: spellings[i % spellings.length]!,
+      password: `guess-${i}`,
+      ip: freshIp(),
+    }));
     const counts = await guess(attempts, 20);
     expect(counts.other).toEqual([]);
     expect(counts.checked).toBeLessThanOrEqual(MAX_CHECKED);
@@ -197,7 +233,8 @@ describe('session lifecycle', () => {
     copy.cookies.set('session', token);
     expect((await copy.get('/api/articles/stats')).status).toBe(200);
     expect((await client.post('/api/auth/logout')).status).toBe(204);
-    for (const call of adminCalls()) await expectError(await copy.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
+    for (const call of adminCalls())
+      await expectError(await copy.request(call.method, call.path, call.json === undefined ? {} : { json: call.json }), 401);
   });
 
   it('sets the session cookie HttpOnly, SameSite and Path=/, without Secure over plain http', async () => {
@@ -252,7 +289,11 @@ describe('cross-origin state-changing requests', () => {
       { method: 'POST', path: '/api/auth/logout' },
       { method: 'POST', path: `/api/articles/${ids.article}/like` },
       { method: 'POST', path: `/api/articles/${ids.article}/dislike` },
-      { method: 'POST', path: `/api/articles/${ids.article}/comments`, json: { authorName: 'CSRF', authorEmail: 'c@example.com', content: 'forged' } },
+      {
+        method: 'POST',
+        path: `/api/articles/${ids.article}/comments`,
+        json: { authorName: 'CSRF', authorEmail: 'c@example.com', content: 'forged' },
+      },
       { method: 'POST', path: '/api/newsletter/subscribe', json: { email: 'csrf@example.com' } },
       { method: 'POST', path: '/api/analytics/pageview', json: { path: '/section/world' } },
       { method: 'PUT', path: '/api/images/upload/aaaaaaaaaaaaaaaaaaaaaaaa?expires=1&sig=x' },

@@ -7,9 +7,8 @@ export type Db = pg.Pool;
  * PostgreSQL text cannot hold U+0000: a string with one would fail the whole statement (a 500 for
  * a lookup by a hostile id). It becomes U+FFFD, so such a lookup finds nothing, as it would in lowdb.
  */
-const NUL = /\u0000/g;
 function withoutNul(value: unknown): unknown {
-  return typeof value === 'string' && value.includes('\u0000') ? value.replace(NUL, '\uFFFD') : value;
+  return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
 }
 
 /** A client whose bound string parameters never carry U+0000 (see withoutNul). */
