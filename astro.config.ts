@@ -15,7 +15,9 @@ const precompress: AstroIntegration = {
     'astro:build:done': async ({ logger }) => {
       const result = await compressTree(path.resolve(outDir, 'client'));
       const kb = (n: number) => `${Math.round(n / 1024)} KB`;
-      logger.info(`compressed ${result.files} files (${kb(result.bytes)}: brotli ${kb(result.brotliBytes)}, gzip ${kb(result.gzipBytes)}) in ${(result.ms / 1000).toFixed(1)} s`);
+      logger.info(
+        `compressed ${result.files} files (${kb(result.bytes)}: brotli ${kb(result.brotliBytes)}, gzip ${kb(result.gzipBytes)}) in ${(result.ms / 1000).toFixed(1)} s`,
+      );
     },
   },
 };
@@ -50,14 +52,24 @@ export default defineConfig({
   adapter: node({ mode: 'middleware', bodySizeLimit: 11 * 1024 * 1024 }),
   integrations: [react(), precompress],
   fonts: [
-    selfHostedFont('Inter', '--font-inter', {
-      normal: '@fontsource-variable/inter/files/inter-latin-wght-normal.woff2',
-      italic: '@fontsource-variable/inter/files/inter-latin-wght-italic.woff2',
-    }, ['Arial', 'sans-serif']),
-    selfHostedFont('Source Serif 4', '--font-source-serif', {
-      normal: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-normal.woff2',
-      italic: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-italic.woff2',
-    }, ['Georgia', 'serif']),
+    selfHostedFont(
+      'Inter',
+      '--font-inter',
+      {
+        normal: '@fontsource-variable/inter/files/inter-latin-wght-normal.woff2',
+        italic: '@fontsource-variable/inter/files/inter-latin-wght-italic.woff2',
+      },
+      ['Arial', 'sans-serif'],
+    ),
+    selfHostedFont(
+      'Source Serif 4',
+      '--font-source-serif',
+      {
+        normal: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-normal.woff2',
+        italic: '@fontsource-variable/source-serif-4/files/source-serif-4-latin-wght-italic.woff2',
+      },
+      ['Georgia', 'serif'],
+    ),
   ],
   trailingSlash: 'never',
   build: { format: 'directory' },

@@ -22,14 +22,32 @@ async function seed(dataDir: string): Promise<void> {
   const now = new Date().toISOString();
   for (let i = 0; i < 6; i++) {
     await store.articles.insert({
-      id: `bench-${i}`, title: `Bench story ${i}`, slug: `bench-story-${i}`, dek: 'A line that sums the story up.', bodyHtml: '<p>Body</p>',
-      section: 'world', tags: [], authorName: 'Desk', createdAt: now, updatedAt: now, publishedAt: now, readingTime: 3,
-      isEditorsPick: i < 2, isBreaking: false, status: 'published',
+      id: `bench-${i}`,
+      title: `Bench story ${i}`,
+      slug: `bench-story-${i}`,
+      dek: 'A line that sums the story up.',
+      bodyHtml: '<p>Body</p>',
+      section: 'world',
+      tags: [],
+      authorName: 'Desk',
+      createdAt: now,
+      updatedAt: now,
+      publishedAt: now,
+      readingTime: 3,
+      isEditorsPick: i < 2,
+      isBreaking: false,
+      status: 'published',
     });
   }
   for (let i = 0; i < count; i++) {
     const n = String(i).padStart(7, '0');
-    await store.subscribers.upsert({ id: `bench-sub-${n}`, email: `reader${n}@example.com`, token: `benchtoken${n}000000`, createdAt: now, confirmedAt: now });
+    await store.subscribers.upsert({
+      id: `bench-sub-${n}`,
+      email: `reader${n}@example.com`,
+      token: `benchtoken${n}000000`,
+      createdAt: now,
+      confirmedAt: now,
+    });
   }
   await store.close();
 }
@@ -56,30 +74,51 @@ try {
   const seeded = performance.now();
   await seed(dataDir);
   rows.push({ figure: `seed ${count} confirmed subscribers`, value: `${((performance.now() - seeded) / 1000).toFixed(1)} s` });
-  const env = { ...process.env, DATA_DIR: dataDir, SMTP_URL: `smtp://127.0.0.1:${port}`, SITE_URL: 'https://news.example', NODE_ENV: 'production' };
+  const env = {
+    ...process.env,
+    DATA_DIR: dataDir,
+    SMTP_URL: `smtp://127.0.0.1:${port}`,
+    SITE_URL: 'https://news.example',
+    NODE_ENV: 'production',
+  };
   // Asynchronous on purpose: the SMTP server lives in this process and must keep answering.
   const run = () =>
     new Promise<number>((resolve, reject) => {
       const started = performance.now();
-      const child = spawn(process.execPath, [path.join(root, 'scripts/briefing.ts')], { cwd: root, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      const child = spawn(process.execPath, [path.join(root, 'scripts/briefing.ts')], {
+        cwd: root,
+        env,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       let output = '';
       child.stdout.on('data', (c: Buffer) => (output += c.toString()));
       child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-      child.once('exit', (code) => (code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`npm run briefing failed:\n${output}`))));
+      child.once('exit', (code) =>
+        code === 0 ? resolve((performance.now() - started) / 1000) : reject(new Error(`npm run briefing failed:\n${output}`)),
+      );
     });
   // The script and the SMTP server run on the same machine: the figure is our side plus a local SMTP hop.
   const first = await run();
   const logDir = path.join(dataDir, 'briefings');
   const logBytes = fs.readdirSync(logDir).reduce((sum, f) => sum + fs.statSync(path.join(logDir, f)).size, 0);
-  rows.push({ figure: `npm run briefing, ${count} recipients (3 SMTP connections)`, value: `${first.toFixed(1)} s, ${(count / first).toFixed(0)} mails/s` });
+  rows.push({
+    figure: `npm run briefing, ${count} recipients (3 SMTP connections)`,
+    value: `${first.toFixed(1)} s, ${(count / first).toFixed(0)} mails/s`,
+  });
   rows.push({ figure: 'mails the SMTP server accepted', value: String(received) });
-  rows.push({ figure: 'send log on disk (append-only)', value: `${(logBytes / 1024).toFixed(0)} KB, ${(logBytes / count).toFixed(0)} bytes per recipient` });
+  rows.push({
+    figure: 'send log on disk (append-only)',
+    value: `${(logBytes / 1024).toFixed(0)} KB, ${(logBytes / count).toFixed(0)} bytes per recipient`,
+  });
   const second = await run();
   rows.push({ figure: 'second run the same day (sends nothing)', value: `${second.toFixed(2)} s, ${received - count} more mails` });
   rows.push({ figure: '1-minute load average', value: os.loadavg()[0]!.toFixed(2) });
   console.table(rows);
   fs.mkdirSync(path.join(root, 'bench/results'), { recursive: true });
-  fs.writeFileSync(path.join(root, 'bench/results/briefing.json'), JSON.stringify({ subscribers: count, takenAt: new Date().toISOString(), rows }, null, 2) + '\n');
+  fs.writeFileSync(
+    path.join(root, 'bench/results/briefing.json'),
+    JSON.stringify({ subscribers: count, takenAt: new Date().toISOString(), rows }, null, 2) + '\n',
+  );
 } finally {
   await new Promise<void>((resolve) => smtp.close(() => resolve()));
   if (!values.keep) fs.rmSync(dataDir, { recursive: true, force: true });

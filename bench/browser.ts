@@ -50,7 +50,10 @@ export async function measurePageWeight(browser: Browser, url: string): Promise<
     const scripts = new Map<string, Buffer>();
     page.on('response', (response) => {
       if (/javascript/.test(response.headers()['content-type'] ?? '')) {
-        void response.body().then((body) => scripts.set(response.url(), body), () => {});
+        void response.body().then(
+          (body) => scripts.set(response.url(), body),
+          () => {},
+        );
       }
     });
     // Not "networkidle": the live islands (ticker, counts) keep polling.
@@ -87,7 +90,11 @@ function recordContextTransfers(context: BrowserContext): { done: Transfer[]; se
       request.sizes().then(
         async (sizes) => {
           const response = await request.response();
-          done.push({ url: request.url(), bytes: sizes.responseHeadersSize + sizes.responseBodySize, type: response?.headers()['content-type'] ?? '' });
+          done.push({
+            url: request.url(),
+            bytes: sizes.responseHeadersSize + sizes.responseBodySize,
+            type: response?.headers()['content-type'] ?? '',
+          });
         },
         () => {},
       ),
@@ -109,13 +116,22 @@ export type SearchOnce = {
 };
 
 /** Runs one search on /search in a fresh context; answers whether `expectHref` was among the results and what /pagefind/ cost. */
-export async function searchOnce(browser: Browser, origin: string, query: string, expectHref?: string, timeoutMs = 5000, pageNumber = 1): Promise<SearchOnce> {
+export async function searchOnce(
+  browser: Browser,
+  origin: string,
+  query: string,
+  expectHref?: string,
+  timeoutMs = 5000,
+  pageNumber = 1,
+): Promise<SearchOnce> {
   const context = await browser.newContext();
   try {
     const all = recordContextTransfers(context);
     const page = await context.newPage();
     const transfers = await recordTransfers(page);
-    await page.goto(`${origin}/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, { waitUntil: 'domcontentloaded' });
+    await page.goto(`${origin}/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, {
+      waitUntil: 'domcontentloaded',
+    });
     const selector = expectHref ? `main a[href="${expectHref}"]` : 'main a[href^="/article/"]';
     // The answer, or the count that says the search ran (so a miss costs one search, not the timeout).
     await page.waitForSelector(`${selector}, [data-testid="results-summary"]`, { timeout: timeoutMs }).catch(() => {});
@@ -125,7 +141,9 @@ export async function searchOnce(browser: Browser, origin: string, query: string
     const results = await page.locator('main a[href^="/article/"]').count();
     const isPagefind = (t: Transfer) => new URL(t.url).pathname.startsWith('/pagefind/');
     const pagefind = all.done.filter(isPagefind);
-    const bundles = new Set(pagefind.map((t) => /^\/pagefind\/([^/]+)\/pagefind-entry\.json/.exec(new URL(t.url).pathname)?.[1]).filter(Boolean)).size;
+    const bundles = new Set(
+      pagefind.map((t) => /^\/pagefind\/([^/]+)\/pagefind-entry\.json/.exec(new URL(t.url).pathname)?.[1]).filter(Boolean),
+    ).size;
     return {
       found,
       results,

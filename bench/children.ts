@@ -10,7 +10,12 @@ export const NODE = process.execPath;
 export const children = new Set<ChildProcess>();
 
 /** Runs a node script from the project root; answers its exit code, its whole output and how long it took. */
-export function runNode(script: string, args: string[], env: Record<string, string>, timeoutMs: number): Promise<{ code: number; output: string; ms: number }> {
+export function runNode(
+  script: string,
+  args: string[],
+  env: Record<string, string>,
+  timeoutMs: number,
+): Promise<{ code: number; output: string; ms: number }> {
   const t0 = performance.now();
   return new Promise((resolve) => {
     const child = spawn(NODE, [script, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });

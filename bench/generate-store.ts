@@ -17,17 +17,102 @@ import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from '../src/server/seed
 
 /** Topic words per section: titles, tags and bodies draw on them, so search queries find plausible sets. */
 const TOPICS: Record<Section, { nouns: string[]; tags: string[] }> = {
-  world: { nouns: ['ceasefire', 'summit', 'border', 'refugees', 'embassy', 'drought', 'earthquake', 'treaty', 'monsoon', 'sanctions'], tags: ['diplomacy', 'climate', 'conflict', 'migration', 'united nations'] },
-  business: { nouns: ['inflation', 'merger', 'earnings', 'startup', 'pension', 'interest rates', 'supply chain', 'shipping', 'retail', 'housing market'], tags: ['markets', 'economy', 'central bank', 'jobs', 'energy'] },
-  politics: { nouns: ['election', 'parliament', 'budget', 'coalition', 'referendum', 'senate', 'campaign', 'minister', 'reform', 'poll'], tags: ['elections', 'policy', 'government', 'courts', 'tax'] },
-  tech: { nouns: ['chip', 'satellite', 'encryption', 'battery', 'robotics', 'browser', 'quantum computer', 'data centre', 'smartphone', 'open source'], tags: ['ai', 'privacy', 'space', 'security', 'gadgets'] },
-  sports: { nouns: ['final', 'striker', 'marathon', 'transfer', 'championship', 'coach', 'derby', 'olympics', 'tennis', 'cricket'], tags: ['football', 'athletics', 'tennis', 'cycling', 'olympics'] },
-  culture: { nouns: ['festival', 'gallery', 'novel', 'orchestra', 'premiere', 'museum', 'documentary', 'theatre', 'album', 'exhibition'], tags: ['books', 'music', 'film', 'art', 'theatre'] },
-  opinion: { nouns: ['democracy', 'housing', 'education', 'transport', 'healthcare', 'free speech', 'public libraries', 'cities', 'climate policy', 'journalism'], tags: ['column', 'editorial', 'letters', 'analysis', 'debate'] },
-  home: { nouns: ['garden', 'kitchen', 'recipe', 'renovation', 'heating', 'allotment', 'furniture', 'pets', 'cycling commute', 'weekend'], tags: ['living', 'food', 'gardening', 'family', 'money'] },
+  world: {
+    nouns: ['ceasefire', 'summit', 'border', 'refugees', 'embassy', 'drought', 'earthquake', 'treaty', 'monsoon', 'sanctions'],
+    tags: ['diplomacy', 'climate', 'conflict', 'migration', 'united nations'],
+  },
+  business: {
+    nouns: [
+      'inflation',
+      'merger',
+      'earnings',
+      'startup',
+      'pension',
+      'interest rates',
+      'supply chain',
+      'shipping',
+      'retail',
+      'housing market',
+    ],
+    tags: ['markets', 'economy', 'central bank', 'jobs', 'energy'],
+  },
+  politics: {
+    nouns: ['election', 'parliament', 'budget', 'coalition', 'referendum', 'senate', 'campaign', 'minister', 'reform', 'poll'],
+    tags: ['elections', 'policy', 'government', 'courts', 'tax'],
+  },
+  tech: {
+    nouns: [
+      'chip',
+      'satellite',
+      'encryption',
+      'battery',
+      'robotics',
+      'browser',
+      'quantum computer',
+      'data centre',
+      'smartphone',
+      'open source',
+    ],
+    tags: ['ai', 'privacy', 'space', 'security', 'gadgets'],
+  },
+  sports: {
+    nouns: ['final', 'striker', 'marathon', 'transfer', 'championship', 'coach', 'derby', 'olympics', 'tennis', 'cricket'],
+    tags: ['football', 'athletics', 'tennis', 'cycling', 'olympics'],
+  },
+  culture: {
+    nouns: ['festival', 'gallery', 'novel', 'orchestra', 'premiere', 'museum', 'documentary', 'theatre', 'album', 'exhibition'],
+    tags: ['books', 'music', 'film', 'art', 'theatre'],
+  },
+  opinion: {
+    nouns: [
+      'democracy',
+      'housing',
+      'education',
+      'transport',
+      'healthcare',
+      'free speech',
+      'public libraries',
+      'cities',
+      'climate policy',
+      'journalism',
+    ],
+    tags: ['column', 'editorial', 'letters', 'analysis', 'debate'],
+  },
+  home: {
+    nouns: ['garden', 'kitchen', 'recipe', 'renovation', 'heating', 'allotment', 'furniture', 'pets', 'cycling commute', 'weekend'],
+    tags: ['living', 'food', 'gardening', 'family', 'money'],
+  },
 };
-const PLACES = ['Lisbon', 'Nairobi', 'Osaka', 'Montreal', 'Valparaiso', 'Tallinn', 'Accra', 'Hobart', 'Bergen', 'Marseille', 'Cordoba', 'Dundee', 'Pune', 'Tromso', 'Gdansk', 'Recife'];
-const PEOPLE = ['Amara Okafor', 'Lena Fischer', 'Tomas Novak', 'Priya Raman', 'Diego Alvarez', 'Sofia Lindqvist', 'Kwame Mensah', 'Hana Sato', 'Marek Zielinski', 'Ines Duarte'];
+const PLACES = [
+  'Lisbon',
+  'Nairobi',
+  'Osaka',
+  'Montreal',
+  'Valparaiso',
+  'Tallinn',
+  'Accra',
+  'Hobart',
+  'Bergen',
+  'Marseille',
+  'Cordoba',
+  'Dundee',
+  'Pune',
+  'Tromso',
+  'Gdansk',
+  'Recife',
+];
+const PEOPLE = [
+  'Amara Okafor',
+  'Lena Fischer',
+  'Tomas Novak',
+  'Priya Raman',
+  'Diego Alvarez',
+  'Sofia Lindqvist',
+  'Kwame Mensah',
+  'Hana Sato',
+  'Marek Zielinski',
+  'Ines Duarte',
+];
 const VERBS = ['faces', 'approves', 'rejects', 'delays', 'unveils', 'questions', 'expands', 'cuts', 'defends', 'rethinks'];
 const FILLER = (
   'officials said the plan would be reviewed again next month after residents raised concerns at a crowded public meeting ' +
@@ -85,7 +170,10 @@ function bodyOf(random: Random, section: Section, image: string | undefined): { 
     }
     parts.push(`<p>${sentences.join(' ')}</p>`);
     paragraphs++;
-    if (paragraphs === 3 && image) parts.push(`<figure><img src="${image.replace(/\/\d+\.webp$/, '/800.webp')}" loading="lazy" alt="${capitalize(pick(random, TOPICS[section].nouns))} in ${pick(random, PLACES)}"><figcaption>${sentence(random, section)}</figcaption></figure>`);
+    if (paragraphs === 3 && image)
+      parts.push(
+        `<figure><img src="${image.replace(/\/\d+\.webp$/, '/800.webp')}" loading="lazy" alt="${capitalize(pick(random, TOPICS[section].nouns))} in ${pick(random, PLACES)}"><figcaption>${sentence(random, section)}</figcaption></figure>`,
+      );
     if (paragraphs % 4 === 0) parts.push(`<h2>${capitalize(pick(random, TOPICS[section].nouns))} and what comes next</h2>`);
     if (paragraphs === 5) parts.push(`<blockquote><p>${sentence(random, section)}</p></blockquote>`);
   }
@@ -118,7 +206,9 @@ async function writeHeroImages(dataDir: string): Promise<Map<string, string>> {
   const imagesDir = path.join(path.resolve(dataDir), 'images');
   const entries: Array<readonly [string, string]> = [];
   for (const section of SECTIONS) {
-    const variants = await Promise.all(Array.from({ length: HERO_VARIANTS }, (_, v) => writeHeroImage(imagesDir, renderHeroSvg(section, v))));
+    const variants = await Promise.all(
+      Array.from({ length: HERO_VARIANTS }, (_, v) => writeHeroImage(imagesDir, renderHeroSvg(section, v))),
+    );
     variants.forEach((p, v) => entries.push([`${section}:${v}`, p] as const));
   }
   return new Map(entries);
@@ -167,7 +257,10 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
       const article = await buildArticle(runtime, input, at);
       batch.push(article);
       ids.push(article.id);
-      words += (input.bodyHtml ?? '').replace(/<[^>]+>/g, ' ').split(/\s+/).filter(Boolean).length;
+      words += (input.bodyHtml ?? '')
+        .replace(/<[^>]+>/g, ' ')
+        .split(/\s+/)
+        .filter(Boolean).length;
       if (batch.length === 1000 || i === count - 1) {
         bytes += await writeArticleFiles(dataDir, batch);
         batch = [];
@@ -195,7 +288,10 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
 export async function generateVotes(dataDir: string, articleIds: readonly string[], count: number): Promise<{ ms: number; files: number }> {
   const started = performance.now();
   const random = createRandom(count + 7);
-  const buckets = new Map<number, { votes: Record<string, Record<string, 'like' | 'dislike'>>; counts: Record<string, { likes: number; dislikes: number }> }>();
+  const buckets = new Map<
+    number,
+    { votes: Record<string, Record<string, 'like' | 'dislike'>>; counts: Record<string, { likes: number; dislikes: number }> }
+  >();
   for (let v = 0; v < count; v++) {
     // Squaring a uniform number favours the first ids: article 0 gets the most votes.
     const articleId = articleIds[Math.floor(random() * random() * articleIds.length)]!;

@@ -58,7 +58,12 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
             const kind = sent++ % 3 === 2 ? 'dislike' : 'like';
             context.key = `${id}:${kind}`;
             outstanding.set(context, `${id}:${kind}`);
-            return { ...request, method: 'POST', path: `/api/articles/${id}/${kind}`, headers: { Origin: job.votes!.origin, Cookie: `vid=${createVisitorId()}` } };
+            return {
+              ...request,
+              method: 'POST',
+              path: `/api/articles/${id}/${kind}`,
+              headers: { Origin: job.votes!.origin, Cookie: `vid=${createVisitorId()}` },
+            };
           },
           onResponse: (status: number, _body: string, context: Record<string, unknown>) => {
             outstanding.delete(context);

@@ -14,7 +14,14 @@ const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
 process.on('SIGUSR2', () => {
   const ms = (ns: number) => Number((ns / 1e6).toFixed(2));
-  const report = { maxMs: ms(histogram.max), p99Ms: ms(histogram.percentile(99)), p50Ms: ms(histogram.percentile(50)), meanMs: ms(histogram.mean), samples: histogram.count, rssMB: Math.round(process.memoryUsage().rss / 1048576) };
+  const report = {
+    maxMs: ms(histogram.max),
+    p99Ms: ms(histogram.percentile(99)),
+    p50Ms: ms(histogram.percentile(50)),
+    meanMs: ms(histogram.mean),
+    samples: histogram.count,
+    rssMB: Math.round(process.memoryUsage().rss / 1048576),
+  };
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(report), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
   histogram.reset();

@@ -15,13 +15,23 @@ import { SECTIONS } from '../src/schemas/common.ts';
 import { startCluster } from '../tests/helpers/postgres.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const { values } = parseArgs({ options: { articles: { type: 'string', default: '10000' }, votes: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '16' } } });
+const { values } = parseArgs({
+  options: {
+    articles: { type: 'string', default: '10000' },
+    votes: { type: 'string', default: '5000' },
+    concurrency: { type: 'string', default: '16' },
+  },
+});
 const ARTICLES = Number(values.articles);
 const VOTES = Number(values.votes);
 const CONCURRENCY = Number(values.concurrency);
 
-const WORDS = 'election market storm volcano league budget court vaccine climate summit energy border harvest festival museum satellite strike tariff drought reform'.split(' ');
-const quantile = (xs: number[], q: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))]!;
+const WORDS =
+  'election market storm volcano league budget court vaccine climate summit energy border harvest festival museum satellite strike tariff drought reform'.split(
+    ' ',
+  );
+const quantile = (xs: number[], q: number) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.max(0, Math.ceil(q * xs.length) - 1))]!;
 const round1 = (n: number) => Math.round(n * 10) / 10;
 
 function article(i: number, status: ArticleRecord['status'] = 'published'): ArticleRecord {
@@ -48,7 +58,11 @@ function article(i: number, status: ArticleRecord['status'] = 'published'): Arti
 }
 
 /** Runs `count` calls of `task`, `concurrency` at a time; answers each call's milliseconds. */
-async function timedPool(count: number, concurrency: number, task: (i: number) => Promise<unknown>): Promise<{ ms: number[]; totalS: number }> {
+async function timedPool(
+  count: number,
+  concurrency: number,
+  task: (i: number) => Promise<unknown>,
+): Promise<{ ms: number[]; totalS: number }> {
   const ms: number[] = [];
   let next = 0;
   const started = performance.now();
@@ -65,13 +79,33 @@ async function timedPool(count: number, concurrency: number, task: (i: number) =
   return { ms, totalS: (performance.now() - started) / 1000 };
 }
 
-type Row = { store: string; insertPerS: number; votesPerS: number; voteP95Ms: number; listP50Ms: number; listP95Ms: number; searchP50Ms: number; searchP95Ms: number; publishP50Ms: number };
+type Row = {
+  store: string;
+  insertPerS: number;
+  votesPerS: number;
+  voteP95Ms: number;
+  listP50Ms: number;
+  listP95Ms: number;
+  searchP50Ms: number;
+  searchP95Ms: number;
+  publishP50Ms: number;
+};
 
 async function measure(name: string, store: Store): Promise<Row> {
   const inserts = await timedPool(ARTICLES, CONCURRENCY, (i) => store.articles.insert(article(i)));
-  const votes = await timedPool(VOTES, CONCURRENCY, (i) => store.counters.vote(`bench-${(i * 31) % ARTICLES}`, `visitor-${i % 997}`, i % 3 ? 'like' : 'dislike'));
-  const lists = await timedPool(300, 4, (i) => store.articles.list({ statuses: ['published'], section: SECTIONS[i % SECTIONS.length] }, { offset: (i % 10) * 20, limit: 20 }));
-  const searches = await timedPool(200, 4, (i) => store.articles.search(`${WORDS[i % WORDS.length]} ${WORDS[(i + 3) % WORDS.length]!.slice(0, 3)}`, { statuses: ['published'] }, { offset: 0, limit: 12 }));
+  const votes = await timedPool(VOTES, CONCURRENCY, (i) =>
+    store.counters.vote(`bench-${(i * 31) % ARTICLES}`, `visitor-${i % 997}`, i % 3 ? 'like' : 'dislike'),
+  );
+  const lists = await timedPool(300, 4, (i) =>
+    store.articles.list({ statuses: ['published'], section: SECTIONS[i % SECTIONS.length] }, { offset: (i % 10) * 20, limit: 20 }),
+  );
+  const searches = await timedPool(200, 4, (i) =>
+    store.articles.search(
+      `${WORDS[i % WORDS.length]} ${WORDS[(i + 3) % WORDS.length]!.slice(0, 3)}`,
+      { statuses: ['published'] },
+      { offset: 0, limit: 12 },
+    ),
+  );
   for (let i = 0; i < 100; i++) await store.articles.insert(article(ARTICLES + i, 'scheduled'));
   const publishes = await timedPool(100, 4, (i) => store.articles.publishIfScheduled(`bench-${ARTICLES + i}`, new Date().toISOString()));
   const row = {
@@ -117,7 +151,17 @@ try {
 console.log(`\nstore bench: ${ARTICLES} articles, ${VOTES} votes, ${CONCURRENCY} at a time, ${os.cpus().length} cores\n`);
 console.log('| store | inserts/s | votes/s | vote p95 ms | list p50/p95 ms | search p50/p95 ms | publish p50 ms |');
 console.log('| --- | --- | --- | --- | --- | --- | --- |');
-for (const r of rows) console.log(`| ${r.store} | ${r.insertPerS} | ${r.votesPerS} | ${r.voteP95Ms} | ${r.listP50Ms} / ${r.listP95Ms} | ${r.searchP50Ms} / ${r.searchP95Ms} | ${r.publishP50Ms} |`);
+for (const r of rows)
+  console.log(
+    `| ${r.store} | ${r.insertPerS} | ${r.votesPerS} | ${r.voteP95Ms} | ${r.listP50Ms} / ${r.listP95Ms} | ${r.searchP50Ms} / ${r.searchP95Ms} | ${r.publishP50Ms} |`,
+  );
 const out = path.join(ROOT, 'bench/results/store.json');
-fs.writeFileSync(out, JSON.stringify({ measuredAt: new Date().toISOString(), articles: ARTICLES, votes: VOTES, concurrency: CONCURRENCY, cores: os.cpus().length, rows }, null, 2) + '\n');
+fs.writeFileSync(
+  out,
+  JSON.stringify(
+    { measuredAt: new Date().toISOString(), articles: ARTICLES, votes: VOTES, concurrency: CONCURRENCY, cores: os.cpus().length, rows },
+    null,
+    2,
+  ) + '\n',
+);
 console.log(`\nwritten to ${path.relative(ROOT, out)}`);

@@ -6,7 +6,12 @@
 import { spawnSync } from 'node:child_process';
 
 const result = spawnSync('npm', ['audit', '--omit=dev', '--json'], { encoding: 'utf8', shell: false });
-let report: { statusCode?: number; message?: string; metadata?: { vulnerabilities?: Record<string, number> }; vulnerabilities?: Record<string, { severity: string; name: string }> };
+let report: {
+  statusCode?: number;
+  message?: string;
+  metadata?: { vulnerabilities?: Record<string, number> };
+  vulnerabilities?: Record<string, { severity: string; name: string }>;
+};
 try {
   report = JSON.parse(result.stdout || '{}');
 } catch {
@@ -19,7 +24,9 @@ if (report.statusCode !== undefined || (report.message && !report.metadata)) {
 }
 const counts = report.metadata?.vulnerabilities ?? {};
 const serious = (counts.high ?? 0) + (counts.critical ?? 0);
-const names = Object.values(report.vulnerabilities ?? {}).filter((v) => v.severity === 'high' || v.severity === 'critical').map((v) => `${v.name} (${v.severity})`);
+const names = Object.values(report.vulnerabilities ?? {})
+  .filter((v) => v.severity === 'high' || v.severity === 'critical')
+  .map((v) => `${v.name} (${v.severity})`);
 console.log(`npm audit (production dependencies): ${JSON.stringify(counts)}`);
 if (serious > 0) {
   console.error(`High or critical advisories: ${names.join(', ')}`);

@@ -31,13 +31,17 @@ function postJson(url: string, headers: Record<string, string>, body: unknown): 
   const payload = JSON.stringify(body);
   const client = url.startsWith('https:') ? https : http;
   return new Promise((resolve, reject) => {
-    const request = client.request(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers } }, (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => (text += chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
-      response.on('error', reject);
-    });
+    const request = client.request(
+      url,
+      { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(payload), ...headers } },
+      (response) => {
+        let text = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (text += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+        response.on('error', reject);
+      },
+    );
     request.on('error', reject);
     request.end(payload);
   });
@@ -57,11 +61,19 @@ async function readAppSecret(dataDir: string): Promise<string | undefined> {
 
 async function askServer(dataDir: string, pid: number, force: boolean): Promise<BriefingSummary> {
   const address = readServerAddress(dataDir);
-  if (!address || address.pid !== pid) fail(`The data folder ${dataDir} is in use by process ${pid}, which is not a listening Meridian server. Try again when it has started or stopped.`, 2);
+  if (!address || address.pid !== pid)
+    fail(
+      `The data folder ${dataDir} is in use by process ${pid}, which is not a listening Meridian server. Try again when it has started or stopped.`,
+      2,
+    );
   const secret = await readAppSecret(dataDir);
   if (!secret) fail('The running server has no app secret yet; try again in a few seconds.', 2);
   console.log(`The server (pid ${pid}) holds ${dataDir}: asking it to send.`);
-  const { status, text } = await postJson(`${address.origin}/api/newsletter/briefing/run`, { 'X-Briefing-Key': briefingKey(secret) }, { force });
+  const { status, text } = await postJson(
+    `${address.origin}/api/newsletter/briefing/run`,
+    { 'X-Briefing-Key': briefingKey(secret) },
+    { force },
+  );
   if (status !== 200) fail(`The server answered ${status}: ${text}`);
   return JSON.parse(text) as BriefingSummary;
 }
@@ -83,14 +95,29 @@ function report(summary: BriefingSummary): void {
     'no-articles': 'No new articles since the last briefing: nothing sent',
   };
   console.log(lines[summary.outcome]);
-  console.table([{ date: summary.date, recipients: summary.recipients, sent: summary.sent, 'skipped (sent before)': summary.skipped, failed: summary.failed, unknown: summary.unknown }]);
-  if (summary.unknown > 0) console.log(`${summary.unknown} recipient(s) were being sent to when an earlier run was interrupted; they are not sent again (never twice).`);
+  console.table([
+    {
+      date: summary.date,
+      recipients: summary.recipients,
+      sent: summary.sent,
+      'skipped (sent before)': summary.skipped,
+      failed: summary.failed,
+      unknown: summary.unknown,
+    },
+  ]);
+  if (summary.unknown > 0)
+    console.log(
+      `${summary.unknown} recipient(s) were being sent to when an earlier run was interrupted; they are not sent again (never twice).`,
+    );
 }
 
 async function main(): Promise<void> {
   let parsed;
   try {
-    parsed = parseArgs({ args: process.argv.slice(2), options: { force: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: process.argv.slice(2),
+      options: { force: { type: 'boolean', default: false }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     fail(`${(error as Error).message}\n\n${USAGE}`);
   }

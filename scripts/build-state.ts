@@ -78,7 +78,8 @@ export function needsBuild(root: string, store: { id: string; version: number })
   if (!info) return 'no build info';
   if (info.sourceStamp < sourceStamp(root)) return 'sources changed';
   // The server's worker keeps the pages current and records it in the render manifest.
-  if (manifestMatches(readRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client'))), store, parseConfig().SITE_URL)) return undefined;
+  if (manifestMatches(readRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client'))), store, parseConfig().SITE_URL))
+    return undefined;
   if (info.storeId !== store.id || info.storeVersion !== store.version) return 'data changed';
   return undefined;
 }
@@ -86,11 +87,21 @@ export function needsBuild(root: string, store: { id: string; version: number })
 /** Runs `astro build` against DATA_DIR and records what it was built from. */
 export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: string; version: number }): void {
   const stamp = sourceStamp(root);
-  execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], { cwd: root, stdio: 'inherit', env: { ...env, NODE_ENV: 'production' } });
+  execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], {
+    cwd: root,
+    stdio: 'inherit',
+    env: { ...env, NODE_ENV: 'production' },
+  });
   const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
   // Every page was just rewritten without per-page fingerprints: the next `npm run rebuild` is a full one.
   fs.rmSync(renderStateFileFor(path.join(outDirOf(root), 'client')), { force: true });
   fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
   // The pages now reflect this store at this version; the server compares it on start (stale check).
-  writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), { storeId: store.id, version: store.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: parseConfig(env).SITE_URL });
+  writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), {
+    storeId: store.id,
+    version: store.version,
+    renderedAt: new Date().toISOString(),
+    by: 'build',
+    siteUrl: parseConfig(env).SITE_URL,
+  });
 }

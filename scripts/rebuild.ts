@@ -20,7 +20,16 @@ import { buildSearchIndex, closeSearchIndexer, syncSearchBundles } from '../src/
 import { searchDay } from '../src/server/clock.ts';
 import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
-import { computePageInputs, planRender, readRenderState, renderStateFileFor, statOf, writeRenderState, type PageInput, type RenderState } from '../src/server/publishing/render-inputs.ts';
+import {
+  computePageInputs,
+  planRender,
+  readRenderState,
+  renderStateFileFor,
+  statOf,
+  writeRenderState,
+  type PageInput,
+  type RenderState,
+} from '../src/server/publishing/render-inputs.ts';
 import { createLoopbackRenderer } from '../src/server/publishing/service.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
@@ -53,7 +62,11 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
   const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir });
   try {
     const published = await publishDueArticles(runtime);
-    say(published.length ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}` : 'no scheduled articles are due');
+    say(
+      published.length
+        ? `published ${published.length} scheduled article(s): ${published.map((a) => a.slug).join(', ')}`
+        : 'no scheduled articles are due',
+    );
     const purged = await purgeExpiredTrash(runtime);
     if (purged) say(`purged ${purged} article(s) trashed more than 30 days ago`);
     const { store } = runtime;
@@ -146,7 +159,12 @@ function swapIn(outDir: string, stagingDir: string): void {
 }
 
 /** The page states of a finished render: what each file was rendered from and how it looks on disk. */
-function stateOf(clientDir: string, inputs: ReadonlyMap<string, PageInput>, keep: RenderState['pages'] = {}, rendered: ReadonlySet<string> | undefined = undefined): RenderState['pages'] {
+function stateOf(
+  clientDir: string,
+  inputs: ReadonlyMap<string, PageInput>,
+  keep: RenderState['pages'] = {},
+  rendered: ReadonlySet<string> | undefined = undefined,
+): RenderState['pages'] {
   const pages: RenderState['pages'] = {};
   for (const [publicPath, input] of inputs) {
     if (rendered && !rendered.has(publicPath) && keep[publicPath]) {
@@ -184,14 +202,18 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
 
     const clientDir = path.join(outDir, 'client');
     swapIn(outDir, stagingDir);
-    fs.writeFileSync(path.join(outDir, '.build-info.json'), JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }));
+    fs.writeFileSync(
+      path.join(outDir, '.build-info.json'),
+      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
+    );
     writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
     const lines = [
       `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
       `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
     ];
     // Indexing cost per bundle size (the bench reads these lines).
-    for (const bundle of search.bundles) lines.push(`  search bundle       ${bundle.period}: ${bundle.pages} pages in ${(bundle.ms / 1000).toFixed(2)} s`);
+    for (const bundle of search.bundles)
+      lines.push(`  search bundle       ${bundle.period}: ${bundle.pages} pages in ${(bundle.ms / 1000).toFixed(2)} s`);
     if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
     say(`full build: ${files} files, ${search.pages} pages indexed`);
     return lines;
@@ -273,7 +295,10 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
     `  pages removed       ${counts.deleted}`,
     `  search index        ${search.length} bundle(s) re-indexed, ${search.reduce((sum, r) => sum + r.pages, 0)} pages (${(searchMs / 1000).toFixed(1)} s)`,
   ];
-  return { lines, summary: `incremental: ${rendered.size} of ${inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search bundle(s)` };
+  return {
+    lines,
+    summary: `incremental: ${rendered.size} of ${inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search bundle(s)`,
+  };
 }
 
 async function main(): Promise<void> {
@@ -313,7 +338,13 @@ async function main(): Promise<void> {
       await data.release();
     }
   }
-  writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), { storeId: data.id, version: data.version, renderedAt: new Date().toISOString(), by: 'build', siteUrl: config.SITE_URL });
+  writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), {
+    storeId: data.id,
+    version: data.version,
+    renderedAt: new Date().toISOString(),
+    by: 'build',
+    siteUrl: config.SITE_URL,
+  });
 
   console.log('');
   for (const line of lines) console.log(line);

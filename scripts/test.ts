@@ -16,10 +16,13 @@ const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 function ensureChromium(): void {
   if (fs.existsSync(CHROMIUM)) return;
   if (process.getuid?.() === 0) {
-    console.log('Chromium is missing: installing Debian\'s chromium package (apt-get)...');
+    console.log("Chromium is missing: installing Debian's chromium package (apt-get)...");
     execFileSync('apt-get', ['update'], { stdio: 'inherit' });
     // The fonts the browser tests check wide faces and fallbacks with (the site itself self-hosts its fonts).
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-liberation'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'chromium', 'fonts-dejavu-core', 'fonts-liberation'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (fs.existsSync(CHROMIUM)) return;
   }
   console.error(
@@ -33,12 +36,17 @@ function ensureChromium(): void {
 function ensurePostgres(): void {
   if (postgresBinDir()) return;
   if (process.getuid?.() === 0) {
-    console.log('PostgreSQL is missing: installing Debian\'s postgresql package (apt-get)...');
+    console.log("PostgreSQL is missing: installing Debian's postgresql package (apt-get)...");
     execFileSync('apt-get', ['update'], { stdio: 'inherit' });
-    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], { stdio: 'inherit', env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'postgresql'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
     if (postgresBinDir()) return;
   }
-  console.error('The tests need PostgreSQL\'s server binaries (initdb, pg_ctl), and they are not installed.\nInstall them with: sudo apt-get install -y postgresql   (or set PG_BIN to their folder)');
+  console.error(
+    "The tests need PostgreSQL's server binaries (initdb, pg_ctl), and they are not installed.\nInstall them with: sudo apt-get install -y postgresql   (or set PG_BIN to their folder)",
+  );
   process.exit(1);
 }
 
@@ -60,32 +68,83 @@ delete env.SERVE_DIR;
 
 let failedRuns = 0;
 if (only === undefined || only === 'unit') {
-  failedRuns += run('unit and API tests (vitest)', [
-    'node_modules/vitest/vitest.mjs', 'run', '--reporter=default', `--reporter=json`, `--outputFile.json=${path.join(reports, 'vitest.json')}`,
-  ], env) === 0 ? 0 : 1;
+  failedRuns +=
+    run(
+      'unit and API tests (vitest)',
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--reporter=default',
+        `--reporter=json`,
+        `--outputFile.json=${path.join(reports, 'vitest.json')}`,
+      ],
+      env,
+    ) === 0
+      ? 0
+      : 1;
 }
 if (only === undefined || only === 'hardening') {
   // The adversarial suite reuses the build the first run made (or makes its own when run alone).
   const reuse = only === undefined ? { MERIDIAN_BUILT: '1' } : { TEST_OUT_DIR: '.out/hardening' };
-  failedRuns += run('hardening suite (vitest)', [
-    'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening.json')}`,
-  ], { ...env, ...reuse }) === 0 ? 0 : 1;
+  failedRuns +=
+    run(
+      'hardening suite (vitest)',
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--config',
+        'vitest.hardening.config.ts',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${path.join(reports, 'hardening.json')}`,
+      ],
+      { ...env, ...reuse },
+    ) === 0
+      ? 0
+      : 1;
 }
 // The same suites on the PostgreSQL store: every test server and unit runtime gets a database of its own.
 if (only === undefined || only === 'pg') {
   const pg = { ...env, TEST_STORE: 'pg', MERIDIAN_BUILT: only === undefined ? '1' : '0' };
-  failedRuns += run('unit and API tests on PostgreSQL (vitest, TEST_STORE=pg)', [
-    'node_modules/vitest/vitest.mjs', 'run', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'vitest-pg.json')}`,
-  ], pg) === 0 ? 0 : 1;
-  failedRuns += run('hardening suite on PostgreSQL (vitest, TEST_STORE=pg)', [
-    'node_modules/vitest/vitest.mjs', 'run', '--config', 'vitest.hardening.config.ts', '--reporter=default', '--reporter=json', `--outputFile.json=${path.join(reports, 'hardening-pg.json')}`,
-  ], { ...pg, MERIDIAN_BUILT: '1' }) === 0 ? 0 : 1;
+  failedRuns +=
+    run(
+      'unit and API tests on PostgreSQL (vitest, TEST_STORE=pg)',
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${path.join(reports, 'vitest-pg.json')}`,
+      ],
+      pg,
+    ) === 0
+      ? 0
+      : 1;
+  failedRuns +=
+    run(
+      'hardening suite on PostgreSQL (vitest, TEST_STORE=pg)',
+      [
+        'node_modules/vitest/vitest.mjs',
+        'run',
+        '--config',
+        'vitest.hardening.config.ts',
+        '--reporter=default',
+        '--reporter=json',
+        `--outputFile.json=${path.join(reports, 'hardening-pg.json')}`,
+      ],
+      { ...pg, MERIDIAN_BUILT: '1' },
+    ) === 0
+      ? 0
+      : 1;
 }
 if (only === undefined || only === 'e2e') {
-  failedRuns += run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
-    ...env,
-    PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
-  }) === 0 ? 0 : 1;
+  failedRuns +=
+    run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
+      ...env,
+      PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
+    }) === 0
+      ? 0
+      : 1;
 }
 
 /** The parts of vitest's and Playwright's JSON reports read here. */
@@ -103,14 +162,26 @@ function counts(file: string, pick: (data: Report) => { passed: number; failed: 
     return { passed: 0, failed: 0, skipped: 0 };
   }
 }
-const vitestCounts = (d: Report) => ({ passed: d.numPassedTests ?? 0, failed: d.numFailedTests ?? 0, skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0) });
+const vitestCounts = (d: Report) => ({
+  passed: d.numPassedTests ?? 0,
+  failed: d.numFailedTests ?? 0,
+  skipped: (d.numPendingTests ?? 0) + (d.numTodoTests ?? 0),
+});
 const unit = counts(path.join(reports, 'vitest.json'), vitestCounts);
 const hardening = counts(path.join(reports, 'hardening.json'), vitestCounts);
 const unitPg = counts(path.join(reports, 'vitest-pg.json'), vitestCounts);
 const hardeningPg = counts(path.join(reports, 'hardening-pg.json'), vitestCounts);
 const runs = [unit, hardening, unitPg, hardeningPg];
-const vitest = { passed: runs.reduce((n, r) => n + r.passed, 0), failed: runs.reduce((n, r) => n + r.failed, 0), skipped: runs.reduce((n, r) => n + r.skipped, 0) };
-const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({ passed: d.stats?.expected ?? 0, failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0), skipped: d.stats?.skipped ?? 0 }));
+const vitest = {
+  passed: runs.reduce((n, r) => n + r.passed, 0),
+  failed: runs.reduce((n, r) => n + r.failed, 0),
+  skipped: runs.reduce((n, r) => n + r.skipped, 0),
+};
+const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({
+  passed: d.stats?.expected ?? 0,
+  failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0),
+  skipped: d.stats?.skipped ?? 0,
+}));
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${vitest.skipped + e2e.skipped} skipped`);

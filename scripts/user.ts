@@ -23,10 +23,19 @@ function fail(message: string, code = 1): never {
 }
 
 /** Parses the command line; exits with the usage text when it is not understood. */
-function readArguments(argv: string[]): { command: 'add' | 'reset'; username: string; password: string | undefined; role: Role | undefined } {
+function readArguments(argv: string[]): {
+  command: 'add' | 'reset';
+  username: string;
+  password: string | undefined;
+  role: Role | undefined;
+} {
   let parsed;
   try {
-    parsed = parseArgs({ args: argv, allowPositionals: true, options: { password: { type: 'string' }, role: { type: 'string' }, help: { type: 'boolean', short: 'h' } } });
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: { password: { type: 'string' }, role: { type: 'string' }, help: { type: 'boolean', short: 'h' } },
+    });
   } catch (error) {
     fail(`${(error as Error).message}\n\n${USAGE}`);
   }
@@ -41,7 +50,7 @@ function readArguments(argv: string[]): { command: 'add' | 'reset'; username: st
   if (password !== undefined && password.length < 8) fail('Passwords need at least 8 characters.');
   const role = parsed.values.role;
   if (role !== undefined && !roleSchema.safeParse(role).success) fail(`Unknown role "${role}"; expected one of ${ROLES.join(', ')}.`);
-  if (role !== undefined && command === 'reset') fail('--role is for add; change a role in the dashboard\'s Users tab.');
+  if (role !== undefined && command === 'reset') fail("--role is for add; change a role in the dashboard's Users tab.");
   return { command, username, password, role: role as Role | undefined };
 }
 
@@ -59,11 +68,16 @@ async function main(): Promise<void> {
   }
   try {
     const existing = await runtime.store.users.getByUsername(username);
-    if (command === 'add' && existing) fail(`User "${existing.username}" already exists; use \`npm run user -- reset ${existing.username}\` to set a new password.`);
+    if (command === 'add' && existing)
+      fail(`User "${existing.username}" already exists; use \`npm run user -- reset ${existing.username}\` to set a new password.`);
     if (command === 'reset' && !existing) fail(`No user "${username}"; use \`npm run user -- add ${username}\` to create one.`);
     const chosen = password ?? generatePassword();
     const user = await upsertUser(runtime, username, chosen, command === 'add' ? (role ?? 'admin') : undefined);
-    console.log(command === 'add' ? `Created ${user.role ?? 'admin'} "${user.username}".` : `Password of "${user.username}" reset; their sessions were signed out.`);
+    console.log(
+      command === 'add'
+        ? `Created ${user.role ?? 'admin'} "${user.username}".`
+        : `Password of "${user.username}" reset; their sessions were signed out.`,
+    );
     if (password === undefined) console.log(`  password: ${chosen}\n  (shown only once: store it now)`);
   } finally {
     await stopRuntime();

@@ -33,7 +33,14 @@ export function deleteSessionCookie(cookies: AstroCookies, config: Config): void
 /** The hint carries no secret, only "a session cookie was set"; scripts must read it, so it is not httpOnly. It ends with the session. */
 export function setSignedInHint(cookies: AstroCookies, config: Config, expiresAt: string): void {
   const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
-  cookies.set(SIGNED_IN_HINT_COOKIE, '1', { httpOnly: false, sameSite: 'lax', secure: secure(config), path: '/', expires: new Date(expiresAt), maxAge });
+  cookies.set(SIGNED_IN_HINT_COOKIE, '1', {
+    httpOnly: false,
+    sameSite: 'lax',
+    secure: secure(config),
+    path: '/',
+    expires: new Date(expiresAt),
+    maxAge,
+  });
 }
 
 export function deleteSignedInHint(cookies: AstroCookies, config: Config): void {

@@ -43,7 +43,13 @@ export function noContent(headers: Record<string, string> = {}): Response {
   return new Response(null, { status: 204, headers: { 'Cache-Control': 'no-store', ...headers } });
 }
 
-export function errorResponse(status: number, error: string, issues?: AppErrorIssue[], headers: Record<string, string> = {}, details?: Record<string, unknown>): Response {
+export function errorResponse(
+  status: number,
+  error: string,
+  issues?: AppErrorIssue[],
+  headers: Record<string, string> = {},
+  details?: Record<string, unknown>,
+): Response {
   return json({ ...details, ...(issues && issues.length ? { error, issues } : { error }) }, status, headers);
 }
 
@@ -203,6 +209,10 @@ export function clientIp(context: APIContext, runtime: Runtime): string {
 export function clientAddressOf(socketAddress: string, forwardedFor: string | null, hops: number): string {
   if (hops <= 0 || !forwardedFor) return socketAddress;
   // proxy-addr reads a Node request; these are the only two fields it looks at.
-  const request = { socket: { remoteAddress: socketAddress }, connection: { remoteAddress: socketAddress }, headers: { 'x-forwarded-for': forwardedFor } };
+  const request = {
+    socket: { remoteAddress: socketAddress },
+    connection: { remoteAddress: socketAddress },
+    headers: { 'x-forwarded-for': forwardedFor },
+  };
   return proxyaddr(request as unknown as IncomingMessage, (_address, hop) => hop < hops);
 }

@@ -48,7 +48,8 @@ export function resolveStaticFile(clientDir: string, urlPath: string): string | 
   } catch {
     return undefined;
   }
-  if (decoded.includes('\0') || decoded.split('/').some((part) => part === '..' || (part.startsWith('.') && part !== '.well-known'))) return undefined;
+  if (decoded.includes('\0') || decoded.split('/').some((part) => part === '..' || (part.startsWith('.') && part !== '.well-known')))
+    return undefined;
   // Compressed twins are answers to Accept-Encoding, not files of their own.
   if (isCompressedTwin(decoded)) return undefined;
   const root = path.resolve(clientDir);
@@ -124,7 +125,8 @@ export function createRequestListener(options: ServerOptions): RequestListener {
     // Uploaded and generated images live with the data, not the build; they are never HTML or script.
     const isImage = pathname.startsWith('/images/');
     const root = isImage ? imagesRoot : clientRoot;
-    const file = isRead && !pathname.startsWith('/api/') ? resolveStaticFile(root, isImage ? pathname.slice('/images'.length) : pathname) : undefined;
+    const file =
+      isRead && !pathname.startsWith('/api/') ? resolveStaticFile(root, isImage ? pathname.slice('/images'.length) : pathname) : undefined;
     const passToAstro = () => {
       setSecurityHeaders(res);
       void Promise.resolve(options.handler(req, res)).catch((error: unknown) => {

@@ -73,12 +73,7 @@ export type StaticFilesOptions = {
   baseHeaders: Record<string, string>;
 };
 
-const AVAILABLE: readonly (readonly string[])[] = [
-  ['identity'],
-  ['br', 'identity'],
-  ['gzip', 'identity'],
-  ['br', 'gzip', 'identity'],
-];
+const AVAILABLE: readonly (readonly string[])[] = [['identity'], ['br', 'identity'], ['gzip', 'identity'], ['br', 'gzip', 'identity']];
 /** When a client rates encodings equally ("gzip, deflate, br"), the smaller one wins. */
 const PREFERRED = ['br', 'gzip', 'identity'];
 const MEMO_LIMIT = 512;
@@ -118,7 +113,10 @@ export class StaticFiles {
   #generation = 0;
 
   constructor(options: StaticFilesOptions) {
-    this.#lru = new LRUCache<string, Entry>({ maxSize: Math.max(1, options.maxBytes), sizeCalculation: (entry) => Math.max(1, entry.bytes) });
+    this.#lru = new LRUCache<string, Entry>({
+      maxSize: Math.max(1, options.maxBytes),
+      sizeCalculation: (entry) => Math.max(1, entry.bytes),
+    });
     // With no memory budget files are still read with their twins per request, just not kept.
     this.#maxFileBytes = options.maxFileBytes ?? 2 * 1024 * 1024;
     this.#revalidateMs = options.revalidateMs ?? 1000;
@@ -253,7 +251,9 @@ export class StaticFiles {
     let chosen = memo.get(key);
     if (chosen === undefined) {
       // negotiator 1.x takes the tie-break order as a second argument (its type definitions predate it).
-      const negotiator = new Negotiator({ headers: { 'accept-encoding': key } }) as unknown as { encoding(available: string[], options: { preferred: string[] }): string | undefined };
+      const negotiator = new Negotiator({ headers: { 'accept-encoding': key } }) as unknown as {
+        encoding(available: string[], options: { preferred: string[] }): string | undefined;
+      };
       const found = negotiator.encoding([...AVAILABLE[entry.mask]!], { preferred: PREFERRED });
       chosen = found === 'br' || found === 'gzip' ? found : 'identity';
       if (memo.size >= MEMO_LIMIT) memo.clear();

@@ -15,7 +15,9 @@ export function listPaginationItems(current: number, total: number): PaginationI
   if (total <= PAGINATION_THRESHOLD) return Array.from({ length: total }, (_, i) => page(i + 1));
   if (current <= 4) return [1, 2, 3, 4, 5].map(page).concat({ kind: 'ellipsis', key: 'end' }, page(total));
   if (current >= total - 3) {
-    return [page(1), { kind: 'ellipsis', key: 'start' } as PaginationItem].concat([total - 4, total - 3, total - 2, total - 1, total].map(page));
+    return [page(1), { kind: 'ellipsis', key: 'start' } as PaginationItem].concat(
+      [total - 4, total - 3, total - 2, total - 1, total].map(page),
+    );
   }
   return [
     page(1),

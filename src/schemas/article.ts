@@ -1,14 +1,6 @@
 /** The article contract: stored shape, editor input, list filters and public views. */
 import { z } from './zod.ts';
-import {
-  emptyToUndefined,
-  idSchema,
-  isoDateOrDateTime,
-  pagingQuerySchema,
-  queryBoolean,
-  SECTIONS,
-  sectionSchema,
-} from './common.ts';
+import { emptyToUndefined, idSchema, isoDateOrDateTime, pagingQuerySchema, queryBoolean, SECTIONS, sectionSchema } from './common.ts';
 
 export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published', 'archived'] as const;
 export const articleStatusSchema = z.enum(ARTICLE_STATUSES, {
@@ -19,7 +11,11 @@ export type ArticleStatus = z.infer<typeof articleStatusSchema>;
 const httpUrl = z.url({ protocol: /^https?$/, error: 'Expected an http(s) URL' }).max(2048);
 /** A hero image: a site path (/images/...) or an absolute http(s) URL. */
 export const heroImageSchema = z.union([
-  z.string().max(2048).regex(/^\/(?!\/)[A-Za-z0-9._~/-]+$/, 'Expected a site path or an http(s) URL').refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
+  z
+    .string()
+    .max(2048)
+    .regex(/^\/(?!\/)[A-Za-z0-9._~/-]+$/, 'Expected a site path or an http(s) URL')
+    .refine((p) => !p.split('/').includes('..'), 'Path traversal is not allowed'),
   httpUrl,
 ]);
 

@@ -65,7 +65,10 @@ export const userUpdateSchema = z
     /** true: generate a new password and answer it once; it also signs the user out everywhere. */
     resetPassword: z.literal(true).optional(),
   })
-  .refine((u) => u.role !== undefined || u.disabled !== undefined || u.resetPassword !== undefined, 'Nothing to change: send role, disabled or resetPassword');
+  .refine(
+    (u) => u.role !== undefined || u.disabled !== undefined || u.resetPassword !== undefined,
+    'Nothing to change: send role, disabled or resetPassword',
+  );
 export type UserUpdate = z.infer<typeof userUpdateSchema>;
 
 export const sessionSchema = z.object({

@@ -10,11 +10,16 @@ export const SECTIONS = ['world', 'business', 'politics', 'tech', 'sports', 'cul
 export const NAV_SECTIONS = ['world', 'business', 'politics', 'tech', 'sports', 'culture', 'opinion'] as const;
 
 export const sectionSchema = z.enum(SECTIONS, {
-  error: (issue) => `Unknown section${issue.input === undefined ? '' : ` "${String(issue.input)}"`}; expected one of ${SECTIONS.join(', ')}`,
+  error: (issue) =>
+    `Unknown section${issue.input === undefined ? '' : ` "${String(issue.input)}"`}; expected one of ${SECTIONS.join(', ')}`,
 });
 export type Section = z.infer<typeof sectionSchema>;
 
-export const idSchema = z.string().min(1).max(64).regex(/^[A-Za-z0-9_-]+$/, 'Invalid id');
+export const idSchema = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[A-Za-z0-9_-]+$/, 'Invalid id');
 
 export const DEFAULT_PAGE_SIZE = 12;
 export const MAX_PAGE_SIZE = 100;
@@ -40,9 +45,7 @@ export type CountResponse = z.infer<typeof countSchema>;
 /** Every error answer of the API. */
 export const apiErrorSchema = z.object({
   error: z.string(),
-  issues: z
-    .array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() }))
-    .optional(),
+  issues: z.array(z.object({ path: z.array(z.union([z.string(), z.number()])), message: z.string() })).optional(),
 });
 export type ApiError = z.infer<typeof apiErrorSchema>;
 

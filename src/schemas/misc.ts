@@ -2,7 +2,11 @@
 import { z } from './zod.ts';
 
 export const pageviewInputSchema = z.strictObject({
-  path: z.string().min(1).max(512).regex(/^\/[^\s]*$/, 'Expected a site path'),
+  path: z
+    .string()
+    .min(1)
+    .max(512)
+    .regex(/^\/[^\s]*$/, 'Expected a site path'),
 });
 
 export const normalizeImageInputSchema = z.strictObject({

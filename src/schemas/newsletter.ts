@@ -2,7 +2,12 @@
 import { z } from './zod.ts';
 import { emptyToUndefined } from './common.ts';
 
-const emailSchema = z.string().trim().toLowerCase().max(254, 'Email is at most 254 characters').pipe(z.email('Please enter a valid email address.'));
+const emailSchema = z
+  .string()
+  .trim()
+  .toLowerCase()
+  .max(254, 'Email is at most 254 characters')
+  .pipe(z.email('Please enter a valid email address.'));
 
 export const subscribeInputSchema = z.strictObject({ email: emailSchema });
 
@@ -36,7 +41,11 @@ export function subscriberStatus(subscriber: Subscriber): SubscriberStatus {
   return 'confirmed';
 }
 
-const tokenSchema = z.string().min(16).max(128).regex(/^[a-z0-9]+$/);
+const tokenSchema = z
+  .string()
+  .min(16)
+  .max(128)
+  .regex(/^[a-z0-9]+$/);
 export const unsubscribeQuerySchema = z.object({ token: tokenSchema });
 export const confirmQuerySchema = z.object({ token: tokenSchema });
 
@@ -51,7 +60,14 @@ export type SubscriberListQuery = z.infer<typeof subscriberListQuerySchema>;
 export type SubscriberFilter = { q?: string | undefined; status?: SubscriberStatus | undefined };
 
 /** A subscriber as the dashboard sees it (no tokens). */
-export type PublicSubscriber = { id: string; email: string; status: SubscriberStatus; createdAt: string; confirmedAt?: string | undefined; unsubscribedAt?: string | undefined };
+export type PublicSubscriber = {
+  id: string;
+  email: string;
+  status: SubscriberStatus;
+  createdAt: string;
+  confirmedAt?: string | undefined;
+  unsubscribedAt?: string | undefined;
+};
 export type SubscriberCounts = Record<SubscriberStatus, number>;
 
 /** One briefing send: a day's run (or a forced re-send), resumable from its per-recipient log. */
@@ -94,7 +110,10 @@ export type SubscriberListing = {
   page: number;
   pageSize: number;
   counts: SubscriberCounts;
-  lastBriefing: Pick<BriefingRun, 'date' | 'startedAt' | 'finishedAt' | 'status' | 'recipients' | 'sent' | 'failed' | 'unknown' | 'forced'> | null;
+  lastBriefing: Pick<
+    BriefingRun,
+    'date' | 'startedAt' | 'finishedAt' | 'status' | 'recipients' | 'sent' | 'failed' | 'unknown' | 'forced'
+  > | null;
 };
 
 /** What a briefing run reports (API, script, dashboard). */

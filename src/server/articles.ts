@@ -57,7 +57,8 @@ export async function uniqueSlug(runtime: Runtime, title: string, exceptId?: str
   const base = slugify(title);
   let candidate = base;
   // A trashed article keeps its slug reserved until it is purged, so a restore never collides.
-  const taken = async (slug: string) => (await runtime.store.articles.slugExists(slug, exceptId)) || (await runtime.store.trash.slugExists(slug));
+  const taken = async (slug: string) =>
+    (await runtime.store.articles.slugExists(slug, exceptId)) || (await runtime.store.trash.slugExists(slug));
   for (let n = 2; await taken(candidate); n++) candidate = `${base}-${n}`;
   return candidate;
 }
@@ -127,7 +128,11 @@ export async function listArticles(runtime: Runtime, query: ArticleListQuery, vi
   return withCounters(runtime, records);
 }
 
-export async function countArticles(runtime: Runtime, query: Omit<ArticleListQuery, 'page' | 'pageSize' | 'limit'>, viewer: Viewer): Promise<number> {
+export async function countArticles(
+  runtime: Runtime,
+  query: Omit<ArticleListQuery, 'page' | 'pageSize' | 'limit'>,
+  viewer: Viewer,
+): Promise<number> {
   return runtime.store.articles.count(articleFilter(query, viewer));
 }
 
@@ -170,10 +175,14 @@ function applyStatus(record: ArticleRecord, status: ArticleStatus, scheduledFor:
   const next: ArticleRecord = { ...record, status };
   if (status === 'scheduled') {
     const when = scheduledFor === undefined ? record.scheduledFor : (scheduledFor ?? undefined);
-    if (!when) throw badRequest('A scheduled article needs scheduledFor', [{ path: ['scheduledFor'], message: 'Please select a publish date.' }]);
+    if (!when)
+      throw badRequest('A scheduled article needs scheduledFor', [{ path: ['scheduledFor'], message: 'Please select a publish date.' }]);
     next.scheduledFor = new Date(when).toISOString();
   } else {
-    if (scheduledFor) throw badRequest('scheduledFor is only allowed with status "scheduled"', [{ path: ['scheduledFor'], message: 'Only scheduled articles have a publish date' }]);
+    if (scheduledFor)
+      throw badRequest('scheduledFor is only allowed with status "scheduled"', [
+        { path: ['scheduledFor'], message: 'Only scheduled articles have a publish date' },
+      ]);
     delete next.scheduledFor;
   }
   if (status === 'published' && !next.publishedAt) next.publishedAt = now;
@@ -222,10 +231,16 @@ function statusAuditAction(from: ArticleStatus | undefined, to: ArticleStatus | 
   return undefined;
 }
 
-async function auditStatusChange(runtime: Runtime, actor: Actor | null, before: ArticleRecord | undefined, after: ArticleRecord): Promise<void> {
+async function auditStatusChange(
+  runtime: Runtime,
+  actor: Actor | null,
+  before: ArticleRecord | undefined,
+  after: ArticleRecord,
+): Promise<void> {
   const action = statusAuditAction(before?.status, after.status);
   if (!action) return;
-  const detail = action === 'article.unpublish' ? `now ${after.status}` : action === 'article.schedule' ? `for ${after.scheduledFor}` : undefined;
+  const detail =
+    action === 'article.unpublish' ? `now ${after.status}` : action === 'article.schedule' ? `for ${after.scheduledFor}` : undefined;
   await recordAudit(runtime, { actor, action, target: { type: 'article', id: after.id, label: after.title }, detail });
 }
 
@@ -260,10 +275,14 @@ export async function conflictWith(runtime: Runtime, current: ArticleRecord): Pr
   const latest = await runtime.store.revisions.latest(current.id);
   const changedBy = latest?.by;
   const changedAt = latest?.at ?? current.updatedAt;
-  return new AppError(409, `This article was changed${changedBy ? ` by ${changedBy}` : ''} since you opened it (now version ${versionOf(current)}). Reload or compare before saving.`, {
-    headers: { ETag: etagOf(versionOf(current)) },
-    details: { current: toArticle(current, await runtime.store.counters.get(current.id)), changedBy: changedBy ?? null, changedAt },
-  });
+  return new AppError(
+    409,
+    `This article was changed${changedBy ? ` by ${changedBy}` : ''} since you opened it (now version ${versionOf(current)}). Reload or compare before saving.`,
+    {
+      headers: { ETag: etagOf(versionOf(current)) },
+      details: { current: toArticle(current, await runtime.store.counters.get(current.id)), changedBy: changedBy ?? null, changedAt },
+    },
+  );
 }
 
 /**
@@ -272,7 +291,12 @@ export async function conflictWith(runtime: Runtime, current: ArticleRecord): Pr
  * (the spec's callers) the change is re-applied to the newer record, so no write is lost either.
  * Every save stores a revision.
  */
-export async function commitArticle(runtime: Runtime, id: string, build: (before: ArticleRecord, now: string) => ArticleRecord, options: SaveOptions = {}): Promise<ArticleRecord> {
+export async function commitArticle(
+  runtime: Runtime,
+  id: string,
+  build: (before: ArticleRecord, now: string) => ArticleRecord,
+  options: SaveOptions = {},
+): Promise<ArticleRecord> {
   for (let attempt = 0; ; attempt++) {
     const before = await runtime.store.articles.get(id);
     if (!before) throw notFound('Article');
@@ -288,7 +312,12 @@ export async function commitArticle(runtime: Runtime, id: string, build: (before
     const saved = result.saved;
     // Regeneration is queued first, right after the write, as before revisions existed.
     await emitArticleChanges(runtime, [{ before, after: saved }]);
-    await recordRevision(runtime, before, saved, { by: options.actor ?? 'system', at: now, autosave: options.autosave ?? false, restoredFrom: options.restoredFrom });
+    await recordRevision(runtime, before, saved, {
+      by: options.actor ?? 'system',
+      at: now,
+      autosave: options.autosave ?? false,
+      restoredFrom: options.restoredFrom,
+    });
     return saved;
   }
 }
@@ -322,7 +351,13 @@ function assertMayUpdate(actor: Actor, before: ArticleRecord, status: ArticleSta
 }
 
 /** Applies an editor change; with an actor, their role must allow editing this article and any status change. */
-export async function updateArticle(runtime: Runtime, id: string, update: ArticleUpdate, actor?: Actor, options: SaveOptions = {}): Promise<Article> {
+export async function updateArticle(
+  runtime: Runtime,
+  id: string,
+  update: ArticleUpdate,
+  actor?: Actor,
+  options: SaveOptions = {},
+): Promise<Article> {
   if (update.autosave && (update.status !== undefined || update.scheduledFor !== undefined)) {
     // An autosave keeps the text safe; it never publishes, schedules or unpublishes.
     throw badRequest('An autosave cannot change status or scheduledFor', [{ path: ['autosave'], message: 'Autosave saves content only' }]);
@@ -337,7 +372,12 @@ export async function updateArticle(runtime: Runtime, id: string, update: Articl
       before = current;
       return applyUpdate(current, update, now);
     },
-    { ...options, actor: options.actor ?? actor?.username, expectedVersion: options.expectedVersion ?? update.version, autosave: update.autosave ?? options.autosave },
+    {
+      ...options,
+      actor: options.actor ?? actor?.username,
+      expectedVersion: options.expectedVersion ?? update.version,
+      autosave: update.autosave ?? options.autosave,
+    },
   );
   if (actor) await auditStatusChange(runtime, actor, before, saved);
   return toArticle(saved, await runtime.store.counters.get(id));

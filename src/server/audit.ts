@@ -30,7 +30,10 @@ export async function recordAudit(runtime: Runtime, input: AuditRecordInput): Pr
 }
 
 /** One page of the log, newest first. */
-export async function listAudit(runtime: Runtime, query: { page: number; pageSize: number }): Promise<{ items: AuditEntry[]; total: number; page: number; pageSize: number }> {
+export async function listAudit(
+  runtime: Runtime,
+  query: { page: number; pageSize: number },
+): Promise<{ items: AuditEntry[]; total: number; page: number; pageSize: number }> {
   const { items, total } = await runtime.store.audit.list({ offset: (query.page - 1) * query.pageSize, limit: query.pageSize });
   return { items, total, page: query.page, pageSize: query.pageSize };
 }

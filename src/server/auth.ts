@@ -153,4 +153,3 @@ export async function ensureFirstAdmin(runtime: Runtime): Promise<{ username: st
   await upsertUser(runtime, username, password);
   return { username, password, generated };
 }
-

@@ -50,7 +50,12 @@ export async function setCommentStatus(runtime: Runtime, id: string, status: Com
   const updated = await runtime.store.comments.setStatus(id, status);
   if (!updated) throw notFound('Comment');
   if (actor !== undefined && previous !== status) {
-    await recordAudit(runtime, { actor, action: status === 'hidden' ? 'comment.hide' : 'comment.show', target: { type: 'comment', id, label: updated.authorName }, detail: `on article ${updated.articleId}` });
+    await recordAudit(runtime, {
+      actor,
+      action: status === 'hidden' ? 'comment.hide' : 'comment.show',
+      target: { type: 'comment', id, label: updated.authorName },
+      detail: `on article ${updated.articleId}`,
+    });
   }
   return updated;
 }
@@ -58,11 +63,18 @@ export async function setCommentStatus(runtime: Runtime, id: string, status: Com
 export async function deleteComment(runtime: Runtime, id: string, actor?: AuditActor): Promise<void> {
   const before = await runtime.store.comments.get(id);
   if (!(await runtime.store.comments.delete(id))) throw notFound('Comment');
-  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'comment.delete', target: { type: 'comment', id, label: before?.authorName }, detail: before ? `on article ${before.articleId}` : undefined });
+  if (actor !== undefined)
+    await recordAudit(runtime, {
+      actor,
+      action: 'comment.delete',
+      target: { type: 'comment', id, label: before?.authorName },
+      detail: before ? `on article ${before.articleId}` : undefined,
+    });
 }
 
 export async function listComments(runtime: Runtime, query: CommentListQuery): Promise<Comment[]> {
-  const page = query.limit !== undefined ? { offset: 0, limit: query.limit } : { offset: (query.page - 1) * query.pageSize, limit: query.pageSize };
+  const page =
+    query.limit !== undefined ? { offset: 0, limit: query.limit } : { offset: (query.page - 1) * query.pageSize, limit: query.pageSize };
   return runtime.store.comments.list({ search: query.search, status: query.status }, page);
 }
 

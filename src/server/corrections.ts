@@ -13,7 +13,12 @@ export type { CorrectionListing };
 export { lastModifiedOf };
 
 /** Appends a correction to a published article: a save (new version, revision) that regenerates its page and /corrections. */
-export async function addCorrection(runtime: Runtime, articleId: string, input: CorrectionInput, options: { actor?: string; expectedVersion?: number | undefined } = {}): Promise<Correction> {
+export async function addCorrection(
+  runtime: Runtime,
+  articleId: string,
+  input: CorrectionInput,
+  options: { actor?: string; expectedVersion?: number | undefined } = {},
+): Promise<Correction> {
   let added: Correction | undefined;
   await commitArticle(
     runtime,
@@ -37,7 +42,12 @@ export async function listCorrections(store: Store): Promise<CorrectionListing[]
   const out: CorrectionListing[] = [];
   for (const record of records) {
     for (const correction of record.corrections ?? []) {
-      out.push({ ...correction, articleTitle: record.title, articleSlug: record.slug, articleUrl: new URL(`/article/${encodeURIComponent(record.slug)}`, site).pathname });
+      out.push({
+        ...correction,
+        articleTitle: record.title,
+        articleSlug: record.slug,
+        articleUrl: new URL(`/article/${encodeURIComponent(record.slug)}`, site).pathname,
+      });
     }
   }
   return out.sort((a, b) => (a.at < b.at ? 1 : a.at > b.at ? -1 : 0));

@@ -2,7 +2,26 @@
 import sanitizeHtml from 'sanitize-html';
 
 const OPTIONS: sanitizeHtml.IOptions = {
-  allowedTags: ['p', 'h2', 'h3', 'h4', 'ul', 'ol', 'li', 'blockquote', 'a', 'strong', 'em', 'figure', 'img', 'figcaption', 'code', 'pre', 'br', 'hr'],
+  allowedTags: [
+    'p',
+    'h2',
+    'h3',
+    'h4',
+    'ul',
+    'ol',
+    'li',
+    'blockquote',
+    'a',
+    'strong',
+    'em',
+    'figure',
+    'img',
+    'figcaption',
+    'code',
+    'pre',
+    'br',
+    'hr',
+  ],
   allowedAttributes: {
     a: ['href', 'title'],
     img: ['src', 'alt', 'width', 'height', 'loading'],

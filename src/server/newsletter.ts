@@ -4,7 +4,13 @@ import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Runtime } from './runtime.ts';
 import { AppError, notFound, tooManyRequests } from './errors.ts';
 import { nowIso } from './clock.ts';
-import { subscriberStatus, type PublicSubscriber, type Subscriber, type SubscriberListing, type SubscriberListQuery } from '../schemas/newsletter.ts';
+import {
+  subscriberStatus,
+  type PublicSubscriber,
+  type Subscriber,
+  type SubscriberListing,
+  type SubscriberListQuery,
+} from '../schemas/newsletter.ts';
 import { renderConfirmationMail, siteUrl } from './mail/templates.ts';
 import { sendWithRetry } from './mail/transport.ts';
 import { useMailer } from './mail/mailer.ts';
@@ -39,7 +45,8 @@ export async function subscribe(runtime: Runtime, email: string, clientIp: strin
   const now = Date.now();
   // Per IP, counted for every sign-up (confirmed addresses too, or a 429 would tell them apart): a 429.
   const ipHits = await store.limits.hit(`newsletter-confirm-ip:${clientIp}`, CONFIRM_LIMITS.perIp.windowMs, now);
-  if (ipHits.count > Math.ceil(CONFIRM_LIMITS.perIp.limit * runtime.config.RATE_LIMIT_FACTOR)) throw tooManyRequests((ipHits.resetAt - now) / 1000);
+  if (ipHits.count > Math.ceil(CONFIRM_LIMITS.perIp.limit * runtime.config.RATE_LIMIT_FACTOR))
+    throw tooManyRequests((ipHits.resetAt - now) / 1000);
   const existing = await store.subscribers.getByEmail(email);
   if (existing && subscriberStatus(existing) === 'confirmed') return { mailed: false };
   // Per address: silently no further mail.
@@ -75,7 +82,11 @@ export async function confirmSubscription(runtime: Runtime, token: string): Prom
   const subscriber = await runtime.store.subscribers.getByConfirmTokenHash(hashToken(token));
   if (!subscriber || subscriberStatus(subscriber) !== 'pending') return { kind: 'unknown' };
   if (!subscriber.confirmExpiresAt || subscriber.confirmExpiresAt < nowIso()) return { kind: 'expired' };
-  await runtime.store.subscribers.update(subscriber.id, { confirmedAt: nowIso(), confirmTokenHash: undefined, confirmExpiresAt: undefined });
+  await runtime.store.subscribers.update(subscriber.id, {
+    confirmedAt: nowIso(),
+    confirmTokenHash: undefined,
+    confirmExpiresAt: undefined,
+  });
   return { kind: 'confirmed', email: subscriber.email };
 }
 
@@ -88,7 +99,10 @@ export async function unsubscribe(runtime: Runtime, token: string): Promise<{ em
 /** The URL that unsubscribes a subscriber: the visible link (GET) and, under /api, the RFC 8058 one-click POST target. */
 export function unsubscribeUrls(runtime: Runtime, subscriber: Pick<Subscriber, 'token'>): { page: string; oneClick: string } {
   const query = `?token=${encodeURIComponent(subscriber.token)}`;
-  return { page: siteUrl(runtime.config, `/newsletter/unsubscribe${query}`), oneClick: siteUrl(runtime.config, `/api/newsletter/unsubscribe${query}`) };
+  return {
+    page: siteUrl(runtime.config, `/newsletter/unsubscribe${query}`),
+    oneClick: siteUrl(runtime.config, `/api/newsletter/unsubscribe${query}`),
+  };
 }
 
 function toPublic(subscriber: Subscriber): PublicSubscriber {
@@ -101,7 +115,6 @@ function toPublic(subscriber: Subscriber): PublicSubscriber {
     unsubscribedAt: subscriber.unsubscribedAt,
   };
 }
-
 
 export async function listSubscribers(runtime: Runtime, query: SubscriberListQuery): Promise<SubscriberListing> {
   const { items, total } = await runtime.store.subscribers.listFiltered(
@@ -116,7 +129,17 @@ export async function listSubscribers(runtime: Runtime, query: SubscriberListQue
     pageSize: query.pageSize,
     counts: await runtime.store.subscribers.countByStatus(),
     lastBriefing: last
-      ? { date: last.date, startedAt: last.startedAt, finishedAt: last.finishedAt, status: last.status, recipients: last.recipients, sent: last.sent, failed: last.failed, unknown: last.unknown, forced: last.forced }
+      ? {
+          date: last.date,
+          startedAt: last.startedAt,
+          finishedAt: last.finishedAt,
+          status: last.status,
+          recipients: last.recipients,
+          sent: last.sent,
+          failed: last.failed,
+          unknown: last.unknown,
+          forced: last.forced,
+        }
       : null,
   };
 }

@@ -12,13 +12,35 @@ export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
 
 /** Title and meta description of every section listing. */
 export const SECTION_INFO: Record<Section, { title: string; description: string }> = {
-  world: { title: 'World News', description: 'Breaking news and in-depth reporting from every region of the world: diplomacy, conflict, elections and the stories shaping our planet.' },
-  business: { title: 'Business', description: 'Markets, companies, the economy and the people who move them: business news and analysis you can act on.' },
-  politics: { title: 'Politics', description: 'Campaigns, policy and power: clear reporting on governments, legislatures and the decisions that affect your life.' },
-  tech: { title: 'Technology', description: 'Artificial intelligence, gadgets, startups and the digital economy: the technology news that matters, explained.' },
-  sports: { title: 'Sports', description: 'Scores, transfers, championships and the stories behind them: sports coverage from around the globe.' },
-  culture: { title: 'Culture', description: 'Film, music, books, art and ideas: reviews, interviews and features from the world of culture.' },
-  opinion: { title: 'Opinion', description: 'Columns, editorials and guest essays: informed perspectives and debate on the issues of the day.' },
+  world: {
+    title: 'World News',
+    description:
+      'Breaking news and in-depth reporting from every region of the world: diplomacy, conflict, elections and the stories shaping our planet.',
+  },
+  business: {
+    title: 'Business',
+    description: 'Markets, companies, the economy and the people who move them: business news and analysis you can act on.',
+  },
+  politics: {
+    title: 'Politics',
+    description: 'Campaigns, policy and power: clear reporting on governments, legislatures and the decisions that affect your life.',
+  },
+  tech: {
+    title: 'Technology',
+    description: 'Artificial intelligence, gadgets, startups and the digital economy: the technology news that matters, explained.',
+  },
+  sports: {
+    title: 'Sports',
+    description: 'Scores, transfers, championships and the stories behind them: sports coverage from around the globe.',
+  },
+  culture: {
+    title: 'Culture',
+    description: 'Film, music, books, art and ideas: reviews, interviews and features from the world of culture.',
+  },
+  opinion: {
+    title: 'Opinion',
+    description: 'Columns, editorials and guest essays: informed perspectives and debate on the issues of the day.',
+  },
   home: { title: 'Top Stories', description: 'The most important stories of the day, selected by the editors of Meridian News.' },
 };
 

@@ -43,7 +43,8 @@ export async function recordLoginFailure(runtime: Runtime, keys: string[]): Prom
   for (const key of keys) {
     const previous = (await runtime.store.limits.get<Throttle>(`login:${key}`, now)) ?? { failures: 0, lockedUntil: 0 };
     const failures = previous.failures + 1;
-    const delay = failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
+    const delay =
+      failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
     await runtime.store.limits.set<Throttle>(`login:${key}`, { failures, lockedUntil: now + delay }, now + THROTTLE_MEMORY_MS);
   }
 }

@@ -26,7 +26,20 @@ export const TRACKED_FIELDS = [
 ] as const;
 
 /** Content a restore brings back; status and schedule stay as they are now (restoring text never publishes or unpublishes). */
-export const RESTORED_FIELDS = ['title', 'dek', 'bodyHtml', 'heroImage', 'section', 'tags', 'authorName', 'sourceLabel', 'sourceUrl', 'readingTime', 'isBreaking', 'isEditorsPick'] as const;
+export const RESTORED_FIELDS = [
+  'title',
+  'dek',
+  'bodyHtml',
+  'heroImage',
+  'section',
+  'tags',
+  'authorName',
+  'sourceLabel',
+  'sourceUrl',
+  'readingTime',
+  'isBreaking',
+  'isEditorsPick',
+] as const;
 
 /** Consecutive autosaves by one user within this window share one revision. */
 export const AUTOSAVE_COALESCE_MS = 60_000;
@@ -51,7 +64,12 @@ function snapshotOf(record: ArticleRecord): ArticleRecord {
  * AUTOSAVE_COALESCE_MS of that revision's first write) updates that revision instead of adding one.
  * A failure is logged, never thrown: the save itself is on disk and must not be reported as failed.
  */
-export async function recordRevision(runtime: Runtime, before: ArticleRecord | undefined, after: ArticleRecord, meta: RevisionMeta): Promise<void> {
+export async function recordRevision(
+  runtime: Runtime,
+  before: ArticleRecord | undefined,
+  after: ArticleRecord,
+  meta: RevisionMeta,
+): Promise<void> {
   try {
     const version = after.version ?? 1;
     if (meta.autosave) {
@@ -59,7 +77,14 @@ export async function recordRevision(runtime: Runtime, before: ArticleRecord | u
       const startedAt = latest ? Date.parse(latest.startedAt ?? latest.at) : NaN;
       if (latest?.autosave && latest.by === meta.by && Date.parse(meta.at) - startedAt < AUTOSAVE_COALESCE_MS) {
         const fields = [...new Set([...latest.fields, ...changedFields(before, after)])];
-        await runtime.store.revisions.save({ ...latest, version, at: meta.at, startedAt: latest.startedAt ?? latest.at, fields, article: snapshotOf(after) });
+        await runtime.store.revisions.save({
+          ...latest,
+          version,
+          at: meta.at,
+          startedAt: latest.startedAt ?? latest.at,
+          fields,
+          article: snapshotOf(after),
+        });
         return;
       }
     }
@@ -103,7 +128,12 @@ export async function getRevision(runtime: Runtime, articleId: string, rev: numb
  * Restores a revision's content as a new save (a new version and revision, `restoredFrom` set).
  * With `expectedVersion` a stale editor gets the same 409 as a stale PUT.
  */
-export async function restoreRevision(runtime: Runtime, articleId: string, rev: number, options: { actor?: Actor | undefined; expectedVersion?: number | undefined } = {}): Promise<Article> {
+export async function restoreRevision(
+  runtime: Runtime,
+  articleId: string,
+  rev: number,
+  options: { actor?: Actor | undefined; expectedVersion?: number | undefined } = {},
+): Promise<Article> {
   const revision = await getRevision(runtime, articleId, rev);
   const saved = await commitArticle(
     runtime,
@@ -119,6 +149,11 @@ export async function restoreRevision(runtime: Runtime, articleId: string, rev: 
     },
     { actor: options.actor?.username, expectedVersion: options.expectedVersion, restoredFrom: rev },
   );
-  await recordAudit(runtime, { actor: options.actor ?? null, action: 'article.restore', target: { type: 'article', id: articleId, label: saved.title }, detail: `revision ${rev}` });
+  await recordAudit(runtime, {
+    actor: options.actor ?? null,
+    action: 'article.restore',
+    target: { type: 'article', id: articleId, label: saved.title },
+    detail: `revision ${rev}`,
+  });
   return toArticle(saved, await runtime.store.counters.get(articleId));
 }

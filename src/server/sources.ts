@@ -15,7 +15,13 @@ export async function createSource(runtime: Runtime, input: NewsSourceInput, act
   if (existing.some((s) => s.url === input.url)) throw conflict('A news source with this URL already exists');
   const source: NewsSource = { id: randomUUID(), ...input, createdAt: nowIso() };
   await runtime.store.sources.insert(source);
-  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'source.add', target: { type: 'source', id: source.id, label: source.name }, detail: source.url });
+  if (actor !== undefined)
+    await recordAudit(runtime, {
+      actor,
+      action: 'source.add',
+      target: { type: 'source', id: source.id, label: source.name },
+      detail: source.url,
+    });
   return source;
 }
 
@@ -28,5 +34,11 @@ export async function setSourceEnabled(runtime: Runtime, id: string, enabled: bo
 export async function deleteSource(runtime: Runtime, id: string, actor?: AuditActor): Promise<void> {
   const before = await runtime.store.sources.get(id);
   if (!(await runtime.store.sources.delete(id))) throw notFound('News source');
-  if (actor !== undefined) await recordAudit(runtime, { actor, action: 'source.remove', target: { type: 'source', id, label: before?.name }, detail: before?.url });
+  if (actor !== undefined)
+    await recordAudit(runtime, {
+      actor,
+      action: 'source.remove',
+      target: { type: 'source', id, label: before?.name },
+      detail: before?.url,
+    });
 }

@@ -51,7 +51,12 @@ export async function restoreFromTrash(runtime: Runtime, id: string, actor?: Act
     await runtime.store.trash.delete(id);
   }
   const restored = (await runtime.store.articles.get(id))!;
-  await recordAudit(runtime, { actor: actor ?? null, action: 'article.restore', target: { type: 'article', id, label: restored.title }, detail: 'from the trash' });
+  await recordAudit(runtime, {
+    actor: actor ?? null,
+    action: 'article.restore',
+    target: { type: 'article', id, label: restored.title },
+    detail: 'from the trash',
+  });
   return toArticle(restored, await runtime.store.counters.get(id));
 }
 

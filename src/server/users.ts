@@ -15,11 +15,20 @@ export async function listUsers(runtime: Runtime): Promise<UserSummary[]> {
 }
 
 /** Creates a user; answers the password too when it was generated (shown once, never stored in clear). */
-export async function createUser(runtime: Runtime, input: UserCreate, actor: AuditActor): Promise<{ user: UserSummary; password?: string }> {
+export async function createUser(
+  runtime: Runtime,
+  input: UserCreate,
+  actor: AuditActor,
+): Promise<{ user: UserSummary; password?: string }> {
   if (await runtime.store.users.getByUsername(input.username)) throw conflict(`A user named "${input.username}" already exists`);
   const password = input.password ?? generatePassword();
   const user = await upsertUser(runtime, input.username, password, input.role);
-  await recordAudit(runtime, { actor, action: 'user.create', target: { type: 'user', id: user.id, label: user.username }, detail: `role ${input.role}` });
+  await recordAudit(runtime, {
+    actor,
+    action: 'user.create',
+    target: { type: 'user', id: user.id, label: user.username },
+    detail: `role ${input.role}`,
+  });
   return input.password === undefined ? { user: toUserSummary(user), password } : { user: toUserSummary(user) };
 }
 
@@ -33,7 +42,12 @@ async function assertAnotherActiveAdmin(runtime: Runtime, target: User, what: st
 }
 
 /** Changes a role, disables or re-enables, or resets the password; answers the new password when reset. */
-export async function updateUser(runtime: Runtime, id: string, change: UserUpdate, actor: AuditActor): Promise<{ user: UserSummary; password?: string }> {
+export async function updateUser(
+  runtime: Runtime,
+  id: string,
+  change: UserUpdate,
+  actor: AuditActor,
+): Promise<{ user: UserSummary; password?: string }> {
   const before = await runtime.store.users.get(id);
   if (!before) throw notFound('User');
   const roleChanges = change.role !== undefined && change.role !== roleOf(before);

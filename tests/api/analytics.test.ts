@@ -28,7 +28,10 @@ describe('POST /api/analytics/pageview', () => {
     const json = await client.post('/api/analytics/pageview', { path: `/article/${article.slug}` });
     expect(json.status).toBe(204);
     expect(await json.text()).toBe('');
-    const beacon = await client.request('POST', '/api/analytics/pageview', { body: JSON.stringify({ path: `/article/${article.slug}` }), headers: { 'Content-Type': 'text/plain;charset=UTF-8' } });
+    const beacon = await client.request('POST', '/api/analytics/pageview', {
+      body: JSON.stringify({ path: `/article/${article.slug}` }),
+      headers: { 'Content-Type': 'text/plain;charset=UTF-8' },
+    });
     expect(beacon.status).toBe(204);
     expect(await views(article.id)).toBe(2);
   });
@@ -46,13 +49,39 @@ describe('POST /api/analytics/pageview', () => {
 
   it('refuses bad paths and bodies (400, 415, 413)', async () => {
     const client = new TestClient(server.url);
-    for (const body of [{ path: 'https://evil.example/' }, { path: '' }, { path: '/a b' }, {}, { path: `/${'x'.repeat(600)}` }, { path: '/', extra: 1 }]) {
+    for (const body of [
+      { path: 'https://evil.example/' },
+      { path: '' },
+      { path: '/a b' },
+      {},
+      { path: `/${'x'.repeat(600)}` },
+      { path: '/', extra: 1 },
+    ]) {
       await expectError(await client.post('/api/analytics/pageview', body), 400);
     }
-    await expectError(await client.request('POST', '/api/analytics/pageview', { body: 'path=/', headers: { 'Content-Type': 'text/plain' } }), 400, /Malformed/);
-    await expectError(await client.request('POST', '/api/analytics/pageview', { body: '{"path":"/"}', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415);
-    await expectError(await client.request('POST', '/api/analytics/pageview', { body: JSON.stringify({ path: `/${'x'.repeat(10_000)}` }), headers: { 'Content-Type': 'application/json' } }), 413);
-    await expectError(await client.request('POST', '/api/analytics/pageview', { json: { path: '/' }, headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await client.request('POST', '/api/analytics/pageview', { body: 'path=/', headers: { 'Content-Type': 'text/plain' } }),
+      400,
+      /Malformed/,
+    );
+    await expectError(
+      await client.request('POST', '/api/analytics/pageview', {
+        body: '{"path":"/"}',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
+    await expectError(
+      await client.request('POST', '/api/analytics/pageview', {
+        body: JSON.stringify({ path: `/${'x'.repeat(10_000)}` }),
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      413,
+    );
+    await expectError(
+      await client.request('POST', '/api/analytics/pageview', { json: { path: '/' }, headers: { Origin: 'https://evil.example' } }),
+      403,
+    );
   });
 
   it('rate limits per IP with 429 and Retry-After', async () => {

@@ -13,10 +13,28 @@ beforeAll(async () => {
   server = await startApiServer();
   admin = await adminClient(server);
   reader = new TestClient(server.url);
-  made.world = await createArticle(admin, { title: 'Ocean treaty signed', section: 'world', status: 'published', isBreaking: true, tags: ['oceans'], authorName: 'Ana Ruiz' });
-  made.tech = await createArticle(admin, { title: 'Chip makers expand', section: 'tech', status: 'published', sourceLabel: 'Wire Service', sourceUrl: 'https://wire.example/chips' });
+  made.world = await createArticle(admin, {
+    title: 'Ocean treaty signed',
+    section: 'world',
+    status: 'published',
+    isBreaking: true,
+    tags: ['oceans'],
+    authorName: 'Ana Ruiz',
+  });
+  made.tech = await createArticle(admin, {
+    title: 'Chip makers expand',
+    section: 'tech',
+    status: 'published',
+    sourceLabel: 'Wire Service',
+    sourceUrl: 'https://wire.example/chips',
+  });
   made.draft = await createArticle(admin, { title: 'Unfinished draft', section: 'world' });
-  made.scheduled = await createArticle(admin, { title: 'Tomorrow morning', section: 'business', status: 'scheduled', scheduledFor: '2099-01-01T08:00:00Z' });
+  made.scheduled = await createArticle(admin, {
+    title: 'Tomorrow morning',
+    section: 'business',
+    status: 'scheduled',
+    scheduledFor: '2099-01-01T08:00:00Z',
+  });
   made.archived = await createArticle(admin, { title: 'Old news', section: 'world', status: 'published' });
   const archived = await admin.put(`/api/articles/${made.archived.id}`, { status: 'archived' });
   expect(archived.status).toBe(200);
@@ -41,7 +59,10 @@ async function count(client: TestClient, query = ''): Promise<number> {
 describe('POST /api/articles', () => {
   it('creates with defaults, a slug, a reading time and sanitised HTML (201)', async () => {
     const words = Array.from({ length: 450 }, (_, i) => `word${i}`).join(' ');
-    const article = await createArticle(admin, { title: 'Héllo, Wörld & Friends!', bodyHtml: `<p onclick="x()">${words}</p><script>alert(1)</script>` });
+    const article = await createArticle(admin, {
+      title: 'Héllo, Wörld & Friends!',
+      bodyHtml: `<p onclick="x()">${words}</p><script>alert(1)</script>`,
+    });
     expect(article).toMatchObject({
       id: expect.any(String),
       slug: 'hello-world-and-friends',
@@ -73,7 +94,11 @@ describe('POST /api/articles', () => {
     expect(made.world!.publishedAt).toEqual(expect.any(String));
     const missing = await expectError(await admin.post('/api/articles', { title: 'No date', status: 'scheduled' }), 400);
     expect(missing.issues?.[0]?.path).toEqual(['scheduledFor']);
-    await expectError(await admin.post('/api/articles', { title: 'Date on a draft', status: 'draft', scheduledFor: '2099-01-01T00:00:00Z' }), 400, /scheduled/);
+    await expectError(
+      await admin.post('/api/articles', { title: 'Date on a draft', status: 'draft', scheduledFor: '2099-01-01T00:00:00Z' }),
+      400,
+      /scheduled/,
+    );
     await expectError(await admin.post('/api/articles', { title: 'Bad date', status: 'scheduled', scheduledFor: 'tomorrow' }), 400);
   });
 
@@ -88,9 +113,19 @@ describe('POST /api/articles', () => {
     await expectError(await admin.post('/api/articles', { title: 'x', likes: 1000 }), 400);
     await expectError(await admin.post('/api/articles', null), 400);
     await expectError(await admin.post('/api/articles', 'a string'), 400);
-    await expectError(await admin.request('POST', '/api/articles', { body: '{"title": "x",}', headers: { 'Content-Type': 'application/json' } }), 400, /Malformed/);
-    await expectError(await admin.request('POST', '/api/articles', { body: '\xff\xfe', headers: { 'Content-Type': 'application/json' } }), 400);
-    await expectError(await admin.request('POST', '/api/articles', { body: '{"title":"x"}', headers: { 'Content-Type': 'text/plain' } }), 415);
+    await expectError(
+      await admin.request('POST', '/api/articles', { body: '{"title": "x",}', headers: { 'Content-Type': 'application/json' } }),
+      400,
+      /Malformed/,
+    );
+    await expectError(
+      await admin.request('POST', '/api/articles', { body: '\xff\xfe', headers: { 'Content-Type': 'application/json' } }),
+      400,
+    );
+    await expectError(
+      await admin.request('POST', '/api/articles', { body: '{"title":"x"}', headers: { 'Content-Type': 'text/plain' } }),
+      415,
+    );
     const huge = JSON.stringify({ title: 'x', bodyHtml: 'y'.repeat(1024 * 1024 + 1) });
     await expectError(await admin.request('POST', '/api/articles', { body: huge, headers: { 'Content-Type': 'application/json' } }), 413);
   });
@@ -100,7 +135,10 @@ describe('POST /api/articles', () => {
     const forged = new TestClient(server.url);
     forged.cookies.set('session', 'aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa');
     await expectError(await forged.post('/api/articles', { title: 'Sneaky' }), 401);
-    await expectError(await admin.request('POST', '/api/articles', { json: { title: 'Cross' }, headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await admin.request('POST', '/api/articles', { json: { title: 'Cross' }, headers: { Origin: 'https://evil.example' } }),
+      403,
+    );
   });
 });
 
@@ -171,7 +209,20 @@ describe('GET /api/articles and /api/articles/count', () => {
   });
 
   it('answers 400 for bad paging and filters', async () => {
-    for (const query of ['?pageSize=101', '?page=0', '?page=-1', '?page=abc', '?pageSize=0', '?limit=101', '?limit=0', '?section=markets', '?status=live', '?isBreaking=yes', '?dateFrom=yesterday', '?dateTo=2025-13-45']) {
+    for (const query of [
+      '?pageSize=101',
+      '?page=0',
+      '?page=-1',
+      '?page=abc',
+      '?pageSize=0',
+      '?limit=101',
+      '?limit=0',
+      '?section=markets',
+      '?status=live',
+      '?isBreaking=yes',
+      '?dateFrom=yesterday',
+      '?dateTo=2025-13-45',
+    ]) {
       const body = await expectError(await reader.get(`/api/articles${query}`), 400);
       expect(body.issues?.length, query).toBeGreaterThan(0);
       await expectError(await reader.get(`/api/articles/count${query}`), 400);
@@ -254,7 +305,14 @@ describe('PUT /api/articles/{id}', () => {
       }),
     );
     expect(status).toBe(200);
-    expect(body).toMatchObject({ title: 'Full edit, revised', section: 'culture', tags: ['art', 'film'], authorName: 'Desk', isBreaking: true, isEditorsPick: true });
+    expect(body).toMatchObject({
+      title: 'Full edit, revised',
+      section: 'culture',
+      tags: ['art', 'film'],
+      authorName: 'Desk',
+      isBreaking: true,
+      isEditorsPick: true,
+    });
     expect(body.dek).toBeUndefined();
     expect(body.heroImage).toBeUndefined();
     expect(body.bodyHtml).not.toMatch(/javascript/);
@@ -264,7 +322,9 @@ describe('PUT /api/articles/{id}', () => {
     const article = await createArticle(admin, { title: 'Scheduling rules' });
     await expectError(await admin.put(`/api/articles/${article.id}`, { scheduledFor: '2099-05-01T10:00:00Z' }), 400, /scheduled/);
     await expectError(await admin.put(`/api/articles/${article.id}`, { status: 'scheduled' }), 400);
-    const scheduled = await read<Article>(await admin.put(`/api/articles/${article.id}`, { status: 'scheduled', scheduledFor: '2099-05-01T12:00:00+02:00' }));
+    const scheduled = await read<Article>(
+      await admin.put(`/api/articles/${article.id}`, { status: 'scheduled', scheduledFor: '2099-05-01T12:00:00+02:00' }),
+    );
     expect(scheduled.status).toBe(200);
     expect(scheduled.body.scheduledFor).toBe('2099-05-01T10:00:00.000Z');
     const published = await read<Article>(await admin.put(`/api/articles/${article.id}`, { status: 'published' }));
@@ -276,9 +336,18 @@ describe('PUT /api/articles/{id}', () => {
     await expectError(await admin.put(`/api/articles/${made.draft!.id}`, { status: 'live' }), 400);
     await expectError(await admin.put(`/api/articles/${made.draft!.id}`, { slug: 'hijack' }), 400);
     await expectError(await admin.put(`/api/articles/${made.draft!.id}`, { title: '' }), 400);
-    await expectError(await admin.request('PUT', `/api/articles/${made.draft!.id}`, { body: '{', headers: { 'Content-Type': 'application/json' } }), 400);
+    await expectError(
+      await admin.request('PUT', `/api/articles/${made.draft!.id}`, { body: '{', headers: { 'Content-Type': 'application/json' } }),
+      400,
+    );
     await expectError(await reader.put(`/api/articles/${made.draft!.id}`, { status: 'published' }), 401);
-    await expectError(await admin.request('PUT', `/api/articles/${made.draft!.id}`, { json: { status: 'published' }, headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await admin.request('PUT', `/api/articles/${made.draft!.id}`, {
+        json: { status: 'published' },
+        headers: { Origin: 'https://evil.example' },
+      }),
+      403,
+    );
   });
 });
 

@@ -36,7 +36,14 @@ describe('GET /api/auth/me', () => {
     expect(cookie).toMatch(/Path=\//);
     const { status, body } = await read(await client.get('/api/auth/me'));
     expect(status).toBe(200);
-    expect(body).toEqual({ user: { id: expect.any(String), username: ADMIN.username, role: 'admin', permissions: expect.objectContaining({ 'user.manage': 'all' }) } });
+    expect(body).toEqual({
+      user: {
+        id: expect.any(String),
+        username: ADMIN.username,
+        role: 'admin',
+        permissions: expect.objectContaining({ 'user.manage': 'all' }),
+      },
+    });
     expect(JSON.stringify(body)).not.toMatch(/passwordHash/);
   });
 });
@@ -110,21 +117,40 @@ describe('POST /api/auth/login', () => {
 
   it('answers 400 for malformed JSON, 415 for another content type, 413 for a huge body', async () => {
     const client = new TestClient(server.url);
-    await expectError(await client.request('POST', '/api/auth/login', { body: '{"username":', headers: { 'Content-Type': 'application/json' } }), 400, /Malformed JSON/);
-    await expectError(await client.request('POST', '/api/auth/login', { body: 'username=admin', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415);
+    await expectError(
+      await client.request('POST', '/api/auth/login', { body: '{"username":', headers: { 'Content-Type': 'application/json' } }),
+      400,
+      /Malformed JSON/,
+    );
+    await expectError(
+      await client.request('POST', '/api/auth/login', {
+        body: 'username=admin',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
     await expectError(await client.request('POST', '/api/auth/login', { body: '{}' }), 415);
     const huge = JSON.stringify({ username: 'admin', password: 'x'.repeat(1024 * 1024 + 10) });
-    await expectError(await client.request('POST', '/api/auth/login', { body: huge, headers: { 'Content-Type': 'application/json' } }), 413);
+    await expectError(
+      await client.request('POST', '/api/auth/login', { body: huge, headers: { 'Content-Type': 'application/json' } }),
+      413,
+    );
   });
 
   it('answers 403 to a foreign Origin', async () => {
     const client = new TestClient(server.url);
     await expectError(
-      await client.request('POST', '/api/auth/login', { json: { username: ADMIN.username, password: ADMIN.password }, headers: { Origin: 'https://evil.example' } }),
+      await client.request('POST', '/api/auth/login', {
+        json: { username: ADMIN.username, password: ADMIN.password },
+        headers: { Origin: 'https://evil.example' },
+      }),
       403,
     );
     await expectError(
-      await client.request('POST', '/api/auth/login', { json: { username: ADMIN.username, password: ADMIN.password }, headers: { Origin: '', 'Sec-Fetch-Site': 'cross-site' } }),
+      await client.request('POST', '/api/auth/login', {
+        json: { username: ADMIN.username, password: ADMIN.password },
+        headers: { Origin: '', 'Sec-Fetch-Site': 'cross-site' },
+      }),
       403,
     );
   });

@@ -27,7 +27,11 @@ function freePort(): Promise<number> {
 type ScriptRun = { code: number | null; output: string; summary: string };
 
 /** Runs `npm run briefing` (its script, on this Node) against a DATA_DIR; `onStart` gets the child (to kill it). */
-async function runBriefingScript(env: Record<string, string>, args: string[] = [], onStart?: (child: ReturnType<typeof spawn>) => void): Promise<ScriptRun> {
+async function runBriefingScript(
+  env: Record<string, string>,
+  args: string[] = [],
+  onStart?: (child: ReturnType<typeof spawn>) => void,
+): Promise<ScriptRun> {
   const store = await storeEnvFor(env.DATA_DIR);
   const child = spawn(process.execPath, [path.join(ROOT, 'scripts/briefing.ts'), ...args], {
     cwd: ROOT,
@@ -50,7 +54,10 @@ function linkIn(text: string, pathname: string): string {
 /** A header as it was sent (unfolded), not as mailparser interprets it. */
 function header(mail: ReceivedMail, name: string): string | undefined {
   const line = mail.parsed.headerLines.find((h) => h.key === name.toLowerCase())?.line;
-  return line?.slice(line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim();
+  return line
+    ?.slice(line.indexOf(':') + 1)
+    .replace(/\r?\n[ \t]+/g, ' ')
+    .trim();
 }
 
 describe('the briefing with a running server', () => {
@@ -61,7 +68,13 @@ describe('the briefing with a running server', () => {
   beforeAll(async () => {
     smtp = await startSmtp();
     const port = await freePort();
-    env = { SMTP_URL: smtp.url, MAIL_FROM: 'Meridian Briefing <briefing@meridian.test>', SITE_URL: `http://127.0.0.1:${port}`, BRIEFING_TIME: 'off', PORT: String(port) };
+    env = {
+      SMTP_URL: smtp.url,
+      MAIL_FROM: 'Meridian Briefing <briefing@meridian.test>',
+      SITE_URL: `http://127.0.0.1:${port}`,
+      BRIEFING_TIME: 'off',
+      PORT: String(port),
+    };
     server = await startApiServer(env);
     env.DATA_DIR = server.dataDir;
   });
@@ -73,12 +86,21 @@ describe('the briefing with a running server', () => {
 
   it('signs up, confirms, sends once a day, and unsubscribes with one click', async () => {
     const admin = await adminClient(server);
-    const pick = await createArticle(admin, { title: 'Harbour reopens after the storm', dek: 'Ships are back by noon.', status: 'published', isEditorsPick: true, section: 'world' });
+    const pick = await createArticle(admin, {
+      title: 'Harbour reopens after the storm',
+      dek: 'Ships are back by noon.',
+      status: 'published',
+      isEditorsPick: true,
+      section: 'world',
+    });
     const other = await createArticle(admin, { title: 'Markets steady before the vote', status: 'published', section: 'business' });
 
     // Sign-up: the same answer as before, and a confirmation mail, not a subscription yet.
     for (const email of ['reader@example.com', 'second@example.com']) {
-      expect(await read(await new TestClient(server.url).post('/api/newsletter/subscribe', { email }))).toEqual({ status: 200, body: { message: 'Subscribed' } });
+      expect(await read(await new TestClient(server.url).post('/api/newsletter/subscribe', { email }))).toEqual({
+        status: 200,
+        body: { message: 'Subscribed' },
+      });
     }
     const [confirmation] = await smtp.waitFor('reader@example.com');
     expect(confirmation!.parsed.subject).toBe('Confirm your subscription to Meridian News');
@@ -174,12 +196,20 @@ describe('the briefing with a running server', () => {
     const listing = await read(await admin.get('/api/newsletter/subscribers?q=link%40'));
     expect(listing.body.items[0]).toMatchObject({ email: 'link@example.com', status: 'unsubscribed' });
     // The exemption is for that one path: a cross-site sign-up is still refused.
-    const crossSite = await fetch(`${server.url}/api/newsletter/subscribe`, { method: 'POST', headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' }, body: JSON.stringify({ email: 'x@example.com' }) });
+    const crossSite = await fetch(`${server.url}/api/newsletter/subscribe`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', Origin: 'https://evil.example' },
+      body: JSON.stringify({ email: 'x@example.com' }),
+    });
     expect(crossSite.status).toBe(403);
   });
 
   it('refuses the internal run call without the key', async () => {
-    const response = await fetch(`${server.url}/api/newsletter/briefing/run`, { method: 'POST', headers: { 'Content-Type': 'application/json', 'X-Briefing-Key': 'f'.repeat(64) }, body: '{}' });
+    const response = await fetch(`${server.url}/api/newsletter/briefing/run`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json', 'X-Briefing-Key': 'f'.repeat(64) },
+      body: '{}',
+    });
     expect(response.status).toBe(403);
     expect((await response.json()).error).toBe('Invalid briefing key');
   });
@@ -191,11 +221,29 @@ async function seedDataDir(recipients: string[]): Promise<string> {
   const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
   const now = new Date().toISOString();
   await store.articles.insert({
-    id: 'kill-article', title: 'The night shift', slug: 'the-night-shift', bodyHtml: '<p>Body</p>', section: 'world', tags: [], authorName: 'Desk',
-    createdAt: now, updatedAt: now, publishedAt: now, readingTime: 2, isEditorsPick: true, isBreaking: false, status: 'published',
+    id: 'kill-article',
+    title: 'The night shift',
+    slug: 'the-night-shift',
+    bodyHtml: '<p>Body</p>',
+    section: 'world',
+    tags: [],
+    authorName: 'Desk',
+    createdAt: now,
+    updatedAt: now,
+    publishedAt: now,
+    readingTime: 2,
+    isEditorsPick: true,
+    isBreaking: false,
+    status: 'published',
   });
   for (const [i, email] of recipients.entries()) {
-    await store.subscribers.upsert({ id: `sub-${i}`, email, token: `killtoken${String(i).padStart(10, '0')}`, createdAt: now, confirmedAt: now });
+    await store.subscribers.upsert({
+      id: `sub-${i}`,
+      email,
+      token: `killtoken${String(i).padStart(10, '0')}`,
+      createdAt: now,
+      confirmedAt: now,
+    });
   }
   await store.close();
   return dataDir;
@@ -211,7 +259,13 @@ async function expectOnceEach(smtp: TestSmtp, dataDir: string, recipients: strin
   const log = await store.briefings.deliveries(run.id);
   await store.close();
   const unknown = [...log.values()].filter((d) => d.state === 'attempting').map((d) => recipients[Number(d.subscriberId.slice(4))]!);
-  expect(run).toMatchObject({ status: 'sent', recipients: recipients.length, unknown: unknown.length, sent: recipients.length - unknown.length, failed: 0 });
+  expect(run).toMatchObject({
+    status: 'sent',
+    recipients: recipients.length,
+    unknown: unknown.length,
+    sent: recipients.length - unknown.length,
+    failed: 0,
+  });
   expect(new Set([...counts.keys(), ...unknown])).toEqual(new Set(recipients));
   return unknown;
 }

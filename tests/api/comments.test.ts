@@ -3,7 +3,16 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
-import { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile, startApiServer } from './support.ts';
+import {
+  TestClient,
+  adminClient,
+  createArticle,
+  expectDataFilesValid,
+  expectError,
+  read,
+  readDataFile,
+  startApiServer,
+} from './support.ts';
 
 let server: TestServer;
 let admin: TestClient;
@@ -31,7 +40,14 @@ describe('POST /api/articles/{id}/comments', () => {
   it('adds a visible plain-text comment (201) without echoing the e-mail', async () => {
     const { status, body } = await read(await post(article.id, { ...sample(1), content: '  <b>Bold</b> claim  ' }));
     expect(status).toBe(201);
-    expect(body).toMatchObject({ id: expect.any(String), articleId: article.id, authorName: 'Reader 1', content: '<b>Bold</b> claim', status: 'visible', createdAt: expect.any(String) });
+    expect(body).toMatchObject({
+      id: expect.any(String),
+      articleId: article.id,
+      authorName: 'Reader 1',
+      content: '<b>Bold</b> claim',
+      status: 'visible',
+      createdAt: expect.any(String),
+    });
     expect(body).not.toHaveProperty('authorEmail');
   });
 
@@ -51,10 +67,28 @@ describe('POST /api/articles/{id}/comments', () => {
       const error = await expectError(await post(article.id, body), 400);
       if (field) expect(error.issues?.[0]?.path).toEqual([field]);
     }
-    await expectError(await client.request('POST', `/api/articles/${article.id}/comments`, { body: '{"authorName":', headers: { 'Content-Type': 'application/json' } }), 400);
-    await expectError(await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, { body: 'authorName=x', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415);
+    await expectError(
+      await client.request('POST', `/api/articles/${article.id}/comments`, {
+        body: '{"authorName":',
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+    );
+    await expectError(
+      await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, {
+        body: 'authorName=x',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
     const huge = JSON.stringify({ ...sample(2), content: 'x'.repeat(1024 * 1024 + 1) });
-    await expectError(await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, { body: huge, headers: { 'Content-Type': 'application/json' } }), 413);
+    await expectError(
+      await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, {
+        body: huge,
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      413,
+    );
   });
 
   it('accepts a filled honeypot silently but stores nothing', async () => {
@@ -67,7 +101,13 @@ describe('POST /api/articles/{id}/comments', () => {
   it('answers 404 for unknown and unpublished articles, 403 for a foreign origin', async () => {
     await expectError(await post('no-such-article', sample(4)), 404);
     await expectError(await post(draft.id, sample(4)), 404);
-    await expectError(await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, { json: sample(4), headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await new TestClient(server.url).request('POST', `/api/articles/${article.id}/comments`, {
+        json: sample(4),
+        headers: { Origin: 'https://evil.example' },
+      }),
+      403,
+    );
   });
 
   it('rate limits per IP with 429 and Retry-After', async () => {
@@ -117,9 +157,16 @@ describe('PUT /api/comments/{id}/status and DELETE /api/comments/{id}', () => {
     const reader = new TestClient(server.url);
     await expectError(await reader.put(`/api/comments/${comment.id}/status`, { status: 'hidden' }), 401);
     await expectError(await reader.delete(`/api/comments/${comment.id}`), 401);
-    expect((await read(await admin.put(`/api/comments/${comment.id}/status`, { status: 'hidden' }))).body).toMatchObject({ id: comment.id, status: 'hidden' });
-    expect((await read<Comment[]>(await reader.get(`/api/articles/${article.id}/comments`))).body.map((c) => c.id)).not.toContain(comment.id);
-    expect((await read(await admin.put(`/api/comments/${comment.id}/status`, { status: 'visible' }))).body).toMatchObject({ status: 'visible' });
+    expect((await read(await admin.put(`/api/comments/${comment.id}/status`, { status: 'hidden' }))).body).toMatchObject({
+      id: comment.id,
+      status: 'hidden',
+    });
+    expect((await read<Comment[]>(await reader.get(`/api/articles/${article.id}/comments`))).body.map((c) => c.id)).not.toContain(
+      comment.id,
+    );
+    expect((await read(await admin.put(`/api/comments/${comment.id}/status`, { status: 'visible' }))).body).toMatchObject({
+      status: 'visible',
+    });
     expect((await read<Comment[]>(await reader.get(`/api/articles/${article.id}/comments`))).body.map((c) => c.id)).toContain(comment.id);
     await expectError(await admin.put(`/api/comments/${comment.id}/status`, { status: 'deleted' }), 400);
     await expectError(await admin.put(`/api/comments/${comment.id}/status`, {}), 400);
@@ -148,7 +195,14 @@ describe('GET /api/admin/comments and /count', () => {
     const reader = new TestClient(server.url);
     await expectError(await reader.get('/api/admin/comments'), 401);
     await expectError(await reader.get('/api/admin/comments/count'), 401);
-    for (const query of ['', '?status=visible', '?status=hidden', '?search=reader1', '?search=REFERENCE-NOT-FOUND', '?search=comment%20number&status=visible']) {
+    for (const query of [
+      '',
+      '?status=visible',
+      '?status=hidden',
+      '?search=reader1',
+      '?search=REFERENCE-NOT-FOUND',
+      '?search=comment%20number&status=visible',
+    ]) {
       const list = await read<Comment[]>(await admin.get(`/api/admin/comments${query}${query ? '&' : '?'}pageSize=100`));
       const count = await read<{ count: number }>(await admin.get(`/api/admin/comments/count${query}`));
       expect(list.status).toBe(200);
@@ -169,7 +223,8 @@ describe('GET /api/admin/comments and /count', () => {
     expect([...dates].sort().reverse()).toEqual(dates);
     const second = (await read<Comment[]>(await admin.get('/api/admin/comments?page=2'))).body;
     expect(second.map((c) => c.id)).not.toContain(first[0]!.id);
-    for (const query of ['?pageSize=101', '?page=0', '?status=spam']) await expectError(await admin.get(`/api/admin/comments${query}`), 400);
+    for (const query of ['?pageSize=101', '?page=0', '?status=spam'])
+      await expectError(await admin.get(`/api/admin/comments${query}`), 400);
   });
 });
 

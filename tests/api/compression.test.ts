@@ -56,7 +56,10 @@ beforeAll(async () => {
   site = siteCopyFor(dataDir);
   // Two real files of the types the build does not emit at a compressible size (JSON, plain text),
   // compressed by the same post-build step as the rest.
-  fs.writeFileSync(path.join(site, 'bench-fixture.json'), JSON.stringify({ sections: Array.from({ length: 60 }, (_, i) => ({ id: i, name: `Section ${i}`, live: i % 2 === 0 })) }));
+  fs.writeFileSync(
+    path.join(site, 'bench-fixture.json'),
+    JSON.stringify({ sections: Array.from({ length: 60 }, (_, i) => ({ id: i, name: `Section ${i}`, live: i % 2 === 0 })) }),
+  );
   fs.writeFileSync(path.join(site, 'humans.txt'), 'Meridian News newsroom and engineering.\n'.repeat(40));
   await compressTree(site);
   server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: site } });
@@ -84,7 +87,12 @@ describe('compressed answers for every text type', () => {
   it('brotli, gzip and identity each decode to the file on disk, with Vary and the right length', async () => {
     for (const { path: pathname, type, file } of cases()) {
       const identity = fs.readFileSync(path.join(site, file));
-      for (const [accept, encoding] of [['br', 'br'], ['gzip', 'gzip'], ['', undefined], ['identity', undefined]] as const) {
+      for (const [accept, encoding] of [
+        ['br', 'br'],
+        ['gzip', 'gzip'],
+        ['', undefined],
+        ['identity', undefined],
+      ] as const) {
         const raw = await rawGet(server.url, pathname, accept ? { 'Accept-Encoding': accept } : {});
         expect(raw.status, `${pathname} ${accept}`).toBe(200);
         expect(raw.headers['content-type'], pathname).toContain(type);
@@ -100,7 +108,7 @@ describe('compressed answers for every text type', () => {
     }
   });
 
-  it('the article page\'s largest script goes out as brotli at well under half its size', async () => {
+  it("the article page's largest script goes out as brotli at well under half its size", async () => {
     const identity = await rawGet(server.url, script);
     const br = await rawGet(server.url, script, { 'Accept-Encoding': 'gzip, deflate, br, zstd' });
     expect(br.headers['content-encoding']).toBe('br');
@@ -112,7 +120,8 @@ describe('compressed answers for every text type', () => {
       const get = await rawGet(server.url, '/about', { 'Accept-Encoding': accept });
       const head = await rawGet(server.url, '/about', { 'Accept-Encoding': accept }, 'HEAD');
       expect(head.body.byteLength).toBe(0);
-      for (const name of ['content-encoding', 'content-length', 'etag', 'vary', 'content-type']) expect(head.headers[name], name).toBe(get.headers[name]);
+      for (const name of ['content-encoding', 'content-length', 'etag', 'vary', 'content-type'])
+        expect(head.headers[name], name).toBe(get.headers[name]);
     }
   });
 
@@ -146,7 +155,8 @@ describe('negotiation by q-values', () => {
 describe('validators per encoding', () => {
   it('each encoding has its own ETag, and a 304 needs the validator of the encoding asked for', async () => {
     const tags = new Map<string, string>();
-    for (const accept of ['br', 'gzip', 'identity']) tags.set(accept, (await rawGet(server.url, '/about', { 'Accept-Encoding': accept })).headers.etag!);
+    for (const accept of ['br', 'gzip', 'identity'])
+      tags.set(accept, (await rawGet(server.url, '/about', { 'Accept-Encoding': accept })).headers.etag!);
     expect(new Set(tags.values()).size).toBe(3);
     for (const accept of ['br', 'gzip', 'identity']) {
       const current = await rawGet(server.url, '/about', { 'Accept-Encoding': accept, 'If-None-Match': tags.get(accept)! });
@@ -167,12 +177,14 @@ describe('validators per encoding', () => {
 });
 
 describe('twins of pages written while the server runs', () => {
-  it('a regenerated page\'s .br and .gz decode to the new page, on disk and over HTTP', async () => {
+  it("a regenerated page's .br and .gz decode to the new page, on disk and over HTTP", async () => {
     const admin = await adminClient(server);
     const article = await createArticle(admin, { title: 'Compression first take', status: 'published', section: 'world' });
     const page = `/article/${article.slug}`;
     const file = path.join(site, 'article', article.slug, 'index.html');
-    await until('the first version', async () => ((await rawGet(server.url, page, { 'Accept-Encoding': 'br' })).status === 200 ? true : undefined));
+    await until('the first version', async () =>
+      (await rawGet(server.url, page, { 'Accept-Encoding': 'br' })).status === 200 ? true : undefined,
+    );
     // Served from memory now; the edit below must replace what the server holds as well as the files.
     const first = await rawGet(server.url, page, { 'Accept-Encoding': 'br' });
     expect(decode(first).toString()).toContain('Compression first take');
@@ -200,30 +212,40 @@ describe('twins of pages written while the server runs', () => {
     const admin = await adminClient(server);
     const article = await createArticle(admin, { title: 'Short-lived compressed page', status: 'published', section: 'world' });
     const page = `/article/${article.slug}`;
-    await until('the page', async () => ((await rawGet(server.url, page, { 'Accept-Encoding': 'gzip' })).status === 200 ? true : undefined));
+    await until('the page', async () =>
+      (await rawGet(server.url, page, { 'Accept-Encoding': 'gzip' })).status === 200 ? true : undefined,
+    );
     expect((await admin.delete(`/api/articles/${article.id}`)).status).toBeLessThan(300);
     for (const accept of ['br', 'gzip', '']) {
-      await until(`404 as ${accept || 'identity'}`, async () => ((await rawGet(server.url, page, { 'Accept-Encoding': accept })).status === 404 ? true : undefined));
+      await until(`404 as ${accept || 'identity'}`, async () =>
+        (await rawGet(server.url, page, { 'Accept-Encoding': accept })).status === 404 ? true : undefined,
+      );
     }
     expect(fs.existsSync(path.join(site, 'article', article.slug))).toBe(false);
   });
 
-  it('a folder swapped in behind the server\'s back is served at once, never with the old twins', async () => {
+  it("a folder swapped in behind the server's back is served at once, never with the old twins", async () => {
     const before = await rawGet(server.url, '/careers', { 'Accept-Encoding': 'br' });
     expect(before.headers['content-encoding']).toBe('br');
     // What `npm run rebuild` does: a new folder renamed over the served one. Here the new folder's
     // careers page changed but still carries the old twins: they no longer match it and must not be served.
     const staged = `${site}.staged`;
     fs.cpSync(site, staged, { recursive: true });
-    const changed = fs.readFileSync(path.join(staged, 'careers/index.html'), 'utf8').replace('</main>', '<p>We are hiring editors.</p></main>');
+    const changed = fs
+      .readFileSync(path.join(staged, 'careers/index.html'), 'utf8')
+      .replace('</main>', '<p>We are hiring editors.</p></main>');
     fs.writeFileSync(path.join(staged, 'careers/index.html'), changed);
     fs.renameSync(site, `${site}.old`);
     fs.renameSync(staged, site);
     for (const accept of ['br', 'gzip', 'identity']) {
-      const raw = await until(`the swapped page as ${accept}`, async () => {
-        const answer = await rawGet(server.url, '/careers', { 'Accept-Encoding': accept });
-        return decode(answer).toString().includes('We are hiring editors.') ? answer : undefined;
-      }, 3000);
+      const raw = await until(
+        `the swapped page as ${accept}`,
+        async () => {
+          const answer = await rawGet(server.url, '/careers', { 'Accept-Encoding': accept });
+          return decode(answer).toString().includes('We are hiring editors.') ? answer : undefined;
+        },
+        3000,
+      );
       expect(decode(raw).toString()).toBe(changed);
       expect(raw.headers['content-encoding']).toBeUndefined();
     }

@@ -29,7 +29,9 @@ function gradient(width: number, height: number): Buffer {
   return raw;
 }
 
-const SVG = Buffer.from('<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><script>alert(1)</script><rect width="100" height="100"/></svg>');
+const SVG = Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><script>alert(1)</script><rect width="100" height="100"/></svg>',
+);
 
 beforeAll(async () => {
   // A portrait JPEG with EXIF (orientation 6, camera make): it must come out auto-oriented and stripped.
@@ -39,7 +41,9 @@ beforeAll(async () => {
     .withMetadata({ orientation: 6 })
     .toBuffer();
   expect((await sharp(jpeg).metadata()).orientation).toBe(6);
-  png = await sharp(gradient(800, 600).reverse(), { raw: { width: 800, height: 600, channels: 3 } }).png().toBuffer();
+  png = await sharp(gradient(800, 600).reverse(), { raw: { width: 800, height: 600, channels: 3 } })
+    .png()
+    .toBuffer();
   remote = http.createServer((req, res) => {
     if (req.url === '/photo.png') {
       res.writeHead(200, { 'Content-Type': 'image/png' });
@@ -75,7 +79,10 @@ async function uploadUrl(): Promise<string> {
 
 /** A PUT as the editor's browser sends it: same-origin, no session needed. */
 function put(url: string, body: Buffer | string, contentType: string, client = new ApiClient(server.url)): Promise<Response> {
-  return client.request('PUT', url, { body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'Content-Type': contentType } });
+  return client.request('PUT', url, {
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+    headers: { 'Content-Type': contentType },
+  });
 }
 
 async function normalize(imageUrl: string): Promise<Response> {
@@ -122,7 +129,9 @@ describe('upload -> normalize -> served image', () => {
     }
     // Auto-oriented: EXIF orientation 6 turns the picture a quarter clockwise, so the source's
     // bottom rows (green high) end up on the left edge and its top rows (green low) on the right.
-    const largest = await sharp(fs.readFileSync(path.join(server.dataDir, heroPath))).raw().toBuffer({ resolveWithObject: true });
+    const largest = await sharp(fs.readFileSync(path.join(server.dataDir, heroPath)))
+      .raw()
+      .toBuffer({ resolveWithObject: true });
     const greenAt = (x: number, y: number) => largest.data[(y * largest.info.width + x) * largest.info.channels + 1]!;
     expect(greenAt(5, 337)).toBeGreaterThan(200);
     expect(greenAt(1194, 337)).toBeLessThan(55);
@@ -185,7 +194,9 @@ describe('formats', () => {
     await put(tiff, await base.clone().tiff().toBuffer(), 'image/tiff');
     expect((await normalize(tiff)).status).toBe(415);
     const huge = await uploadUrl();
-    const hugePng = await sharp({ create: { width: 7000, height: 6000, channels: 3, background: '#336699' } }).png().toBuffer();
+    const hugePng = await sharp({ create: { width: 7000, height: 6000, channels: 3, background: '#336699' } })
+      .png()
+      .toBuffer();
     expect((await put(huge, hugePng, 'image/png')).status).toBe(204);
     const response = await normalize(huge);
     expect(response.status).toBe(400);
@@ -276,7 +287,11 @@ describe('refusals', () => {
 
   it('refuses a cross-origin PUT even with a valid URL (origin check)', async () => {
     const url = await uploadUrl();
-    const response = await fetch(new URL(url, server.url), { method: 'PUT', headers: { 'Content-Type': 'image/png', Origin: 'https://evil.test' }, body: new Uint8Array(png) });
+    const response = await fetch(new URL(url, server.url), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/png', Origin: 'https://evil.test' },
+      body: new Uint8Array(png),
+    });
     expect(response.status).toBe(403);
     // The URL was not consumed by the refused request.
     expect((await put(url, png, 'image/png')).status).toBe(204);

@@ -30,9 +30,15 @@ async function addSource(path: string, extra: Partial<NewsSource> = {}): Promise
   return (await response.json()) as NewsSource;
 }
 
-async function fetchNow(source: NewsSource): Promise<{ status: number; body: { message?: string; error?: string }; retryAfter: string | null }> {
+async function fetchNow(
+  source: NewsSource,
+): Promise<{ status: number; body: { message?: string; error?: string }; retryAfter: string | null }> {
   const response = await api.post(`/api/news-sources/${source.id}/fetch`);
-  return { status: response.status, body: (await response.json()) as { message?: string; error?: string }, retryAfter: response.headers.get('retry-after') };
+  return {
+    status: response.status,
+    body: (await response.json()) as { message?: string; error?: string },
+    retryAfter: response.headers.get('retry-after'),
+  };
 }
 
 async function articlesOf(source: NewsSource): Promise<Article[]> {
@@ -136,7 +142,9 @@ describe('fetch-now', () => {
         <item><title>${title}</title><link>${feeds.url}/news/bridge</link><guid>bridge-1</guid><description>The vote was 7 to 2.</description><pubDate>Mon, 06 Jan 2025 10:00:00 GMT</pubDate></item>
         <item><title>Unchanged story</title><link>${feeds.url}/news/other</link><description>Nothing new.</description></item>
       </channel></rss>`);
-    feeds.route('/feeds/editable.xml', (req, res) => sendWithValidators(req, res, feed(), { 'Content-Type': 'application/rss+xml' }, new Date(Date.now() - 1000).toUTCString()));
+    feeds.route('/feeds/editable.xml', (req, res) =>
+      sendWithValidators(req, res, feed(), { 'Content-Type': 'application/rss+xml' }, new Date(Date.now() - 1000).toUTCString()),
+    );
     const source = await addSource('/feeds/editable.xml');
     expect((await fetchNow(source)).body.message).toBe('Fetched 2 items, 2 new');
     const [before] = (await articlesOf(source)).filter((a) => a.title === title);
@@ -249,7 +257,8 @@ describe('the feed scheduler', () => {
         res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
         res.end(readFixture('rss2sample.xml'));
       });
-      const add = async (body: Record<string, unknown>) => (await (await client.post('/api/news-sources', { section: 'world', ...body })).json()) as NewsSource;
+      const add = async (body: Record<string, unknown>) =>
+        (await (await client.post('/api/news-sources', { section: 'world', ...body })).json()) as NewsSource;
       const enabled = await add({ name: 'Slow', url: `${local.url}/slow.xml` });
       await add({ name: 'Off', url: `${local.url}/off.xml`, enabled: false });
       await add({ name: 'Api', url: `${local.url}/api.xml`, type: 'api' });

@@ -6,7 +6,16 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { Subscriber } from '../../src/schemas/newsletter.ts';
-import { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile, startApiServer } from './support.ts';
+import {
+  TestClient,
+  adminClient,
+  createArticle,
+  expectDataFilesValid,
+  expectError,
+  read,
+  readDataFile,
+  startApiServer,
+} from './support.ts';
 
 let server: TestServer;
 
@@ -34,23 +43,51 @@ describe('POST /api/newsletter/subscribe', () => {
   });
 
   it('refuses invalid addresses and bodies (400, 415, 413)', async () => {
-    for (const body of [{ email: 'not-an-email' }, { email: '' }, {}, { email: 'a@b.c', name: 'x' }, { email: `${'x'.repeat(250)}@example.com` }]) {
+    for (const body of [
+      { email: 'not-an-email' },
+      { email: '' },
+      {},
+      { email: 'a@b.c', name: 'x' },
+      { email: `${'x'.repeat(250)}@example.com` },
+    ]) {
       const error = await expectError(await new TestClient(server.url).post('/api/newsletter/subscribe', body), 400);
       expect(error.issues?.length).toBeGreaterThan(0);
     }
-    await expectError(await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', { body: '{"email"', headers: { 'Content-Type': 'application/json' } }), 400);
-    await expectError(await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', { body: 'email=a@b.c', headers: { 'Content-Type': 'application/x-www-form-urlencoded' } }), 415);
     await expectError(
-      await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', { body: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024) }), headers: { 'Content-Type': 'application/json' } }),
+      await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', {
+        body: '{"email"',
+        headers: { 'Content-Type': 'application/json' },
+      }),
+      400,
+    );
+    await expectError(
+      await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', {
+        body: 'email=a@b.c',
+        headers: { 'Content-Type': 'application/x-www-form-urlencoded' },
+      }),
+      415,
+    );
+    await expectError(
+      await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', {
+        body: JSON.stringify({ email: 'x'.repeat(2 * 1024 * 1024) }),
+        headers: { 'Content-Type': 'application/json' },
+      }),
       413,
     );
-    await expectError(await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', { json: { email: 'a@b.co' }, headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await new TestClient(server.url).request('POST', '/api/newsletter/subscribe', {
+        json: { email: 'a@b.co' },
+        headers: { Origin: 'https://evil.example' },
+      }),
+      403,
+    );
   });
 
   it('rate limits per IP with 429 and Retry-After', async () => {
     const ip = '10.97.0.1';
     const statuses: number[] = [];
-    for (let i = 0; i < 6; i++) statuses.push((await new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: `limit${i}@example.com` })).status);
+    for (let i = 0; i < 6; i++)
+      statuses.push((await new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: `limit${i}@example.com` })).status);
     expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
     const limited = await new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: 'late@example.com' });
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);

@@ -63,12 +63,18 @@ describe('npm run rebuild', () => {
     const server = await startServer({ dataDir });
     try {
       const admin = await adminClient(server);
-      for (let i = 1; i <= 13; i++) await createArticle(admin, { title: `Launch window ${i}`, section: 'tech', status: 'published', dek: `Dek ${i}` });
+      for (let i = 1; i <= 13; i++)
+        await createArticle(admin, { title: `Launch window ${i}`, section: 'tech', status: 'published', dek: `Dek ${i}` });
       await createArticle(admin, { title: 'Front page story', section: 'home', status: 'published', tags: ['front'] });
       const pulled = await createArticle(admin, { title: 'Pulled story', section: 'tech', status: 'published' });
       expect((await admin.put(`/api/articles/${pulled.id}`, { status: 'archived' })).status).toBe(200);
       articles = (await (await admin.get('/api/articles?limit=100')).json()) as Article[];
-      scheduled = await createArticle(admin, { title: 'Embargo lifts', section: 'opinion', status: 'scheduled', scheduledFor: new Date(Date.now() + 1500).toISOString() });
+      scheduled = await createArticle(admin, {
+        title: 'Embargo lifts',
+        section: 'opinion',
+        status: 'scheduled',
+        scheduledFor: new Date(Date.now() + 1500).toISOString(),
+      });
     } finally {
       await server.stop();
     }
@@ -76,7 +82,12 @@ describe('npm run rebuild', () => {
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, Date.parse(scheduled.scheduledFor!) - Date.now() + 100)));
     rebuild = await runRebuild(outDir, dataDir);
     console.log(`[figure] npm run rebuild (${articles.length + 1} articles, fresh OUT_DIR): ${(rebuild.ms / 1000).toFixed(1)} s in all`);
-    console.log(rebuild.output.split('\n').filter((l) => /files prerendered|search index|total/.test(l)).join('\n'));
+    console.log(
+      rebuild.output
+        .split('\n')
+        .filter((l) => /files prerendered|search index|total/.test(l))
+        .join('\n'),
+    );
   }, 180_000);
 
   afterAll(() => {
@@ -88,15 +99,29 @@ describe('npm run rebuild', () => {
     expect(rebuild.output).toContain(`published 1 scheduled article(s): ${scheduled.slug}`);
     expect(rebuild.output).toMatch(/\[rebuild\] pages \d+\/\d+ \(\d+\.\d s\)/);
     expect(rebuild.output).toContain('files prerendered');
-    expect((await readDataFile<{ articles: Article[] }>(dataDir, 'articles')).articles.find((a) => a.id === scheduled.id)?.status).toBe('published');
+    expect((await readDataFile<{ articles: Article[] }>(dataDir, 'articles')).articles.find((a) => a.id === scheduled.id)?.status).toBe(
+      'published',
+    );
   });
 
   it('produces the complete static site: pages, feeds, sitemaps, search index, manifest', async () => {
     const client = path.join(outDir, 'client');
-    for (const a of articles.filter((x) => x.status === 'published')) expect(fs.existsSync(fileIn(client, `/article/${a.slug}`)), a.slug).toBe(true);
+    for (const a of articles.filter((x) => x.status === 'published'))
+      expect(fs.existsSync(fileIn(client, `/article/${a.slug}`)), a.slug).toBe(true);
     expect(fs.existsSync(fileIn(client, `/article/${scheduled.slug}`))).toBe(true);
     expect(fs.existsSync(fileIn(client, '/article/pulled-story'))).toBe(false);
-    for (const p of ['/section/tech', '/section/tech/page/2', '/section/home', '/section/world', '/section/opinion', '/rss.xml', '/section/tech/rss.xml', '/sitemap.xml', '/news-sitemap.xml', '/robots.txt']) {
+    for (const p of [
+      '/section/tech',
+      '/section/tech/page/2',
+      '/section/home',
+      '/section/world',
+      '/section/opinion',
+      '/rss.xml',
+      '/section/tech/rss.xml',
+      '/sitemap.xml',
+      '/news-sitemap.xml',
+      '/robots.txt',
+    ]) {
       expect(fs.existsSync(fileIn(client, p)), p).toBe(true);
     }
     expect(fs.existsSync(fileIn(client, '/section/tech/page/3'))).toBe(false);
@@ -109,7 +134,10 @@ describe('npm run rebuild', () => {
     }
     expect(fs.existsSync(path.join(client, 'pagefind', 'pagefind.js'))).toBe(false);
     expect(fs.existsSync(path.join(outDir, 'server', 'entry.mjs'))).toBe(true);
-    const sitemap = fs.readdirSync(path.join(client, 'sitemaps')).map((name) => fs.readFileSync(path.join(client, 'sitemaps', name), 'utf8')).join('\n');
+    const sitemap = fs
+      .readdirSync(path.join(client, 'sitemaps'))
+      .map((name) => fs.readFileSync(path.join(client, 'sitemaps', name), 'utf8'))
+      .join('\n');
     expect(sitemap).toContain(`/article/${scheduled.slug}`);
     expect(sitemap).not.toContain('/article/pulled-story');
     expect(fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8')).toContain('<sitemapindex');
@@ -131,7 +159,16 @@ describe('npm run rebuild', () => {
       expect((await admin.put(`/api/articles/${edited.id}`, { title: `${edited.title}, revised`, dek: 'New dek' })).status).toBe(200);
       await waitForIdle(server);
       expect(server.output()).not.toContain('reconciling');
-      const paths = ['/article/orbit-reached', `/article/${edited.slug}`, '/section/tech', '/section/tech/page/2', '/rss.xml', '/section/tech/rss.xml', '/sitemap.xml', '/news-sitemap.xml'];
+      const paths = [
+        '/article/orbit-reached',
+        `/article/${edited.slug}`,
+        '/section/tech',
+        '/section/tech/page/2',
+        '/rss.xml',
+        '/section/tech/rss.xml',
+        '/sitemap.xml',
+        '/news-sitemap.xml',
+      ];
       for (const p of paths.slice(0, 4)) expect(server.output(), p).toContain(`[publish] ${p} written`);
       const regenerated = new Map(paths.map((p) => [p, fs.readFileSync(fileIn(server.clientDir, p), 'utf8')]));
       expect(regenerated.get('/section/tech')).toContain(`/article/${fresh.slug}`);
@@ -155,7 +192,9 @@ describe('npm run rebuild', () => {
       const third = await runRebuild(outDir, dataDir);
       done = true;
       await reader;
-      console.log(`[figure] full and incremental rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s and ${(third.ms / 1000).toFixed(1)} s; ${reads} reads during them, ${failures.length} failed`);
+      console.log(
+        `[figure] full and incremental rebuild under a running server: ${(second.ms / 1000).toFixed(1)} s and ${(third.ms / 1000).toFixed(1)} s; ${reads} reads during them, ${failures.length} failed`,
+      );
       expect(second.code, second.output).toBe(0);
       expect(second.output).toMatch(/a server \(pid \d+\) holds .*it publishes due articles itself/);
       expect(third.code, third.output).toBe(0);
@@ -173,7 +212,10 @@ describe('npm run rebuild', () => {
     // No manifest beside the copy: the server must check every page against the data.
     const server = await startServer({ dataDir, env: { OUT_DIR: outDir, SERVE_DIR: site } });
     try {
-      const line = await waitFor('the reconcile summary', async () => /reconciled (\d+) pages .*: (\d+) written, (\d+) deleted, (\d+) unchanged/.exec(server.output()) ?? undefined);
+      const line = await waitFor(
+        'the reconcile summary',
+        async () => /reconciled (\d+) pages .*: (\d+) written, (\d+) deleted, (\d+) unchanged/.exec(server.output()) ?? undefined,
+      );
       console.log(`[figure] ${line[0]}`);
       expect(Number(line[2]), server.output()).toBe(0);
       expect(Number(line[3]), server.output()).toBe(0);

@@ -28,13 +28,19 @@ async function waitFor<T>(what: string, check: () => Promise<T | undefined | fal
 
 /** Writes COUNT published articles straight into the lowdb files (inserting one by one would rewrite the file COUNT times). */
 function generateStore(dataDir: string): void {
-  const words = 'harbour council market election orbit season gallery verdict budget treaty striker vaccine startup festival column'.split(' ');
+  const words = 'harbour council market election orbit season gallery verdict budget treaty striker vaccine startup festival column'.split(
+    ' ',
+  );
   const start = Date.now() - COUNT * 60_000;
   const articles: ArticleRecord[] = [];
   for (let i = 0; i < COUNT; i++) {
     const at = new Date(start + i * 60_000).toISOString();
     const w = (n: number) => words[(i * 7 + n * 3) % words.length];
-    const paragraphs = Array.from({ length: 6 }, (_, p) => `<p>${w(p)} ${w(p + 1)} report ${i} paragraph ${p}: the ${w(p + 2)} story continues with detail and quotes from those involved.</p>`);
+    const paragraphs = Array.from(
+      { length: 6 },
+      (_, p) =>
+        `<p>${w(p)} ${w(p + 1)} report ${i} paragraph ${p}: the ${w(p + 2)} story continues with detail and quotes from those involved.</p>`,
+    );
     articles.push({
       id: randomUUID(),
       title: `${w(0)} ${w(1)} story number ${i}`,
@@ -60,7 +66,11 @@ function generateStore(dataDir: string): void {
 function run(script: string, env: Record<string, string>): Promise<{ code: number; output: string; ms: number }> {
   const started = performance.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, script)], { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(ROOT, script)], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -85,7 +95,12 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
     const rebuild = await run('scripts/rebuild.ts', { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none' });
     expect(rebuild.code, rebuild.output.slice(-3000)).toBe(0);
     console.log(`[figure] full rebuild of ${COUNT} articles: ${(rebuild.ms / 1000).toFixed(1)} s`);
-    console.log(rebuild.output.split('\n').filter((l) => /files prerendered|search index {2}|total {2}/.test(l)).join('\n'));
+    console.log(
+      rebuild.output
+        .split('\n')
+        .filter((l) => /files prerendered|search index {2}|total {2}/.test(l))
+        .join('\n'),
+    );
     server = await startServer({ dataDir, env: { OUT_DIR: outDir, SERVE_DIR: path.join(outDir, 'client'), TRUST_PROXY: 'true' } });
     admin = await adminClient(server);
   }, 900_000);
@@ -107,13 +122,19 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
       const answered = performance.now() - t0;
       await waitFor('the article page', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 200);
       const page = performance.now() - t0;
-      await waitFor('the section page', async () => (await (await fetch(new URL('/section/world', server.url))).text()).includes(`/article/${article.slug}`));
+      await waitFor('the section page', async () =>
+        (await (await fetch(new URL('/section/world', server.url))).text()).includes(`/article/${article.slug}`),
+      );
       const section = performance.now() - t0;
-      figures.push(`publish #${round}: API ${answered.toFixed(0)} ms, article served ${page.toFixed(0)} ms, section page ${section.toFixed(0)} ms`);
+      figures.push(
+        `publish #${round}: API ${answered.toFixed(0)} ms, article served ${page.toFixed(0)} ms, section page ${section.toFixed(0)} ms`,
+      );
 
       const t1 = performance.now();
       expect((await admin.put(`/api/articles/${article.id}`, { title: `Breaking scale story ${round}, updated` })).status).toBe(200);
-      await waitFor('the updated page', async () => (await (await fetch(new URL(`/article/${article.slug}`, server.url))).text()).includes(`story ${round}, updated`));
+      await waitFor('the updated page', async () =>
+        (await (await fetch(new URL(`/article/${article.slug}`, server.url))).text()).includes(`story ${round}, updated`),
+      );
       figures.push(`update  #${round}: article served ${(performance.now() - t1).toFixed(0)} ms`);
 
       const t2 = performance.now();
@@ -127,7 +148,9 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
 
   it('50 edits at once: every page catches up and readers never get a partial page', async () => {
     const slugs = Array.from({ length: 50 }, (_, i) => `story-${COUNT - 1 - i * 3}`);
-    const ids = await Promise.all(slugs.map(async (slug) => ((await (await admin.get(`/api/articles/by-slug/${slug}`)).json()) as { id: string }).id));
+    const ids = await Promise.all(
+      slugs.map(async (slug) => ((await (await admin.get(`/api/articles/by-slug/${slug}`)).json()) as { id: string }).id),
+    );
     let done = false;
     let reads = 0;
     const partial: string[] = [];
@@ -155,9 +178,16 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
     const all = performance.now() - t0;
     done = true;
     await Promise.all(readers);
-    console.log(`[figure] 50 concurrent edits: API answered all in ${answered.toFixed(0)} ms; all 50 article pages served in ${all.toFixed(0)} ms; ${reads} reader requests meanwhile, ${partial.length} partial or failed`);
+    console.log(
+      `[figure] 50 concurrent edits: API answered all in ${answered.toFixed(0)} ms; all 50 article pages served in ${all.toFixed(0)} ms; ${reads} reader requests meanwhile, ${partial.length} partial or failed`,
+    );
     expect(partial).toEqual([]);
     await waitFor('a search index rebuild', async () => /search index rebuilt: \d+ pages in \d+ ms/.test(server.output()));
-    console.log(`[figure] ${server.output().match(/search index rebuilt: \d+ pages in \d+ ms/g)!.at(-1)}`);
+    console.log(
+      `[figure] ${server
+        .output()
+        .match(/search index rebuilt: \d+ pages in \d+ ms/g)!
+        .at(-1)}`,
+    );
   }, 300_000);
 });

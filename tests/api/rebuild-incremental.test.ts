@@ -15,7 +15,12 @@ import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
 import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
 
-async function runRebuild(outDir: string, dataDir: string, args: string[] = [], env: Record<string, string> = {}): Promise<{ code: number; output: string }> {
+async function runRebuild(
+  outDir: string,
+  dataDir: string,
+  args: string[] = [],
+  env: Record<string, string> = {},
+): Promise<{ code: number; output: string }> {
   const store = await storeEnvFor(dataDir);
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
@@ -63,7 +68,14 @@ describe('incremental npm run rebuild', () => {
   const record = (overrides: Partial<ArticleRecord> & { slug: string }) => {
     clock += 3_600_000;
     const at = new Date(clock).toISOString();
-    return articleRecord({ id: overrides.slug, title: `Story ${overrides.slug}`, createdAt: at, updatedAt: at, publishedAt: at, ...overrides });
+    return articleRecord({
+      id: overrides.slug,
+      title: `Story ${overrides.slug}`,
+      createdAt: at,
+      updatedAt: at,
+      publishedAt: at,
+      ...overrides,
+    });
   };
 
   beforeAll(async () => {
@@ -109,7 +121,12 @@ describe('incremental npm run rebuild', () => {
     const incremental = await runRebuild(outIncremental, dataDir);
     expect(incremental.code, incremental.output).toBe(0);
     expect(incremental.output).toMatch(/\[rebuild\] done: incremental: /);
-    console.log(incremental.output.split('\n').filter((l) => /incremental:|pages rendered|pages removed|search index/.test(l)).join('\n'));
+    console.log(
+      incremental.output
+        .split('\n')
+        .filter((l) => /incremental:|pages rendered|pages removed|search index/.test(l))
+        .join('\n'),
+    );
     // Far fewer than the ~70 pages of the site: the changed articles, business listings, feeds, sitemaps.
     expect(renderedCount(incremental.output)).toBeLessThan(45);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[25]!.slug))).toBe(false);
@@ -125,10 +142,21 @@ describe('incremental npm run rebuild', () => {
   it("today's articles go in the search head; the next day an incremental rebuild folds it into its month like a full build", async () => {
     const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     const now = new Date().toISOString();
-    await store.articles.insert(articleRecord({ id: 'today-1', slug: 'today-1', title: 'Story today-1', section: 'culture', createdAt: now, updatedAt: now, publishedAt: now }));
+    await store.articles.insert(
+      articleRecord({
+        id: 'today-1',
+        slug: 'today-1',
+        title: 'Story today-1',
+        section: 'culture',
+        createdAt: now,
+        updatedAt: now,
+        publishedAt: now,
+      }),
+    );
     await store.close();
     const today = now.slice(0, 10);
-    const periods = (out: string) => (JSON.parse(fs.readFileSync(path.join(out, 'client', 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] }).periods;
+    const periods = (out: string) =>
+      (JSON.parse(fs.readFileSync(path.join(out, 'client', 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] }).periods;
 
     const same = await runRebuild(outIncremental, dataDir);
     expect(same.code, same.output).toBe(0);
@@ -137,7 +165,9 @@ describe('incremental npm run rebuild', () => {
     const nextDay = { SEARCH_DAY_OFFSET_DAYS: '1' };
     const incremental = await runRebuild(outIncremental, dataDir, [], nextDay);
     expect(incremental.code, incremental.output).toBe(0);
-    expect(incremental.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 1 search bundle\(s\)/);
+    expect(incremental.output).toMatch(
+      /\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 1 search bundle\(s\)/,
+    );
     const tomorrow = new Date(Date.parse(now) + 86_400_000).toISOString().slice(0, 10);
     const home = tomorrow.slice(0, 7) === today.slice(0, 7) ? today : today.slice(0, 7);
     expect(periods(outIncremental)).toEqual([home, '2026-03', '2026-02']);

@@ -70,7 +70,11 @@ describe('versions and conflicts', () => {
     const first = await putWith(otherAdmin, created.id, { bodyHtml: '<p>Their words.</p>' }, { 'If-Match': '"1"' });
     expect(first.status).toBe(200);
     const stale = await putWith(admin, created.id, { bodyHtml: '<p>My words.</p>' }, { 'If-Match': '"1"' });
-    const body = (await expectError(stale, 409, /changed by admin/)) as unknown as { current: Article; changedBy: string; changedAt: string };
+    const body = (await expectError(stale, 409, /changed by admin/)) as unknown as {
+      current: Article;
+      changedBy: string;
+      changedAt: string;
+    };
     expect(stale.headers.get('etag')).toBe('"2"');
     expect(body.current).toMatchObject({ id: created.id, version: 2, bodyHtml: '<p>Their words.</p>' });
     expect(body.changedBy).toBe('admin');
@@ -100,7 +104,7 @@ describe('versions and conflicts', () => {
     expect(body.version).toBe(2);
   });
 
-  it('a PUT without a version keeps today\'s behaviour (last write wins), and a bad If-Match is a 400', async () => {
+  it("a PUT without a version keeps today's behaviour (last write wins), and a bad If-Match is a 400", async () => {
     const created = await createArticle(admin, { title: 'Unversioned' });
     await putWith(admin, created.id, { dek: 'one' });
     const ok = await putWith(admin, created.id, { dek: 'two' });
@@ -154,7 +158,12 @@ describe('revisions', () => {
     }
     const { body: list } = await read<RevisionSummary[]>(await admin.get(`/api/articles/${created.id}/revisions`));
     expect(list).toHaveLength(2);
-    expect(list[0]).toMatchObject({ rev: 2, version: 4, autosave: true, fields: ['bodyHtml', 'readingTime'].filter((f) => list[0]!.fields.includes(f)) });
+    expect(list[0]).toMatchObject({
+      rev: 2,
+      version: 4,
+      autosave: true,
+      fields: ['bodyHtml', 'readingTime'].filter((f) => list[0]!.fields.includes(f)),
+    });
     const { body: latest } = await read<Revision>(await admin.get(`/api/articles/${created.id}/revisions/2`));
     expect(latest.article.bodyHtml).toBe('<p>three</p>');
     await expectError(await putWith(admin, created.id, { status: 'published', autosave: true }), 400);
@@ -166,7 +175,11 @@ describe('revisions', () => {
 describe('trash', () => {
   it('delete moves to the trash (204, readers see it gone); restore brings back slug, comments and votes', async () => {
     const created = await createArticle(admin, { title: 'Trash me', status: 'published', section: 'tech' });
-    const comment = await reader.post(`/api/articles/${created.id}/comments`, { authorName: 'Reader', authorEmail: 'r@example.com', content: 'Kept through the trash.' });
+    const comment = await reader.post(`/api/articles/${created.id}/comments`, {
+      authorName: 'Reader',
+      authorEmail: 'r@example.com',
+      content: 'Kept through the trash.',
+    });
     expect(comment.status).toBe(201);
     expect((await reader.post(`/api/articles/${created.id}/like`)).status).toBe(200);
     await waitFor('the article page', async () => (await page(`/article/${created.slug}`)).status === 200);
@@ -196,7 +209,11 @@ describe('trash', () => {
 
   it('DELETE /api/trash/{id} purges now: comments and the slug go with it', async () => {
     const created = await createArticle(admin, { title: 'Purge me now', status: 'published' });
-    await reader.post(`/api/articles/${created.id}/comments`, { authorName: 'Reader', authorEmail: 'r@example.com', content: 'Gone soon.' });
+    await reader.post(`/api/articles/${created.id}/comments`, {
+      authorName: 'Reader',
+      authorEmail: 'r@example.com',
+      content: 'Gone soon.',
+    });
     expect((await admin.delete(`/api/articles/${created.id}`)).status).toBe(204);
     expect((await admin.delete(`/api/trash/${created.id}`)).status).toBe(204);
     await expectError(await admin.post(`/api/trash/${created.id}/restore`), 404);

@@ -46,10 +46,16 @@ beforeAll(async () => {
   }
   published = await createArticle(admin, { title: 'Published by the admin', status: 'published' });
   adminDraft = await createArticle(admin, { title: 'Draft of the admin' });
-  const source = await read(await admin.post('/api/news-sources', { name: 'Matrix feed', url: 'https://feeds.example.org/rss', section: 'world' }));
+  const source = await read(
+    await admin.post('/api/news-sources', { name: 'Matrix feed', url: 'https://feeds.example.org/rss', section: 'world' }),
+  );
   sourceId = source.body.id;
   const comment = await read(
-    await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, { authorName: 'Reader', authorEmail: 'r@example.org', content: 'A comment' }),
+    await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, {
+      authorName: 'Reader',
+      authorEmail: 'r@example.org',
+      content: 'A comment',
+    }),
   );
   expect(comment.status, JSON.stringify(comment.body)).toBe(201);
   commentId = comment.body.id;
@@ -60,7 +66,14 @@ afterAll(async () => {
 });
 
 /** What a row's path or body may depend on: the caller's own fresh draft, or fresh records to delete. */
-type Fixtures = { own(): Promise<string>; fresh(): Promise<string>; trashed(): Promise<string>; freshComment(): Promise<string>; freshSource(): Promise<string>; freshUser(): Promise<string> };
+type Fixtures = {
+  own(): Promise<string>;
+  fresh(): Promise<string>;
+  trashed(): Promise<string>;
+  freshComment(): Promise<string>;
+  freshSource(): Promise<string>;
+  freshUser(): Promise<string>;
+};
 
 function fixturesFor(who: Who): Fixtures {
   const client = who === 'anonymous' ? admin : clients.get(who)!;
@@ -74,11 +87,17 @@ function fixturesFor(who: Who): Fixtures {
     },
     freshComment: async () => {
       const { body } = await read(
-        await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, { authorName: 'R', authorEmail: 'r@example.org', content: `c ${++seq}` }),
+        await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, {
+          authorName: 'R',
+          authorEmail: 'r@example.org',
+          content: `c ${++seq}`,
+        }),
       );
       return body.id as string;
     },
-    freshSource: async () => (await read(await admin.post('/api/news-sources', { name: `S ${++seq}`, url: `https://feeds.example.org/${seq}`, section: 'world' }))).body.id,
+    freshSource: async () =>
+      (await read(await admin.post('/api/news-sources', { name: `S ${++seq}`, url: `https://feeds.example.org/${seq}`, section: 'world' })))
+        .body.id,
     freshUser: async () => addUser(`temp-${++seq}`, 'contributor'),
   };
 }
@@ -104,11 +123,21 @@ const MATRIX: Row[] = [
   { method: 'GET', path: '/api/articles/stats', expect: EDITORS(200) },
   { method: 'POST', path: '/api/articles', body: { title: 'A new draft' }, expect: SIGNED_IN(201) },
   { method: 'POST', path: '/api/articles', body: { title: 'Straight to print', status: 'published' }, expect: [201, 201, 201, 403, 401] },
-  { method: 'POST', path: '/api/articles', body: () => ({ title: 'Later', status: 'scheduled', scheduledFor: new Date(Date.now() + 86_400_000).toISOString() }), expect: [201, 201, 201, 403, 401] },
+  {
+    method: 'POST',
+    path: '/api/articles',
+    body: () => ({ title: 'Later', status: 'scheduled', scheduledFor: new Date(Date.now() + 86_400_000).toISOString() }),
+    expect: [201, 201, 201, 403, 401],
+  },
   { method: 'PUT', path: async (f) => `/api/articles/${await f.own()}`, body: { title: 'Own draft, edited' }, expect: SIGNED_IN(200) },
   { method: 'PUT', path: async (f) => `/api/articles/${await f.own()}`, body: { status: 'published' }, expect: [200, 200, 200, 403, 401] },
   { method: 'PUT', path: async () => `/api/articles/${published.id}`, body: { title: 'Published by the admin' }, expect: EDITORS(200) },
-  { method: 'PUT', path: async () => `/api/articles/${adminDraft.id}`, body: { title: 'Draft of the admin' }, expect: [200, 200, 404, 404, 401] },
+  {
+    method: 'PUT',
+    path: async () => `/api/articles/${adminDraft.id}`,
+    body: { title: 'Draft of the admin' },
+    expect: [200, 200, 404, 404, 401],
+  },
   { method: 'DELETE', path: async (f) => `/api/articles/${await f.own()}`, expect: SIGNED_IN(204) },
   { method: 'DELETE', path: async (f) => `/api/articles/${await f.fresh()}`, expect: EDITORS(204) },
   { method: 'POST', path: async () => `/api/admin/articles/${published.id}/adjust-likes`, body: { amount: 1 }, expect: EDITORS(200) },
@@ -120,7 +149,12 @@ const MATRIX: Row[] = [
   { method: 'POST', path: '/api/images/upload-url', expect: SIGNED_IN(ANY) },
   { method: 'POST', path: '/api/images/normalize', body: {}, expect: SIGNED_IN(400) },
   { method: 'GET', path: '/api/news-sources', expect: ADMIN_ONLY(200) },
-  { method: 'POST', path: '/api/news-sources', body: () => ({ name: `Feed ${++seq}`, url: `https://feeds.example.org/new-${seq}`, section: 'world' }), expect: ADMIN_ONLY(201) },
+  {
+    method: 'POST',
+    path: '/api/news-sources',
+    body: () => ({ name: `Feed ${++seq}`, url: `https://feeds.example.org/new-${seq}`, section: 'world' }),
+    expect: ADMIN_ONLY(201),
+  },
   { method: 'PUT', path: async () => `/api/news-sources/${sourceId}`, body: { enabled: false }, expect: ADMIN_ONLY(200) },
   { method: 'DELETE', path: async (f) => `/api/news-sources/${await f.freshSource()}`, expect: ADMIN_ONLY(204) },
   { method: 'POST', path: async () => `/api/news-sources/${sourceId}/fetch`, expect: ADMIN_ONLY(ANY) },
@@ -139,14 +173,24 @@ const MATRIX: Row[] = [
   { method: 'GET', path: async (f) => `/api/articles/${await f.own()}/revisions/1`, expect: SIGNED_IN(200) },
   { method: 'POST', path: async (f) => `/api/articles/${await f.own()}/revisions/1/restore`, expect: SIGNED_IN(200) },
   { method: 'POST', path: async () => `/api/articles/${adminDraft.id}/revisions/1/restore`, expect: [200, 200, 404, 404, 401] },
-  { method: 'POST', path: async () => `/api/articles/${published.id}/corrections`, body: () => ({ text: `Correction ${++seq}` }), expect: EDITORS(201) },
+  {
+    method: 'POST',
+    path: async () => `/api/articles/${published.id}/corrections`,
+    body: () => ({ text: `Correction ${++seq}` }),
+    expect: EDITORS(201),
+  },
   { method: 'GET', path: '/api/trash', expect: EDITORS(200) },
   { method: 'POST', path: async (f) => `/api/trash/${await f.trashed()}/restore`, expect: EDITORS(200) },
   { method: 'DELETE', path: async (f) => `/api/trash/${await f.trashed()}`, expect: EDITORS(204) },
 ];
 
 const cases = MATRIX.flatMap((row, index) =>
-  WHO.map((who, column) => ({ row, who, expected: row.expect[column]!, name: `${row.method} ${typeof row.path === 'string' ? row.path : `#${index} ${row.path.toString().match(/\/api\/[^`$]*/)?.[0] ?? ''}`} as ${who} -> ${row.expect[column]}` })),
+  WHO.map((who, column) => ({
+    row,
+    who,
+    expected: row.expect[column]!,
+    name: `${row.method} ${typeof row.path === 'string' ? row.path : `#${index} ${row.path.toString().match(/\/api\/[^`$]*/)?.[0] ?? ''}`} as ${who} -> ${row.expect[column]}`,
+  })),
 );
 
 describe('role x endpoint matrix', () => {
@@ -173,20 +217,23 @@ describe('ownership', () => {
   it('lists only their own articles to authors and contributors, everything to editors', async () => {
     const authorOwn = await createArticle(clients.get('author')!, { title: 'Only the author sees this draft' });
     expect(authorOwn.createdBy).toBe(userIds.get('author'));
-    const titlesFor = async (who: Role) => ((await read<Article[]>(await clients.get(who)!.get('/api/articles?pageSize=100'))).body ?? []).map((a) => a.title);
+    const titlesFor = async (who: Role) =>
+      ((await read<Article[]>(await clients.get(who)!.get('/api/articles?pageSize=100'))).body ?? []).map((a) => a.title);
     expect(await titlesFor('author')).toContain(authorOwn.title);
     expect(await titlesFor('author')).not.toContain(adminDraft.title);
     expect(await titlesFor('contributor')).not.toContain(authorOwn.title);
     expect(await titlesFor('editor')).toEqual(expect.arrayContaining([authorOwn.title, adminDraft.title]));
-    const publishedFor = async (who: Role) => ((await read<Article[]>(await clients.get(who)!.get('/api/articles?status=published&pageSize=100'))).body ?? []).map((a) => a.title);
+    const publishedFor = async (who: Role) =>
+      ((await read<Article[]>(await clients.get(who)!.get('/api/articles?status=published&pageSize=100'))).body ?? []).map((a) => a.title);
     expect(await publishedFor('contributor')).toContain(published.title);
     expect(await titlesFor('contributor')).not.toContain(published.title);
     await expectError(await clients.get('contributor')!.get(`/api/articles/${authorOwn.id}`), 404);
     await expectError(await clients.get('contributor')!.put(`/api/articles/${authorOwn.id}`, { title: 'Hijacked' }), 404);
   });
 
-  it('shows hidden comments and commenters\' addresses only to roles that moderate', async () => {
-    const emailsSeenBy = async (who: Who) => JSON.stringify((await read(await clients.get(who)!.get(`/api/articles/${published.id}/comments`))).body);
+  it("shows hidden comments and commenters' addresses only to roles that moderate", async () => {
+    const emailsSeenBy = async (who: Who) =>
+      JSON.stringify((await read(await clients.get(who)!.get(`/api/articles/${published.id}/comments`))).body);
     expect(await emailsSeenBy('editor')).toMatch(/r@example\.org/);
     for (const who of ['author', 'contributor', 'anonymous'] as const) expect(await emailsSeenBy(who), who).not.toMatch(/@example\.org/);
   });
@@ -195,7 +242,11 @@ describe('ownership', () => {
     const contributor = clients.get('contributor')!;
     const draft = await createArticle(contributor, { title: 'Submitted by the contributor' });
     expect((await clients.get('editor')!.put(`/api/articles/${draft.id}`, { status: 'published' })).status).toBe(200);
-    await expectError(await contributor.put(`/api/articles/${draft.id}`, { title: 'Changed after publication' }), 403, /cannot edit this article/);
+    await expectError(
+      await contributor.put(`/api/articles/${draft.id}`, { title: 'Changed after publication' }),
+      403,
+      /cannot edit this article/,
+    );
     await expectError(await contributor.delete(`/api/articles/${draft.id}`), 403, /cannot delete this article/);
   });
 });
@@ -204,7 +255,13 @@ describe('users', () => {
   it('answers a generated password once when none is given, and the new user signs in with it', async () => {
     const { status, body } = await read(await admin.post('/api/users', { username: 'generated-pw', role: 'editor' }));
     expect(status).toBe(201);
-    expect(body.user).toEqual({ id: expect.any(String), username: 'generated-pw', role: 'editor', disabled: false, createdAt: expect.any(String) });
+    expect(body.user).toEqual({
+      id: expect.any(String),
+      username: 'generated-pw',
+      role: 'editor',
+      disabled: false,
+      createdAt: expect.any(String),
+    });
     expect(body.password).toMatch(/^[a-z2-7]{5}(-[a-z2-7]{5}){3}$/);
     const editor = await signIn('generated-pw', body.password);
     expect((await read(await editor.get('/api/auth/me'))).body.user.role).toBe('editor');
@@ -214,15 +271,22 @@ describe('users', () => {
     await expectError(await admin.post('/api/users', { username: 'x', role: 'overlord' }), 400);
   });
 
-  it('ends a disabled user\'s sessions at once, refuses their sign-in, and lets them back when re-enabled', async () => {
+  it("ends a disabled user's sessions at once, refuses their sign-in, and lets them back when re-enabled", async () => {
     const id = await addUser('to-disable', 'author');
     const victim = await signIn('to-disable', 'to-disable-password');
     expect((await victim.get('/api/auth/me')).status).toBe(200);
     expect((await read(await admin.put(`/api/users/${id}`, { disabled: true }))).body.user.disabled).toBe(true);
     await expectError(await victim.get('/api/auth/me'), 401);
     await expectError(await victim.post('/api/articles', { title: 'Still here?' }), 401);
-    await expectError(await new TestClient(server.url).post('/api/auth/login', { username: 'to-disable', password: 'to-disable-password' }), 403, /disabled/);
-    await expectError(await new TestClient(server.url).post('/api/auth/login', { username: 'to-disable', password: 'wrong-password' }), 401);
+    await expectError(
+      await new TestClient(server.url).post('/api/auth/login', { username: 'to-disable', password: 'to-disable-password' }),
+      403,
+      /disabled/,
+    );
+    await expectError(
+      await new TestClient(server.url).post('/api/auth/login', { username: 'to-disable', password: 'wrong-password' }),
+      401,
+    );
     expect((await admin.put(`/api/users/${id}`, { disabled: false })).status).toBe(200);
     expect((await signIn('to-disable', 'to-disable-password').then((c) => c.get('/api/auth/me'))).status).toBe(200);
   });
@@ -265,16 +329,32 @@ describe('audit log', () => {
     const { body } = await read(await admin.get('/api/audit?pageSize=3'));
     expect(body.total).toBeGreaterThanOrEqual(3);
     expect(body.items.map((e: { action: string }) => e.action)).toEqual(['article.delete', 'article.unpublish', 'article.publish']);
-    expect(body.items[0]).toMatchObject({ actor: { username: 'the-editor' }, target: { type: 'article', id: article.id, label: 'Audited story' }, at: expect.any(String) });
+    expect(body.items[0]).toMatchObject({
+      actor: { username: 'the-editor' },
+      target: { type: 'article', id: article.id, label: 'Audited story' },
+      at: expect.any(String),
+    });
     const page2 = await read(await admin.get('/api/audit?pageSize=3&page=2'));
     expect(page2.body.items).toHaveLength(3);
     expect(page2.body.items[0].at <= body.items[2].at).toBe(true);
 
     const all: { action: string }[] = [];
-    for (let page = 1; all.length < body.total; page++) all.push(...(await read(await admin.get(`/api/audit?pageSize=50&page=${page}`))).body.items);
+    for (let page = 1; all.length < body.total; page++)
+      all.push(...(await read(await admin.get(`/api/audit?pageSize=50&page=${page}`))).body.items);
     expect(all).toHaveLength(body.total);
     const actions = new Set(all.map((e) => e.action));
-    for (const action of ['user.create', 'user.role', 'user.disable', 'user.enable', 'user.password-reset', 'user.delete', 'comment.hide', 'comment.delete', 'source.add', 'source.remove']) {
+    for (const action of [
+      'user.create',
+      'user.role',
+      'user.disable',
+      'user.enable',
+      'user.password-reset',
+      'user.delete',
+      'comment.hide',
+      'comment.delete',
+      'source.add',
+      'source.remove',
+    ]) {
       expect(actions, action).toContain(action);
     }
     await expectError(await admin.get('/api/audit?pageSize=0'), 400);

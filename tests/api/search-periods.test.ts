@@ -37,12 +37,20 @@ describe('search bundles per month', () => {
   let admin: TestClient;
   let browser: Browser;
 
-  const periodsOnServer = async () => ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
-  const rebuilt = (period: string) => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${period})`)).length;
+  const periodsOnServer = async () =>
+    ((await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] }).periods;
+  const rebuilt = (period: string) =>
+    server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${period})`)).length;
   const entryOf = (period: string) => fs.statSync(path.join(server.clientDir, 'pagefind', period, 'pagefind-entry.json'));
 
   /** Searches in Chromium and answers the titles shown, the engine that answered and the bundles it loaded. */
-  async function searchInBrowser(query: string, pageNumber = 1): Promise<{ engine: string | null; titles: string[]; bundles: string[]; summary: string }> {
+  async function searchInBrowser(
+    query: string,
+    pageNumber = 1,
+  ): Promise<{ engine: string | null; titles: string[]; bundles: string[]; summary: string }> {
     const page = await browser.newPage();
     const bundles: string[] = [];
     // Context-wide, so requests of Pagefind's web worker count too.
@@ -54,7 +62,12 @@ describe('search bundles per month', () => {
       await page.goto(new URL(`/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, server.url).href);
       const grid = page.getByRole('list', { name: 'Search results' });
       await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
-      return { engine: await grid.getAttribute('data-engine'), titles: await grid.locator('.card-title').allTextContents(), bundles: [...new Set(bundles)].sort(), summary: (await page.getByTestId('results-summary').textContent()) ?? '' };
+      return {
+        engine: await grid.getAttribute('data-engine'),
+        titles: await grid.locator('.card-title').allTextContents(),
+        bundles: [...new Set(bundles)].sort(),
+        summary: (await page.getByTestId('results-summary').textContent()) ?? '',
+      };
     } finally {
       await page.close();
     }
@@ -67,13 +80,26 @@ describe('search bundles per month', () => {
       // Twelve each: a full page of results from one month, so the recent bundles can answer alone.
       for (let i = 0; i < 12; i++) {
         const at = new Date(Date.parse(day) + i * 3_600_000).toISOString();
-        await store.articles.insert(articleRecord({ id: `${period}-${i}`, slug: `${word}-${i}`, title: `The ${word} report ${i}`, section: 'culture', createdAt: at, updatedAt: at, publishedAt: at }));
+        await store.articles.insert(
+          articleRecord({
+            id: `${period}-${i}`,
+            slug: `${word}-${i}`,
+            title: `The ${word} report ${i}`,
+            section: 'culture',
+            createdAt: at,
+            updatedAt: at,
+            publishedAt: at,
+          }),
+        );
       }
     }
     await store.close();
     server = await startServer({ dataDir, env: { TRUST_PROXY: 'true' } });
     admin = await adminClient(server);
-    browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
   }, 120_000);
 
   beforeEach(() => {
@@ -88,14 +114,23 @@ describe('search bundles per month', () => {
   it('a start without an index builds one bundle per month and lists them newest first', async () => {
     await waitFor('both months indexed', async () => {
       const response = await fetch(new URL('/pagefind/periods.json', server.url));
-      return response.ok && JSON.stringify(((await response.json()) as { periods: string[] }).periods) === JSON.stringify(['2025-04', '2025-03', '2024-11', '2024-10']);
+      return (
+        response.ok &&
+        JSON.stringify(((await response.json()) as { periods: string[] }).periods) ===
+          JSON.stringify(['2025-04', '2025-03', '2024-11', '2024-10'])
+      );
     });
     for (const { period } of MONTHS) expect((await fetch(new URL(`/pagefind/${period}/pagefind.js`, server.url))).status).toBe(200);
   });
 
   it("a publish re-indexes today's head only; Chromium finds every bundle's articles", async () => {
     const old = Object.fromEntries(MONTHS.map(({ period }) => [period, { builds: rebuilt(period), entry: entryOf(period) }]));
-    const article = await createArticle(admin, { title: 'The marmoset dispatch', section: 'culture', status: 'published', dek: 'A marmoset story.' });
+    const article = await createArticle(admin, {
+      title: 'The marmoset dispatch',
+      section: 'culture',
+      status: 'published',
+      dek: 'A marmoset story.',
+    });
     const head = `head-${article.publishedAt!.slice(0, 10)}`;
     await waitFor('the head in periods.json', async () => (await periodsOnServer()).includes(head));
     expect(await periodsOnServer()).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10']);
@@ -105,7 +140,11 @@ describe('search bundles per month', () => {
       expect(entryOf(period).mtimeMs, period).toBe(old[period]!.entry.mtimeMs);
       expect(entryOf(period).ino, period).toBe(old[period]!.entry.ino);
     }
-    for (const [query, title] of [['marmoset', 'The marmoset dispatch'], ['zephyrine', 'The zephyrine report 0'], ['quillwort', 'The quillwort report 2']]) {
+    for (const [query, title] of [
+      ['marmoset', 'The marmoset dispatch'],
+      ['zephyrine', 'The zephyrine report 0'],
+      ['quillwort', 'The quillwort report 2'],
+    ]) {
       const { engine, titles } = await searchInBrowser(query!);
       expect(engine, query).toBe('pagefind');
       expect(titles, query).toContain(title);
@@ -177,9 +216,15 @@ describe('search bundles per month', () => {
       expect(entryOf(period).ino, period).toBe(entry.ino);
       expect(entryOf(period).mtimeMs, period).toBe(entry.mtimeMs);
     }
-    for (const [query, title] of [['marmoset', 'The marmoset dispatch'], ['zephyrine', 'The zephyrine report 0']]) {
+    for (const [query, title] of [
+      ['marmoset', 'The marmoset dispatch'],
+      ['zephyrine', 'The zephyrine report 0'],
+    ]) {
       const { titles } = await searchInBrowser(query!);
-      expect(titles.filter((t) => t === title), query).toHaveLength(1);
+      expect(
+        titles.filter((t) => t === title),
+        query,
+      ).toHaveLength(1);
     }
     await server.stop();
     server = await startServer({ dataDir, env: { TRUST_PROXY: 'true', SERVE_DIR: clientDir, SEARCH_DAY_OFFSET_DAYS: '2' } });

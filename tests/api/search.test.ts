@@ -11,10 +11,27 @@ beforeAll(async () => {
   server = await startApiServer();
   const admin = await adminClient(server);
   reader = new TestClient(server.url);
-  await createArticle(admin, { title: 'Glacier melt accelerates', section: 'world', status: 'published', dek: 'Scientists warn', bodyHtml: '<p>Ice sheets shrink.</p>' });
-  await createArticle(admin, { title: 'Markets shrug', section: 'business', status: 'published', bodyHtml: '<p>A note on the glacier fund.</p>' });
+  await createArticle(admin, {
+    title: 'Glacier melt accelerates',
+    section: 'world',
+    status: 'published',
+    dek: 'Scientists warn',
+    bodyHtml: '<p>Ice sheets shrink.</p>',
+  });
+  await createArticle(admin, {
+    title: 'Markets shrug',
+    section: 'business',
+    status: 'published',
+    bodyHtml: '<p>A note on the glacier fund.</p>',
+  });
   await createArticle(admin, { title: 'Glacier draft', section: 'world', bodyHtml: '<p>Unpublished glacier notes.</p>' });
-  await createArticle(admin, { title: 'Football final', section: 'sports', status: 'published', tags: ['glacier-cup'], authorName: 'Sam Stone' });
+  await createArticle(admin, {
+    title: 'Football final',
+    section: 'sports',
+    status: 'published',
+    tags: ['glacier-cup'],
+    authorName: 'Sam Stone',
+  });
   for (let i = 0; i < 14; i++) await createArticle(admin, { title: `Election update ${i}`, section: 'politics', status: 'published' });
 });
 
@@ -56,7 +73,14 @@ describe('GET /api/search', () => {
   });
 
   it('filters by section (all or one) with counts that agree', async () => {
-    for (const query of ['q=glacier&section=all', 'q=glacier&section=world', 'q=glacier&section=business', 'q=glacier&section=tech', 'q=glacier&section=', 'q=election&section=politics']) {
+    for (const query of [
+      'q=glacier&section=all',
+      'q=glacier&section=world',
+      'q=glacier&section=business',
+      'q=glacier&section=tech',
+      'q=glacier&section=',
+      'q=election&section=politics',
+    ]) {
       expect(await count(query), query).toBe((await search(`${query}&pageSize=100`)).length);
     }
     expect((await search('q=glacier&section=business')).map((r) => r.title)).toEqual(['Markets shrug']);

@@ -21,7 +21,11 @@ describe('GET /api/health', () => {
     const { status, body } = await read(await new TestClient(server.url).get('/api/health'));
     expect(status).toBe(200);
     const count = expect.any(Number);
-    expect(body).toEqual({ ok: true, jobs: count, publishing: { batches: count, pagesQueued: count, lastBatchPages: count, maxBatchPages: count } });
+    expect(body).toEqual({
+      ok: true,
+      jobs: count,
+      publishing: { batches: count, pagesQueued: count, lastBatchPages: count, maxBatchPages: count },
+    });
   });
 
   it('answers HEAD like GET, without a body', async () => {

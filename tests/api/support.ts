@@ -57,7 +57,11 @@ export async function read<T = any>(response: Response): Promise<{ status: numbe
 }
 
 /** Asserts the API's error shape and status. */
-export async function expectError(response: Response, status: number, message?: RegExp): Promise<{ error: string; issues?: { path: (string | number)[]; message: string }[] }> {
+export async function expectError(
+  response: Response,
+  status: number,
+  message?: RegExp,
+): Promise<{ error: string; issues?: { path: (string | number)[]; message: string }[] }> {
   const text = await response.text();
   expect(response.status, text).toBe(status);
   expect(response.headers.get('content-type')).toMatch(/^application\/json/);

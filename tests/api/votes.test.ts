@@ -2,7 +2,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile, startApiServer } from './support.ts';
+import {
+  TestClient,
+  adminClient,
+  createArticle,
+  expectDataFilesValid,
+  expectError,
+  read,
+  readDataFile,
+  startApiServer,
+} from './support.ts';
 
 let server: TestServer;
 let admin: TestClient;
@@ -53,7 +62,10 @@ describe('POST /api/articles/{id}/like and /dislike', () => {
     const client = new TestClient(server.url);
     await expectError(await client.post(`/api/articles/${article.id}/like`, { likes: 1000 }), 400);
     expect((await client.post(`/api/articles/${article.id}/like`, {})).status).toBe(200);
-    await expectError(await client.request('POST', `/api/articles/${article.id}/like`, { headers: { Origin: 'https://evil.example' } }), 403);
+    await expectError(
+      await client.request('POST', `/api/articles/${article.id}/like`, { headers: { Origin: 'https://evil.example' } }),
+      403,
+    );
   });
 
   it('rate limits per IP with 429 and Retry-After', async () => {
@@ -80,34 +92,75 @@ describe('GET /api/articles/{id}/vote', () => {
     expect((await read(await visitor.get(`/api/articles/${article2.id}/vote`))).body).toEqual({ likes: 0, dislikes: 0, vote: null });
     await visitor.post(`/api/articles/${article2.id}/dislike`);
     expect((await read(await visitor.get(`/api/articles/${article2.id}/vote`))).body).toEqual({ likes: 0, dislikes: 1, vote: 'dislike' });
-    expect((await read(await new TestClient(server.url).get(`/api/articles/${article2.id}/vote`))).body).toEqual({ likes: 0, dislikes: 1, vote: null });
+    expect((await read(await new TestClient(server.url).get(`/api/articles/${article2.id}/vote`))).body).toEqual({
+      likes: 0,
+      dislikes: 1,
+      vote: null,
+    });
     await expectError(await visitor.get(`/api/articles/${draft.id}/vote`), 404);
   });
 
   it('matches the counters on the article', async () => {
     const votes = await read(await new TestClient(server.url).get(`/api/articles/${article.id}/vote`));
     const detail = await read<Article>(await new TestClient(server.url).get(`/api/articles/${article.id}`));
-    expect({ likes: detail.body.likes, dislikes: detail.body.dislikes }).toEqual({ likes: votes.body.likes, dislikes: votes.body.dislikes });
+    expect({ likes: detail.body.likes, dislikes: detail.body.dislikes }).toEqual({
+      likes: votes.body.likes,
+      dislikes: votes.body.dislikes,
+    });
   });
 });
 
 describe('POST /api/admin/articles/{id}/adjust-likes and /adjust-dislikes', () => {
   it('adds and removes, never below zero', async () => {
     const target = await createArticle(admin, { title: 'Adjust me', status: 'published' });
-    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: 5 }))).body).toEqual({ likes: 5, dislikes: 0, views: 0 });
-    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: -2 }))).body).toEqual({ likes: 3, dislikes: 0, views: 0 });
-    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: -10 }))).body).toEqual({ likes: 0, dislikes: 0, views: 0 });
-    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-dislikes`, { amount: 7 }))).body).toEqual({ likes: 0, dislikes: 7, views: 0 });
-    expect((await read(await new TestClient(server.url).get(`/api/articles/${target.id}/vote`))).body).toEqual({ likes: 0, dislikes: 7, vote: null });
+    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: 5 }))).body).toEqual({
+      likes: 5,
+      dislikes: 0,
+      views: 0,
+    });
+    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: -2 }))).body).toEqual({
+      likes: 3,
+      dislikes: 0,
+      views: 0,
+    });
+    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-likes`, { amount: -10 }))).body).toEqual({
+      likes: 0,
+      dislikes: 0,
+      views: 0,
+    });
+    expect((await read(await admin.post(`/api/admin/articles/${target.id}/adjust-dislikes`, { amount: 7 }))).body).toEqual({
+      likes: 0,
+      dislikes: 7,
+      views: 0,
+    });
+    expect((await read(await new TestClient(server.url).get(`/api/articles/${target.id}/vote`))).body).toEqual({
+      likes: 0,
+      dislikes: 7,
+      vote: null,
+    });
     // Drafts can be adjusted too: the editor sees every status.
     expect((await admin.post(`/api/admin/articles/${draft.id}/adjust-likes`, { amount: 1 })).status).toBe(200);
   });
 
   it('refuses non-integer, zero, missing or huge amounts (400)', async () => {
-    for (const body of [{ amount: 0 }, { amount: 1.5 }, { amount: '3' }, {}, { amount: null }, { amount: 10_000_000 }, { amount: 1, extra: true }]) {
+    for (const body of [
+      { amount: 0 },
+      { amount: 1.5 },
+      { amount: '3' },
+      {},
+      { amount: null },
+      { amount: 10_000_000 },
+      { amount: 1, extra: true },
+    ]) {
       await expectError(await admin.post(`/api/admin/articles/${article.id}/adjust-likes`, body), 400);
     }
-    await expectError(await admin.request('POST', `/api/admin/articles/${article.id}/adjust-dislikes`, { body: 'amount=1', headers: { 'Content-Type': 'text/plain' } }), 415);
+    await expectError(
+      await admin.request('POST', `/api/admin/articles/${article.id}/adjust-dislikes`, {
+        body: 'amount=1',
+        headers: { 'Content-Type': 'text/plain' },
+      }),
+      415,
+    );
   });
 
   it('is for admins only and answers 404 for unknown articles', async () => {
@@ -118,7 +171,7 @@ describe('POST /api/admin/articles/{id}/adjust-likes and /adjust-dislikes', () =
 
 it('keeps votes out of the articles file and the data files valid JSON', async () => {
   expectDataFilesValid(server.dataDir);
-  const votes = (await readDataFile<{ votes: Record<string, Record<string, string>> }>(server.dataDir, 'votes'));
+  const votes = await readDataFile<{ votes: Record<string, Record<string, string>> }>(server.dataDir, 'votes');
   expect(Object.keys(votes.votes)).toContain(article.id);
-  expect(JSON.stringify((await readDataFile(server.dataDir, 'articles')))).not.toMatch(/"likes"/);
+  expect(JSON.stringify(await readDataFile(server.dataDir, 'articles'))).not.toMatch(/"likes"/);
 });

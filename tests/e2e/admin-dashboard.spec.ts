@@ -5,7 +5,16 @@ import { expect, test, type Page } from '@playwright/test';
 import type { Article, ArticleStats } from '../../src/schemas/article.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
-import { answerNextConfirm, createArticle, expectToast, getArticle, gotoAdmin, signInPage, uniqueToken, waitForIsland } from './admin-helpers.ts';
+import {
+  answerNextConfirm,
+  createArticle,
+  expectToast,
+  getArticle,
+  gotoAdmin,
+  signInPage,
+  uniqueToken,
+  waitForIsland,
+} from './admin-helpers.ts';
 
 test.beforeEach(async ({ page }) => {
   await signInPage(page);
@@ -79,7 +88,11 @@ test.describe('Overview', () => {
     const title = `Edit link ${uniqueToken('e')}`;
     const article = await createArticle(page.request, { title });
     await gotoAdmin(page, '/admin');
-    await page.getByTestId('recent-article').filter({ hasText: title }).getByRole('link', { name: `Edit ${title}` }).click();
+    await page
+      .getByTestId('recent-article')
+      .filter({ hasText: title })
+      .getByRole('link', { name: `Edit ${title}` })
+      .click();
     await expect(page).toHaveURL(new RegExp(`/admin/editor/${article.id}$`));
     await gotoAdmin(page, '/admin');
     await page.getByRole('link', { name: 'New Article' }).click();

@@ -103,7 +103,11 @@ test('create, save draft, publish, update, schedule and back to draft', async ({
   await page.getByLabel('Deck (Summary)').fill('A short deck.');
   await saveWith(page, 'Update');
   await expectToast(page, 'Article updated', 'Your article has been updated successfully.');
-  expect(await getArticle(page.request, id)).toMatchObject({ title: `${token} better headline`, dek: 'A short deck.', status: 'published' });
+  expect(await getArticle(page.request, id)).toMatchObject({
+    title: `${token} better headline`,
+    dek: 'A short deck.',
+    status: 'published',
+  });
 
   const when = new Date();
   when.setDate(when.getDate() + 10);
@@ -121,7 +125,7 @@ test('create, save draft, publish, update, schedule and back to draft', async ({
 
   // A reload shows the stored article, scheduled date included.
   await page.reload();
-    await waitForIsland(page);
+  await waitForIsland(page);
   await expect(page.getByLabel('Title')).toHaveValue(`${token} better headline`);
   await expect(page.getByLabel('Deck (Summary)')).toHaveValue('A short deck.');
   await expect(page.getByRole('combobox', { name: 'Section', exact: true })).toHaveValue('tech');
@@ -207,7 +211,9 @@ test('hero image: upload a real JPEG, preview, save, remove', async ({ page }, t
   const imagePath = testInfo.outputPath('hero.jpg');
   fs.mkdirSync(path.dirname(imagePath), { recursive: true });
   await sharp({ create: { width: 1600, height: 900, channels: 3, background: { r: 30, g: 90, b: 160 } } })
-    .composite([{ input: Buffer.from('<svg width="800" height="450"><circle cx="400" cy="225" r="200" fill="orange"/></svg>'), top: 225, left: 400 }])
+    .composite([
+      { input: Buffer.from('<svg width="800" height="450"><circle cx="400" cy="225" r="200" fill="orange"/></svg>'), top: 225, left: 400 },
+    ])
     .jpeg({ quality: 80 })
     .toFile(imagePath);
 

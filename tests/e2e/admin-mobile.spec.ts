@@ -9,7 +9,9 @@ async function expectNoHorizontalScroll(page: Page, where: string) {
     const width = document.documentElement.clientWidth;
     // The deepest elements sticking out name the cause in the failure message.
     const culprits = [...document.querySelectorAll('body *')]
-      .filter((el) => el.getBoundingClientRect().right > width + 1 && ![...el.children].some((c) => c.getBoundingClientRect().right > width + 1))
+      .filter(
+        (el) => el.getBoundingClientRect().right > width + 1 && ![...el.children].some((c) => c.getBoundingClientRect().right > width + 1),
+      )
       .slice(0, 5)
       .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(el.getBoundingClientRect().right)}`);
     return { overflow: document.documentElement.scrollWidth - width, culprits };
@@ -34,10 +36,19 @@ test('login, dashboard tabs and editor fit 390 px', async ({ page }) => {
     authorName: 'Correspondent',
   });
   await page.request.post(`/api/articles/${article.id}/comments`, {
-    data: { authorName: 'Reader', authorEmail: 'a-really-long-address-for-testing@example-newsroom-domain.com', content: `Looooooooooooooooooooooooooooooooooooooooooooooong ${token}` },
+    data: {
+      authorName: 'Reader',
+      authorEmail: 'a-really-long-address-for-testing@example-newsroom-domain.com',
+      content: `Looooooooooooooooooooooooooooooooooooooooooooooong ${token}`,
+    },
   });
   await page.request.post('/api/news-sources', {
-    data: { name: `Mobile feed ${token}`, type: 'rss', url: `https://example.com/a/very/long/path/to/a/feed/${token}/rss.xml`, section: 'world' },
+    data: {
+      name: `Mobile feed ${token}`,
+      type: 'rss',
+      url: `https://example.com/a/very/long/path/to/a/feed/${token}/rss.xml`,
+      section: 'world',
+    },
   });
 
   await gotoAdmin(page, '/admin');
@@ -75,7 +86,9 @@ test.describe('any font', () => {
         await page.goto(path);
         await expect(page.getByRole('button', { name: 'Logout' })).toBeVisible();
         // Every element, web font or not, in a wide face with a little extra tracking.
-        await page.addStyleTag({ content: `*, *::before, *::after { font-family: ${font} !important; letter-spacing: 0.02em !important; }` });
+        await page.addStyleTag({
+          content: `*, *::before, *::after { font-family: ${font} !important; letter-spacing: 0.02em !important; }`,
+        });
         await expectNoHorizontalScroll(page, `${path} in ${font}`);
       }
     }

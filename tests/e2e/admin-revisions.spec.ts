@@ -11,7 +11,11 @@ test('two editors on one article: the second save is refused, says who changed i
     const pageB = await second.newPage();
     await signInPage(pageA);
     await signInPage(pageB);
-    const article = await createArticle(pageA.request, { title: `Shared story ${token}`, status: 'published', bodyHtml: '<p>The council met on Monday.</p>' });
+    const article = await createArticle(pageA.request, {
+      title: `Shared story ${token}`,
+      status: 'published',
+      bodyHtml: '<p>The council met on Monday.</p>',
+    });
 
     await gotoAdmin(pageA, `/admin/editor/${article.id}`);
     await gotoAdmin(pageB, `/admin/editor/${article.id}`);
@@ -53,7 +57,11 @@ test('two editors on one article: the second save is refused, says who changed i
 test('History shows every save with a diff, and Restore brings an earlier text back as a new revision', async ({ page }) => {
   await signInPage(page);
   const token = uniqueToken('restore');
-  const article = await createArticle(page.request, { title: `Restorable ${token}`, status: 'published', bodyHtml: '<p>Original wording of the story.</p>' });
+  const article = await createArticle(page.request, {
+    title: `Restorable ${token}`,
+    status: 'published',
+    bodyHtml: '<p>Original wording of the story.</p>',
+  });
   const rewritten = await page.request.put(`/api/articles/${article.id}`, { data: { bodyHtml: '<p>Rewritten wording of the story.</p>' } });
   expect(rewritten.status()).toBe(200);
 
@@ -71,7 +79,11 @@ test('History shows every save with a diff, and Restore brings an earlier text b
   await expect(page.getByLabel('Article Body (HTML)')).toHaveValue('<p>Original wording of the story.</p>');
   await expect(history.getByTestId('revision')).toHaveCount(3);
   await expect(history.getByTestId('revision').first()).toContainText('restored revision 1');
-  expect(await getArticle(page.request, article.id)).toMatchObject({ bodyHtml: '<p>Original wording of the story.</p>', version: 3, status: 'published' });
+  expect(await getArticle(page.request, article.id)).toMatchObject({
+    bodyHtml: '<p>Original wording of the story.</p>',
+    version: 3,
+    status: 'published',
+  });
 });
 
 test('a draft autosaves while typing, without publishing', async ({ page }) => {

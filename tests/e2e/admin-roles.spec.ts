@@ -41,7 +41,8 @@ test('an admin adds a user with a role in the Users tab; the password is shown o
   await gotoAdmin(author.page, '/admin');
   await expect(author.page.getByTestId('signed-in-as')).toContainText(`${username} (author)`);
   await expect(author.page.getByRole('tab', { name: 'Article Manager' })).toBeVisible();
-  for (const hidden of ['Users', 'Audit', 'News Sources', 'Subscribers', 'Comments']) await expect(author.page.getByRole('tab', { name: hidden })).toHaveCount(0);
+  for (const hidden of ['Users', 'Audit', 'News Sources', 'Subscribers', 'Comments'])
+    await expect(author.page.getByRole('tab', { name: hidden })).toHaveCount(0);
   await author.context.close();
 
   // A role change in the tab is written to the audit log, which the admin reads in the Audit tab.

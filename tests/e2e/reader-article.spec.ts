@@ -70,7 +70,7 @@ test('header of the article: badges, title, dek, byline, reading time, bookmark;
   await expect(page.locator('footer.site-footer')).toHaveAttribute('data-pagefind-ignore', '');
 });
 
-test('Breaking and Editor\'s Pick badges', async ({ page, request }) => {
+test("Breaking and Editor's Pick badges", async ({ page, request }) => {
   const breaking = await findArticle(request, (a) => a.isBreaking);
   const pick = await findArticle(request, (a) => a.isEditorsPick);
   await declineCookies(page);
@@ -126,7 +126,11 @@ test.describe('votes', () => {
 });
 
 test.describe('share', () => {
-  for (const [network, host] of [['Facebook', 'www.facebook.com'], ['LinkedIn', 'www.linkedin.com'], ['TikTok', 'www.tiktok.com']] as const) {
+  for (const [network, host] of [
+    ['Facebook', 'www.facebook.com'],
+    ['LinkedIn', 'www.linkedin.com'],
+    ['TikTok', 'www.tiktok.com'],
+  ] as const) {
     test(`${network} opens a 600x400 popup with the absolute article URL`, async ({ browser, baseURL }) => {
       // A context without viewport emulation, so the popup gets the window size the page asks for.
       const context = await browser.newContext({ viewport: null, deviceScaleFactor: undefined, baseURL });
@@ -214,7 +218,13 @@ test.describe('comments', () => {
     await form.scrollIntoViewIfNeeded();
     await waitForIsland(page, '[data-testid=comments]');
     await page.route(`**/api/articles/${article.id}/comments`, (route) =>
-      route.request().method() === 'POST' ? route.fulfill({ status: 429, contentType: 'application/json', body: JSON.stringify({ error: 'Too many comments. Try again in a minute.' }) }) : route.continue(),
+      route.request().method() === 'POST'
+        ? route.fulfill({
+            status: 429,
+            contentType: 'application/json',
+            body: JSON.stringify({ error: 'Too many comments. Try again in a minute.' }),
+          })
+        : route.continue(),
     );
     await form.getByLabel('Name').fill('Bo');
     await form.getByLabel('Email').fill('bo@example.com');
@@ -226,7 +236,9 @@ test.describe('comments', () => {
 
   test('signed-in admins hide, show and delete comments', async ({ page, request }) => {
     const text = `Moderate me ${uniqueToken('m')}`;
-    const created = await request.post(`/api/articles/${article.id}/comments`, { data: { authorName: 'Mo', authorEmail: 'mo@example.com', content: text } });
+    const created = await request.post(`/api/articles/${article.id}/comments`, {
+      data: { authorName: 'Mo', authorEmail: 'mo@example.com', content: text },
+    });
     expect(created.status()).toBe(201);
     await declineCookies(page);
     await signIn(page.request);
@@ -255,7 +267,13 @@ test.describe('comments', () => {
 
   test('moderation failures toast', async ({ page, request }) => {
     const text = `Failing moderation ${uniqueToken('f')}`;
-    expect((await request.post(`/api/articles/${article.id}/comments`, { data: { authorName: 'Fi', authorEmail: 'fi@example.com', content: text } })).status()).toBe(201);
+    expect(
+      (
+        await request.post(`/api/articles/${article.id}/comments`, {
+          data: { authorName: 'Fi', authorEmail: 'fi@example.com', content: text },
+        })
+      ).status(),
+    ).toBe(201);
     await declineCookies(page);
     await signIn(page.request);
     await page.goto(`/article/${article.slug}`);

@@ -37,7 +37,9 @@ test('reader pages log no console error for a signed-out visitor and never ask w
   // Refused by our CSP even when the page copes (zod's eval probe did): Chrome lists each as an issue.
   await page.addInitScript(() => {
     const seen: string[] = ((window as unknown as { __cspViolations: string[] }).__cspViolations = []);
-    document.addEventListener('securitypolicyviolation', (e) => seen.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`));
+    document.addEventListener('securitypolicyviolation', (e) =>
+      seen.push(`${e.violatedDirective} ${e.blockedURI} ${e.sourceFile}:${e.lineNumber}`),
+    );
   });
   const article = await findArticle(request, () => true);
   const watched = watchConsole(page);
@@ -47,7 +49,10 @@ test('reader pages log no console error for a signed-out visitor and never ask w
     await waitForIsland(page, '.header-login');
     await expect(page.locator('header.site-header').getByRole('link', { name: 'Login' })).toBeVisible();
     await settle(page);
-    expect(await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations), `CSP violations on ${path}`).toEqual([]);
+    expect(
+      await page.evaluate(() => (window as unknown as { __cspViolations: string[] }).__cspViolations),
+      `CSP violations on ${path}`,
+    ).toEqual([]);
   }
   expect(watched.errors).toEqual([]);
   expect(watched.authCalls).toEqual([]);

@@ -29,7 +29,11 @@ async function recordLayoutShifts(page: Page): Promise<void> {
     const w = window as unknown as { __shifts: { value: number; sources: string[] }[] };
     w.__shifts = [];
     new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as { value: number; hadRecentInput: boolean; sources?: { node?: Node | null }[] }[]) {
+      for (const entry of list.getEntries() as unknown as {
+        value: number;
+        hadRecentInput: boolean;
+        sources?: { node?: Node | null }[];
+      }[]) {
         if (entry.hadRecentInput) continue;
         const sources = (entry.sources ?? []).map((s) => {
           const el = s.node instanceof Element ? s.node : s.node?.parentElement;
@@ -65,7 +69,10 @@ async function settle(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 }
 
-test('article page: CLS within budget while the islands load (votes, share, comments, ticker, account, banner)', async ({ page, request }) => {
+test('article page: CLS within budget while the islands load (votes, share, comments, ticker, account, banner)', async ({
+  page,
+  request,
+}) => {
   const article = await findArticle(request, (a) => Boolean(a.heroImage));
   await slowIslands(page);
   await recordLayoutShifts(page);

@@ -10,7 +10,17 @@ test.describe('header', () => {
     const header = page.locator('header.site-header');
     await expect(header.getByRole('link', { name: 'Meridian News', exact: true })).toHaveAttribute('href', '/');
     const nav = page.getByRole('navigation', { name: 'Main' });
-    for (const [name, href] of [['Home', '/'], ['World', '/section/world'], ['Business', '/section/business'], ['Politics', '/section/politics'], ['Tech', '/section/tech'], ['Sports', '/section/sports'], ['Culture', '/section/culture'], ['Opinion', '/section/opinion'], ['Search', '/search']]) {
+    for (const [name, href] of [
+      ['Home', '/'],
+      ['World', '/section/world'],
+      ['Business', '/section/business'],
+      ['Politics', '/section/politics'],
+      ['Tech', '/section/tech'],
+      ['Sports', '/section/sports'],
+      ['Culture', '/section/culture'],
+      ['Opinion', '/section/opinion'],
+      ['Search', '/search'],
+    ]) {
       await expect(nav.getByRole('link', { name, exact: true })).toHaveAttribute('href', href!);
     }
     await expect(nav.getByRole('link', { name: 'Business', exact: true })).toHaveAttribute('aria-current', 'page');
@@ -40,7 +50,9 @@ test.describe('header', () => {
     await declineCookies(page);
     await signIn(page.request);
     await page.goto('/section/tech');
-    await page.route('**/api/auth/logout', (route) => route.fulfill({ status: 500, body: '{"error":"down"}', contentType: 'application/json' }));
+    await page.route('**/api/auth/logout', (route) =>
+      route.fulfill({ status: 500, body: '{"error":"down"}', contentType: 'application/json' }),
+    );
     await page.locator('header.site-header').getByRole('button', { name: 'Logout' }).click();
     await expectToast(page, 'Logout failed', 'Failed to log out. Please try again.');
     await expect(page).toHaveURL(/\/section\/tech$/);
@@ -102,7 +114,9 @@ test.describe('mobile (390 px)', () => {
   test('cards stack in one column', async ({ page }) => {
     await declineCookies(page);
     await page.goto('/section/world');
-    const boxes = await page.getByTestId('article-card').evaluateAll((cards) => cards.slice(0, 2).map((c) => c.getBoundingClientRect().left));
+    const boxes = await page
+      .getByTestId('article-card')
+      .evaluateAll((cards) => cards.slice(0, 2).map((c) => c.getBoundingClientRect().left));
     expect(boxes[0]).toBe(boxes[1]);
   });
 });
@@ -146,7 +160,9 @@ test('newsletter: refuses an address without @, subscribes a valid one and clear
   await expectToast(page, 'Success!', "You've been subscribed to our newsletter.");
   await expect(box).toHaveValue('');
   // Double opt-in: the reader is told to confirm from their inbox.
-  await expect(page.getByTestId('newsletter-check-inbox')).toHaveText(`Check your inbox: we sent a link to ${address} to confirm your subscription.`);
+  await expect(page.getByTestId('newsletter-check-inbox')).toHaveText(
+    `Check your inbox: we sent a link to ${address} to confirm your subscription.`,
+  );
   expect(posts).toEqual([JSON.stringify({ email: address })]);
 });
 
@@ -155,7 +171,9 @@ test('newsletter: a server refusal shows its message', async ({ page }) => {
   await page.goto('/about');
   await page.getByLabel('Email address').scrollIntoViewIfNeeded();
   await waitForIsland(page, '#newsletter-email');
-  await page.route('**/api/newsletter/subscribe', (route) => route.fulfill({ status: 429, contentType: 'application/json', body: JSON.stringify({ error: 'Too many requests, slow down.' }) }));
+  await page.route('**/api/newsletter/subscribe', (route) =>
+    route.fulfill({ status: 429, contentType: 'application/json', body: JSON.stringify({ error: 'Too many requests, slow down.' }) }),
+  );
   await page.getByLabel('Email address').fill('someone@example.com');
   await page.getByRole('button', { name: 'Subscribe' }).click();
   await expectToast(page, 'Subscription failed', 'Too many requests, slow down.');
@@ -210,7 +228,9 @@ test.describe('toasts', () => {
 });
 
 test.describe('cookie banner and page views', () => {
-  test('the banner is in the static HTML: it shows with the page for a first visit, before any island code, and never for a returning reader', async ({ page }) => {
+  test('the banner is in the static HTML: it shows with the page for a first visit, before any island code, and never for a returning reader', async ({
+    page,
+  }) => {
     // No bundled script at all: what shows is the prerendered HTML and the head script.
     await page.route(/\/_astro\/.*\.js$/, (route) => route.abort());
     await page.goto('/search');
@@ -301,8 +321,14 @@ test('text is set in the self-hosted fonts, loaded from the site, whatever the m
   await page.goto('/section/world');
   await page.evaluate(() => document.fonts.ready);
   const loaded = await page.evaluate(() => [...document.fonts].filter((f) => f.status === 'loaded').map((f) => `${f.family} ${f.style}`));
-  expect(loaded.some((f) => /^"?Inter\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
-  expect(loaded.some((f) => /^"?Source Serif 4\b.* normal$/.test(f)), loaded.join(', ')).toBe(true);
+  expect(
+    loaded.some((f) => /^"?Inter\b.* normal$/.test(f)),
+    loaded.join(', '),
+  ).toBe(true);
+  expect(
+    loaded.some((f) => /^"?Source Serif 4\b.* normal$/.test(f)),
+    loaded.join(', '),
+  ).toBe(true);
   expect(fontRequests.length).toBeGreaterThan(0);
   for (const font of fontRequests) expect(font).toMatch(/^\/_astro\/fonts\/[^/]+\.woff2$/);
   // Both upright faces are preloaded, so they are there for the first paint of the headline and the nav.

@@ -11,7 +11,10 @@ async function openSearch(page: Page, query = ''): Promise<void> {
 
 /** A word of the title that is long enough to be distinctive. */
 function keywordOf(article: Article): string {
-  return article.title.split(/[^A-Za-z]+/).filter((w) => w.length >= 6).sort((a, b) => b.length - a.length)[0]!;
+  return article.title
+    .split(/[^A-Za-z]+/)
+    .filter((w) => w.length >= 6)
+    .sort((a, b) => b.length - a.length)[0]!;
 }
 
 test('without a query: heading, box, chips, the prompt, noindex and canonical', async ({ page, baseURL }) => {
@@ -19,7 +22,16 @@ test('without a query: heading, box, chips, the prompt, noindex and canonical', 
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Search Articles');
   await expect(page.getByRole('searchbox')).toHaveAttribute('placeholder', 'Search articles, topics, authors...');
   await expect(page.getByRole('button', { name: 'Search', exact: true })).toBeVisible();
-  await expect(page.getByRole('group', { name: 'Filter by section' }).getByRole('button')).toHaveText(['All', 'World', 'Business', 'Politics', 'Tech', 'Sports', 'Culture', 'Opinion']);
+  await expect(page.getByRole('group', { name: 'Filter by section' }).getByRole('button')).toHaveText([
+    'All',
+    'World',
+    'Business',
+    'Politics',
+    'Tech',
+    'Sports',
+    'Culture',
+    'Opinion',
+  ]);
   await expect(page.getByRole('button', { name: 'All' })).toHaveAttribute('aria-pressed', 'true');
   await expect(page.getByText('Enter a search query to find articles')).toBeVisible();
   await expect(page).toHaveTitle('Search Articles | Meridian News');
@@ -106,7 +118,12 @@ test('pagination: 12 a page, page in the URL, scrolls to the top, a new query st
   await expect(pager.getByRole('button', { name: 'Page 2' })).toHaveAttribute('aria-current', 'page');
   await expect(grid.locator('.card-title').first()).not.toHaveText(firstTitle!);
   await expect.poll(() => page.evaluate(() => window.scrollY)).toBe(0);
-  const last = Number(await pager.getByRole('button', { name: /^Page \d+$/ }).last().textContent());
+  const last = Number(
+    await pager
+      .getByRole('button', { name: /^Page \d+$/ })
+      .last()
+      .textContent(),
+  );
   await pager.getByRole('button', { name: `Page ${last}` }).click();
   await expect(pager.getByRole('button', { name: 'Next →' })).toBeDisabled();
   await page.getByRole('searchbox').fill('news');

@@ -30,13 +30,15 @@ test('every section has its title, description and the section bar', async ({ pa
   }
 });
 
-test('the grid shows the section\'s newest published articles, three across on desktop', async ({ page, request }) => {
+test("the grid shows the section's newest published articles, three across on desktop", async ({ page, request }) => {
   await declineCookies(page);
   const newest = await listPublished(request, { section: 'culture', pageSize: 12 });
   await page.goto('/section/culture');
   const titles = page.getByTestId('article-card').locator('.card-title');
   await expect(titles).toHaveText(newest.map((a) => a.title));
-  const tops = await page.getByTestId('article-card').evaluateAll((cards) => cards.slice(0, 4).map((c) => Math.round(c.getBoundingClientRect().top)));
+  const tops = await page
+    .getByTestId('article-card')
+    .evaluateAll((cards) => cards.slice(0, 4).map((c) => Math.round(c.getBoundingClientRect().top)));
   expect(tops[0]).toBe(tops[1]);
   expect(tops[1]).toBe(tops[2]);
   expect(tops[3]).toBeGreaterThan(tops[0]!);
@@ -90,7 +92,9 @@ test('the breaking ticker lists breaking articles', async ({ page, request }) =>
   const breaking = await listPublished(request, { isBreaking: 'true', limit: 10 });
   expect(breaking.length).toBeGreaterThan(0);
   await declineCookies(page);
-  const tickerCall = page.waitForRequest((r) => r.url().includes('/api/articles?') && r.url().includes('isBreaking=true') && r.url().includes('limit=10'));
+  const tickerCall = page.waitForRequest(
+    (r) => r.url().includes('/api/articles?') && r.url().includes('isBreaking=true') && r.url().includes('limit=10'),
+  );
   await page.goto('/section/sports');
   await tickerCall;
   const ticker = page.getByTestId('breaking-ticker');
@@ -123,7 +127,12 @@ test.describe('paging', () => {
     const needed = Math.max(0, 13 - existing);
     const token = uniqueToken('paging');
     for (let i = 0; i < needed; i++) {
-      const article = await createArticle(request, { title: `Paging check ${token} ${i}`, section: 'politics', status: 'published', dek: 'A filler story for the paging test.' });
+      const article = await createArticle(request, {
+        title: `Paging check ${token} ${i}`,
+        section: 'politics',
+        status: 'published',
+        dek: 'A filler story for the paging test.',
+      });
       created.push(article.id);
     }
     const total = (await listPublished(request, { section: 'politics' })).length;
@@ -151,19 +160,29 @@ test.describe('paging', () => {
     expect((await page.request.get('/section/politics/page/1')).status()).toBe(404);
   });
 
-  test('many pages: the collapsed form with ellipses, numbers counted from the newest on stable archive files', async ({ page, request }) => {
+  test('many pages: the collapsed form with ellipses, numbers counted from the newest on stable archive files', async ({
+    page,
+    request,
+  }) => {
     test.setTimeout(180_000);
     await signIn(request);
     const existing = (await listPublished(request, { section: 'politics', pageSize: 100 })).length;
     const needed = Math.max(0, 12 * 8 + 3 - existing);
     const token = uniqueToken('many-pages');
     for (let i = 0; i < needed; i++) {
-      const article = await createArticle(request, { title: `Archive filler ${token} ${i}`, section: 'politics', status: 'published', dek: 'A filler story for the paging test.' });
+      const article = await createArticle(request, {
+        title: `Archive filler ${token} ${i}`,
+        section: 'politics',
+        status: 'published',
+        dek: 'A filler story for the paging test.',
+      });
       created.push(article.id);
     }
     const total = Math.ceil((existing + needed) / 12);
     expect(total).toBeGreaterThan(7);
-    await expect.poll(async () => (await (await page.request.get('/section/politics/pages.json')).json()).pages, { timeout: 60_000 }).toBe(total);
+    await expect
+      .poll(async () => (await (await page.request.get('/section/politics/pages.json')).json()).pages, { timeout: 60_000 })
+      .toBe(total);
     await expect.poll(async () => (await page.request.get(`/section/politics/page/${total}`)).status(), { timeout: 60_000 }).toBe(200);
 
     await declineCookies(page);
@@ -194,7 +213,10 @@ test.describe('paging', () => {
     await expect(page.getByTestId('article-card')).toHaveCount(12);
     await last.getByRole('link', { name: '← Previous' }).click();
     await expect(page).toHaveURL(new RegExp(`/section/politics/page/3$`));
-    await expect(page.getByRole('navigation', { name: 'Politics pages' }).getByRole('link', { name: `Page ${total - 1}` })).toHaveAttribute('aria-current', 'page');
+    await expect(page.getByRole('navigation', { name: 'Politics pages' }).getByRole('link', { name: `Page ${total - 1}` })).toHaveAttribute(
+      'aria-current',
+      'page',
+    );
 
     // An archive file's HTML never prints the page count (that would rewrite it on every new page).
     const html = await (await page.request.get(`/section/politics/page/${total - 3}`)).text();

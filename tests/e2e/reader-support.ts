@@ -12,7 +12,11 @@ export async function listPublished(request: APIRequestContext, query: Record<st
 }
 
 /** The first published article matching a predicate; fails the test when the demo content has none. */
-export async function findArticle(request: APIRequestContext, predicate: (a: Article) => boolean, query: Record<string, string | number> = {}): Promise<Article> {
+export async function findArticle(
+  request: APIRequestContext,
+  predicate: (a: Article) => boolean,
+  query: Record<string, string | number> = {},
+): Promise<Article> {
   const found = (await listPublished(request, query)).find(predicate);
   expect(found, 'the demo content should contain a matching article').toBeTruthy();
   return found!;

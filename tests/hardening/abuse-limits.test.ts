@@ -62,13 +62,17 @@ describe('rate limits per client address', () => {
   it('comments: 429 with Retry-After after the window fills, nothing stored past it, other addresses unaffected', async () => {
     const ip = freshIp();
     let sent = 0;
-    const { limited, passed } = await untilLimited(() => new TestClient(server.url, ip).post(`/api/articles/${articleId}/comments`, comment(sent++)), 20);
+    const { limited, passed } = await untilLimited(
+      () => new TestClient(server.url, ip).post(`/api/articles/${articleId}/comments`, comment(sent++)),
+      20,
+    );
     expect(passed).toBeGreaterThan(0);
     expectRetryAfter(limited, 60);
     await expectError(limited, 429);
-    const stored = (await storedComments());
-    for (let i = 0; i < 10; i++) expect((await new TestClient(server.url, ip).post(`/api/articles/${articleId}/comments`, comment(100 + i))).status).toBe(429);
-    expect((await storedComments())).toBe(stored);
+    const stored = await storedComments();
+    for (let i = 0; i < 10; i++)
+      expect((await new TestClient(server.url, ip).post(`/api/articles/${articleId}/comments`, comment(100 + i))).status).toBe(429);
+    expect(await storedComments()).toBe(stored);
     expect((await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, comment(999))).status).toBe(201);
   });
 
@@ -96,12 +100,15 @@ describe('rate limits per client address', () => {
 
   it('newsletter: 429 with Retry-After, no sign-up stored past the limit', async () => {
     const ip = freshIp();
-    const { limited, passed } = await untilLimited(() => new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: `n${Math.random()}@example.com` }), 50);
+    const { limited, passed } = await untilLimited(
+      () => new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: `n${Math.random()}@example.com` }),
+      50,
+    );
     expectRetryAfter(limited, 60);
     const subscribers = (await readDataFile<{ subscribers: unknown[] }>(server.dataDir, 'subscribers')).subscribers.length;
     expect(subscribers).toBe(passed);
     expect((await new TestClient(server.url, ip).post('/api/newsletter/subscribe', { email: 'late@example.com' })).status).toBe(429);
-    expect(JSON.stringify((await readDataFile(server.dataDir, 'subscribers')))).not.toContain('late@example.com');
+    expect(JSON.stringify(await readDataFile(server.dataDir, 'subscribers'))).not.toContain('late@example.com');
   });
 
   it('without TRUST_PROXY a forged X-Forwarded-For does not buy a new window', async () => {
@@ -110,7 +117,10 @@ describe('rate limits per client address', () => {
       const admin = await adminClient(direct);
       const id = (await createArticle(admin, { title: 'Direct', status: 'published' })).id;
       // Every request claims another address; the socket's address is what counts.
-      const { limited } = await untilLimited(() => new TestClient(direct.url, freshIp()).post('/api/newsletter/subscribe', { email: `d${Math.random()}@example.com` }), 50);
+      const { limited } = await untilLimited(
+        () => new TestClient(direct.url, freshIp()).post('/api/newsletter/subscribe', { email: `d${Math.random()}@example.com` }),
+        50,
+      );
       expectRetryAfter(limited, 60);
       const more = await untilLimited(() => new TestClient(direct.url, freshIp()).post(`/api/articles/${id}/comments`, comment(1)), 50);
       expect(more.passed).toBeLessThan(50);
@@ -126,14 +136,19 @@ describe('client address behind one trusted proxy (TRUST_PROXY=true, one hop)', 
 
   it('a forged leftmost X-Forwarded-For entry does not buy a new window: the entry the proxy appended counts', async () => {
     const real = freshIp();
-    const { limited } = await untilLimited(() => throughProxy(real).post('/api/newsletter/subscribe', { email: `p${Math.random()}@example.com` }), 50);
+    const { limited } = await untilLimited(
+      () => throughProxy(real).post('/api/newsletter/subscribe', { email: `p${Math.random()}@example.com` }),
+      50,
+    );
     expectRetryAfter(limited, 60);
     const votes = await untilLimited(() => throughProxy(real).post(`/api/articles/${articleId}/like`), 200);
     expect(votes.passed).toBeLessThan(200);
     const comments = await untilLimited(() => throughProxy(real).post(`/api/articles/${articleId}/comments`, comment(7)), 20);
     expect(comments.passed).toBeLessThan(20);
     // Another client behind the same proxy has a window of its own.
-    expect((await throughProxy(freshIp()).post('/api/newsletter/subscribe', { email: 'other-client@example.com' })).status).toBeLessThan(300);
+    expect((await throughProxy(freshIp()).post('/api/newsletter/subscribe', { email: 'other-client@example.com' })).status).toBeLessThan(
+      300,
+    );
   });
 
   it('TRUST_PROXY=2 takes the address the second proxy appended', async () => {
@@ -142,7 +157,10 @@ describe('client address behind one trusted proxy (TRUST_PROXY=true, one hop)', 
       const real = freshIp();
       // Client -> CDN (appends real) -> nginx (appends the CDN's address) -> server.
       const viaTwo = () => new TestClient(two.url, `${freshIp()}, ${real}, ${freshIp()}`);
-      const { limited } = await untilLimited(() => viaTwo().post('/api/newsletter/subscribe', { email: `t${Math.random()}@example.com` }), 50);
+      const { limited } = await untilLimited(
+        () => viaTwo().post('/api/newsletter/subscribe', { email: `t${Math.random()}@example.com` }),
+        50,
+      );
       expectRetryAfter(limited, 60);
     } finally {
       await two.stop();
@@ -152,18 +170,20 @@ describe('client address behind one trusted proxy (TRUST_PROXY=true, one hop)', 
 
 describe('the comment honeypot', () => {
   it('answers like a success but stores nothing when the hidden field is filled', async () => {
-    const before = (await storedComments());
+    const before = await storedComments();
     const spam = { authorName: 'Bot', authorEmail: 'bot@example.com', content: 'Cheap pills, honeypot spam' };
     for (const website of ['http://spam.example', 'x', ' buy now ']) {
       const response = await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, { ...spam, website });
       expect(response.status).toBeLessThan(300);
     }
-    expect((await storedComments())).toBe(before);
+    expect(await storedComments()).toBe(before);
     const list = (await (await fetch(new URL(`/api/articles/${articleId}/comments`, server.url))).json()) as { content: string }[];
     expect(JSON.stringify(list)).not.toContain('honeypot spam');
     // People leave it empty, and their comments go through.
-    expect((await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, { ...comment(8), website: '' })).status).toBe(201);
-    expect((await storedComments())).toBe(before + 1);
+    expect(
+      (await new TestClient(server.url, freshIp()).post(`/api/articles/${articleId}/comments`, { ...comment(8), website: '' })).status,
+    ).toBe(201);
+    expect(await storedComments()).toBe(before + 1);
   });
 });
 
@@ -233,7 +253,11 @@ describe('slow clients', () => {
       // headersTimeout is 10 s: a client still sending headers after 20 s has been let in too long.
       trickle(`GET /api/health HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaa\r\n', 20_000),
       // requestTimeout is 30 s for the whole request: 45 s of trickled body is too long.
-      trickle(`POST /api/newsletter/subscribe HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${server.url}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`, ' ', 45_000),
+      trickle(
+        `POST /api/newsletter/subscribe HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${server.url}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+        ' ',
+        45_000,
+      ),
       (async () => {
         const socket = await openSocket(server.url);
         const reply = readUntilClosed(socket, 20_000);

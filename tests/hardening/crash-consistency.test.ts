@@ -63,7 +63,8 @@ const pick = <T>(items: T[]): T => items[Math.floor(random() * items.length)]!;
 beforeAll(async () => {
   server = await startHardenedServer({}, dataDir);
   admin = await adminClient(server);
-  for (let i = 0; i < 4; i++) base.push(await createArticle(admin, { title: `Crash base ${i}`, status: 'published', section: 'world', bodyHtml: '<p>Base.</p>' }));
+  for (let i = 0; i < 4; i++)
+    base.push(await createArticle(admin, { title: `Crash base ${i}`, status: 'published', section: 'world', bodyHtml: '<p>Base.</p>' }));
   await waitForIdleQueue(server.url);
 });
 
@@ -111,9 +112,14 @@ function startLoad(target: TestServer, round: number, acked: Acked, isStopped: (
     loop(isStopped, async (n) => {
       const article = pick(base);
       const content = `crash r${round} w${w} n${n}`;
-      const response = await new TestClient(url, freshIp()).post(`/api/articles/${article.id}/comments`, { authorName: 'Crash', authorEmail: 'crash@example.com', content });
+      const response = await new TestClient(url, freshIp()).post(`/api/articles/${article.id}/comments`, {
+        authorName: 'Crash',
+        authorEmail: 'crash@example.com',
+        content,
+      });
       note5xx(response, 'comment');
-      if (response.status === 201) acked.comments.push({ articleId: article.id, id: ((await response.json()) as { id: string }).id, content });
+      if (response.status === 201)
+        acked.comments.push({ articleId: article.id, id: ((await response.json()) as { id: string }).id, content });
     }),
   );
   const savers = base.slice(0, 2).map((article) =>
@@ -129,7 +135,9 @@ function startLoad(target: TestServer, round: number, acked: Acked, isStopped: (
   );
   const creator = loop(isStopped, async (n) => {
     const title = `Crash created r${round} n${n}`;
-    const response = await editor.request('POST', '/api/articles', { json: { title, status: 'published', section: 'tech', bodyHtml: '<p>Created.</p>' } });
+    const response = await editor.request('POST', '/api/articles', {
+      json: { title, status: 'published', section: 'tech', bodyHtml: '<p>Created.</p>' },
+    });
     note5xx(response, 'create');
     if (response.status === 201) acked.created.push({ id: ((await response.json()) as { id: string }).id, title });
   });
@@ -151,13 +159,15 @@ async function expectPagesMatchData(target: TestServer, timeoutMs = 30_000): Pro
   const deadline = Date.now() + timeoutMs;
   let mismatches: string[] = [];
   do {
-    const { articles } = (await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles'));
+    const { articles } = await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles');
     mismatches = articles
       .filter((a) => a.status === 'published')
       .flatMap((a) => {
         const file = path.join(target.clientDir, 'article', a.slug, 'index.html');
         if (!fs.existsSync(file)) return [`${a.slug}: no page`];
-        return fs.readFileSync(file, 'utf8').includes(`<h1`) && fs.readFileSync(file, 'utf8').includes(a.title) ? [] : [`${a.slug}: page does not show "${a.title}"`];
+        return fs.readFileSync(file, 'utf8').includes(`<h1`) && fs.readFileSync(file, 'utf8').includes(a.title)
+          ? []
+          : [`${a.slug}: page does not show "${a.title}"`];
       });
     if (mismatches.length === 0) return;
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -190,7 +200,8 @@ describe(`SIGKILL under load, ${ROUNDS} rounds`, () => {
       expect((await adminAt(server.url).get('/api/articles/stats')).status, `round ${round}: admin session lost`).toBe(200);
 
       const votes = (await readDataFile<{ votes: Record<string, Record<string, string>> }>(dataDir, 'votes')).votes;
-      for (const vote of acked.votes) expect(votes[vote.articleId]?.[vote.visitorId], `round ${round}: acknowledged ${vote.kind} lost`).toBe(vote.kind);
+      for (const vote of acked.votes)
+        expect(votes[vote.articleId]?.[vote.visitorId], `round ${round}: acknowledged ${vote.kind} lost`).toBe(vote.kind);
       // Tallies are written with the votes in one file: after a crash they agree with the votes they count.
       const counters = (await readDataFile<{ tallies: Record<string, { likes: number; dislikes: number }> }>(dataDir, 'votes')).tallies;
       for (const { id } of base) {
@@ -201,12 +212,14 @@ describe(`SIGKILL under load, ${ROUNDS} rounds`, () => {
       }
       const comments = (await readDataFile<{ comments: { id: string; content: string }[] }>(dataDir, 'comments')).comments;
       const commentIds = new Set(comments.map((c) => c.id));
-      for (const comment of acked.comments) expect(commentIds.has(comment.id), `round ${round}: comment "${comment.content}" lost`).toBe(true);
-      const subscribers = JSON.stringify((await readDataFile(dataDir, 'subscribers')));
+      for (const comment of acked.comments)
+        expect(commentIds.has(comment.id), `round ${round}: comment "${comment.content}" lost`).toBe(true);
+      const subscribers = JSON.stringify(await readDataFile(dataDir, 'subscribers'));
       for (const email of acked.subscribers) expect(subscribers, `round ${round}: sign-up lost`).toContain(email);
-      const { articles } = (await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles'));
+      const { articles } = await readDataFile<{ articles: StoredArticle[] }>(dataDir, 'articles');
       const byId = new Map(articles.map((a) => [a.id, a]));
-      for (const created of acked.created) expect(byId.get(created.id)?.status, `round ${round}: created "${created.title}" lost`).toBe('published');
+      for (const created of acked.created)
+        expect(byId.get(created.id)?.status, `round ${round}: created "${created.title}" lost`).toBe('published');
       for (const [id, { sent, lastAcked }] of acked.saves) {
         if (lastAcked < 0) continue;
         // The last acknowledged title, or one sent after it whose answer the crash cut off.
@@ -225,7 +238,9 @@ describe(`SIGKILL under load, ${ROUNDS} rounds`, () => {
     expect(acked.created.length).toBeGreaterThan(ROUNDS / 2);
     expect(acked.subscribers.length).toBeGreaterThan(ROUNDS);
     expect([...acked.saves.values()].some((s) => s.lastAcked > ROUNDS)).toBe(true);
-    console.log(`[crash] kills after ${killedAfter.join(', ')} ms; acknowledged ${acked.votes.length} votes, ${acked.comments.length} comments, ${acked.created.length} creates, ${acked.subscribers.length} sign-ups`);
+    console.log(
+      `[crash] kills after ${killedAfter.join(', ')} ms; acknowledged ${acked.votes.length} votes, ${acked.comments.length} comments, ${acked.created.length} creates, ${acked.subscribers.length} sign-ups`,
+    );
   }, 240_000);
 
   it('refuses a second server on the same DATA_DIR while one runs (exit code 2)', async () => {

@@ -9,7 +9,16 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, adminClient, launchChromium, startHardenedServer, waitForFile, waitForIdleQueue, type TestClient, type TestServer } from './support.ts';
+import {
+  ADMIN,
+  adminClient,
+  launchChromium,
+  startHardenedServer,
+  waitForFile,
+  waitForIdleQueue,
+  type TestClient,
+  type TestServer,
+} from './support.ts';
 
 let server: TestServer;
 let admin: TestClient;
@@ -43,9 +52,17 @@ function expectBaseHeaders(headers: Headers, what: string): void {
  * The script-src of a page's policy (prerendered pages carry it in a <meta>, on-demand ones in the
  * header), and every inline script with its hash.
  */
-function scriptPolicyOf(html: string, header?: string | null): { scriptSrc: string | undefined; inline: { hash: string; text: string }[]; handlers: string[] } {
+function scriptPolicyOf(
+  html: string,
+  header?: string | null,
+): { scriptSrc: string | undefined; inline: { hash: string; text: string }[]; handlers: string[] } {
   const meta = /<meta\s+http-equiv="content-security-policy"\s+content="([^"]*)"/i.exec(html)?.[1]?.replace(/&#39;|&#x27;/g, "'");
-  const scriptSrc = [meta, header].filter(Boolean).join(';').split(';').map((d) => d.trim()).find((d) => d.startsWith('script-src '));
+  const scriptSrc = [meta, header]
+    .filter(Boolean)
+    .join(';')
+    .split(';')
+    .map((d) => d.trim())
+    .find((d) => d.startsWith('script-src '));
   const inline = [...html.matchAll(/<script\b([^>]*)>([\s\S]*?)<\/script>/gi)]
     .filter((m) => !/\bsrc=/i.test(m[1]!) && !/type="application\/(ld\+)?json"/i.test(m[1]!))
     .map((m) => ({ hash: `'sha256-${createHash('sha256').update(m[2]!).digest('base64')}'`, text: m[2]!.slice(0, 60) }));
@@ -59,7 +76,21 @@ describe('headers on every kind of answer', () => {
     const html = await (await fetch(new URL('/section/world', server.url))).text();
     const asset = /\/_astro\/[^"]+\.js/.exec(html)![0];
     const image = /\/images\/[a-f0-9]+\/\d+\.webp/.exec(await (await fetch(new URL(`/article/${article.slug}`, server.url))).text())?.[0];
-    const paths = ['/section/world', `/article/${article.slug}`, '/search', '/about', '/no/such/page', asset, '/api/health', '/api/articles/nope', '/api/nothing', '/login', '/rss.xml', '/sitemap.xml', '/newsletter/unsubscribe?token=x'];
+    const paths = [
+      '/section/world',
+      `/article/${article.slug}`,
+      '/search',
+      '/about',
+      '/no/such/page',
+      asset,
+      '/api/health',
+      '/api/articles/nope',
+      '/api/nothing',
+      '/login',
+      '/rss.xml',
+      '/sitemap.xml',
+      '/newsletter/unsubscribe?token=x',
+    ];
     if (image) paths.push(image);
     for (const p of paths) expectBaseHeaders((await fetch(new URL(p, server.url), { redirect: 'manual' })).headers, p);
     for (const p of ['/admin', '/admin/editor', `/admin/editor/${article.id}`]) {
@@ -79,7 +110,8 @@ describe('headers on every kind of answer', () => {
       for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
         const full = path.join(dir, entry.name);
         if (entry.isDirectory() && entry.name !== 'pagefind' && entry.name !== '_astro') walk(full);
-        else if (entry.name.endsWith('.html')) pages.push({ name: path.relative(server.clientDir, full), html: fs.readFileSync(full, 'utf8') });
+        else if (entry.name.endsWith('.html'))
+          pages.push({ name: path.relative(server.clientDir, full), html: fs.readFileSync(full, 'utf8') });
       }
     };
     walk(server.clientDir);
@@ -106,7 +138,9 @@ describe('Chromium loads every screen without a CSP violation', () => {
    * the network never goes idle for long (the ticker polls), so a short grace period stands in for it.
    */
   async function settle(page: Page): Promise<void> {
-    await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]:not([client="visible"])').length === 0, undefined, { timeout: 10_000 });
+    await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]:not([client="visible"])').length === 0, undefined, {
+      timeout: 10_000,
+    });
     await page.waitForTimeout(500);
   }
 
@@ -114,7 +148,8 @@ describe('Chromium loads every screen without a CSP violation', () => {
   async function visit(page: Page, pathname: string, act?: (page: Page) => Promise<void>): Promise<string[]> {
     const violations: string[] = [];
     page.on('console', (message) => {
-      if (/Content Security Policy|Refused to (execute|load|apply|connect|frame|compile)/i.test(message.text())) violations.push(`${pathname}: ${message.text()}`);
+      if (/Content Security Policy|Refused to (execute|load|apply|connect|frame|compile)/i.test(message.text()))
+        violations.push(`${pathname}: ${message.text()}`);
     });
     const response = await page.goto(new URL(pathname, server.url).href, { waitUntil: 'load' });
     expect(response?.status(), pathname).toBeLessThan(500);
@@ -132,10 +167,14 @@ describe('Chromium loads every screen without a CSP violation', () => {
     await context.addInitScript(() => {
       const w = window as unknown as { __csp: string[] };
       w.__csp = [];
-      document.addEventListener('securitypolicyviolation', (e) => w.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber}) ${e.sample}`));
+      document.addEventListener('securitypolicyviolation', (e) =>
+        w.__csp.push(`${e.violatedDirective} blocked ${e.blockedURI || 'inline'} (${e.sourceFile}:${e.lineNumber}) ${e.sample}`),
+      );
     });
     if (signedIn) {
-      await context.addCookies([{ name: 'session', value: admin.cookies.get('session')!, url: server.url, httpOnly: true, sameSite: 'Lax' }]);
+      await context.addCookies([
+        { name: 'session', value: admin.cookies.get('session')!, url: server.url, httpOnly: true, sameSite: 'Lax' },
+      ]);
     }
     return context.newPage();
   }
@@ -145,18 +184,23 @@ describe('Chromium loads every screen without a CSP violation', () => {
     const violations: string[] = [];
     violations.push(...(await visit(page, '/section/world')));
     violations.push(...(await visit(page, '/section/home')));
-    violations.push(...(await visit(page, `/article/${article.slug}`, async (p) => {
-      // Islands hydrate when visible: scroll to them, then use them (a vote and a comment go through the API).
-      const like = p.getByTestId('like-button');
-      await like.scrollIntoViewIfNeeded();
-      await like.click({ timeout: 10_000 });
-      await p.getByTestId('like-count').filter({ hasText: /[1-9]/ }).waitFor({ timeout: 10_000 });
-    })));
-    violations.push(...(await visit(page, '/search?q=the', async (p) => {
-      // Results come from Pagefind (fetch + WebAssembly) in the browser.
-      await p.getByText(/results for/i).waitFor({ timeout: 10_000 });
-    })));
-    for (const p of ['/about', '/cookies', '/no/such/page', '/newsletter/unsubscribe?token=abc']) violations.push(...(await visit(page, p)));
+    violations.push(
+      ...(await visit(page, `/article/${article.slug}`, async (p) => {
+        // Islands hydrate when visible: scroll to them, then use them (a vote and a comment go through the API).
+        const like = p.getByTestId('like-button');
+        await like.scrollIntoViewIfNeeded();
+        await like.click({ timeout: 10_000 });
+        await p.getByTestId('like-count').filter({ hasText: /[1-9]/ }).waitFor({ timeout: 10_000 });
+      })),
+    );
+    violations.push(
+      ...(await visit(page, '/search?q=the', async (p) => {
+        // Results come from Pagefind (fetch + WebAssembly) in the browser.
+        await p.getByText(/results for/i).waitFor({ timeout: 10_000 });
+      })),
+    );
+    for (const p of ['/about', '/cookies', '/no/such/page', '/newsletter/unsubscribe?token=abc'])
+      violations.push(...(await visit(page, p)));
     expect(violations, violations.join('\n')).toEqual([]);
     await page.context().close();
   });
@@ -189,7 +233,7 @@ describe('/images/ serves images only', () => {
       'x.js': 'alert(1)',
       'x.xml': '<x/>',
       'x.webp.html': '<script>alert(1)</script>',
-      'noext': '<script>alert(1)</script>',
+      noext: '<script>alert(1)</script>',
     };
     for (const [name, body] of Object.entries(planted)) fs.writeFileSync(path.join(dir, name), body);
     for (const name of Object.keys(planted)) {

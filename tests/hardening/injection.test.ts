@@ -49,11 +49,11 @@ const PAYLOADS = [
   '<object data="javascript:__xss(18)"></object>',
   '<scr<script>ipt>__xss(19)</scr</script>ipt>',
   '<META HTTP-EQUIV="refresh" CONTENT="0;url=javascript:__xss(20);">',
-  '<STYLE>@import\'javascript:__xss(21)\';</STYLE>',
+  "<STYLE>@import'javascript:__xss(21)';</STYLE>",
   '<img src=`x`onerror=__xss(22)>',
   '\u003cimg src=x onerror=__xss(23)\u003e',
   '<noscript><p title="</noscript><img src=x onerror=__xss(24)>">',
-  '{{constructor.constructor(\'__xss(25)\')()}}',
+  "{{constructor.constructor('__xss(25)')()}}",
   '<form><button formaction=javascript:__xss(26)>x</button></form>',
   '<video><source onerror="__xss(27)">',
   '<a href="data:text/html;base64,PHNjcmlwdD5wYXJlbnQuX194c3MoMjgpPC9zY3JpcHQ+">x</a>',
@@ -89,11 +89,25 @@ beforeAll(async () => {
     }),
   );
   for (const [i, payload] of PAYLOADS.slice(0, 10).entries()) {
-    articles.push(await createArticle(admin, { title: payload, authorName: payload.slice(0, 100), dek: payload, tags: [payload.slice(0, 50)], section: i % 2 ? 'world' : 'home', status: 'published', bodyHtml: `<p>${payload}</p>` }));
+    articles.push(
+      await createArticle(admin, {
+        title: payload,
+        authorName: payload.slice(0, 100),
+        dek: payload,
+        tags: [payload.slice(0, 50)],
+        section: i % 2 ? 'world' : 'home',
+        status: 'published',
+        bodyHtml: `<p>${payload}</p>`,
+      }),
+    );
   }
   // Readers' comments on the first article: name and content.
   for (const payload of PAYLOADS.slice(0, 4)) {
-    const response = await new TestClient(server.url, freshIp()).post(`/api/articles/${articles[0]!.id}/comments`, { authorName: payload.slice(0, 100), authorEmail: 'x@example.com', content: ALL.slice(0, 5000) });
+    const response = await new TestClient(server.url, freshIp()).post(`/api/articles/${articles[0]!.id}/comments`, {
+      authorName: payload.slice(0, 100),
+      authorEmail: 'x@example.com',
+      content: ALL.slice(0, 5000),
+    });
     expect(response.status).toBe(201);
   }
   // A news source with a payload name, whose feed carries payloads in every item field.
@@ -105,7 +119,11 @@ beforeAll(async () => {
         <description><![CDATA[<p>Feed body</p>${ALL.replace(/]]>/g, '')}]]></description>
         <author>${escape(PAYLOADS[2]!)}</author><category>${escape(PAYLOADS[1]!)}</category></item></channel></rss>`);
   });
-  const source = await admin.post('/api/news-sources', { name: '<img src=x onerror=__xss(50)>', url: `${feeds.url}/feeds/payloads.xml`, section: 'world' });
+  const source = await admin.post('/api/news-sources', {
+    name: '<img src=x onerror=__xss(50)>',
+    url: `${feeds.url}/feeds/payloads.xml`,
+    section: 'world',
+  });
   expect(source.status).toBe(201);
   const fetched = await admin.post(`/api/news-sources/${((await source.json()) as { id: string }).id}/fetch`);
   expect(fetched.status, await fetched.clone().text()).toBe(200);
@@ -138,10 +156,20 @@ async function inspect(page: Page): Promise<{ fired: number[]; dangerous: string
         for (const attr of el.getAttributeNames()) {
           const value = el.getAttribute(attr) ?? '';
           if (/^on/i.test(attr)) dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
-          if (/^(href|src|action|formaction|data|xlink:href)$/i.test(attr) && /^\s*(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\p{Cc} ]/gu, ''))) dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
+          if (
+            /^(href|src|action|formaction|data|xlink:href)$/i.test(attr) &&
+            /^\s*(javascript|vbscript|data:text\/html)/i.test(value.replace(/[\p{Cc} ]/gu, ''))
+          )
+            dangerous.push(`${el.tagName} ${attr}=${value.slice(0, 40)}`);
         }
-        if (el.tagName === 'SCRIPT' && /__xss/.test(el.textContent ?? '') && !/json/i.test(el.getAttribute('type') ?? '')) dangerous.push(`executable script: ${(el.textContent ?? '').slice(0, 60)}`);
-        if (el.tagName === 'IFRAME' && el.hasAttribute('srcdoc') && (el.getAttribute('sandbox') === null || /allow-scripts/.test(el.getAttribute('sandbox')!))) dangerous.push('iframe srcdoc without sandbox');
+        if (el.tagName === 'SCRIPT' && /__xss/.test(el.textContent ?? '') && !/json/i.test(el.getAttribute('type') ?? ''))
+          dangerous.push(`executable script: ${(el.textContent ?? '').slice(0, 60)}`);
+        if (
+          el.tagName === 'IFRAME' &&
+          el.hasAttribute('srcdoc') &&
+          (el.getAttribute('sandbox') === null || /allow-scripts/.test(el.getAttribute('sandbox')!))
+        )
+          dangerous.push('iframe srcdoc without sandbox');
         if (/^(OBJECT|EMBED|BASE)$/.test(el.tagName)) dangerous.push(el.tagName);
         if (el.tagName === 'META' && /refresh/i.test(el.getAttribute('http-equiv') ?? '')) dangerous.push('meta refresh');
       }
@@ -168,7 +196,9 @@ async function visit(page: Page, pathname: string, act?: (page: Page) => Promise
   expect(response?.status(), pathname).toBeLessThan(500);
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
   // Islands that stay unrendered (a banner already answered, say) must not stall the run.
-  await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0, undefined, { timeout: 1_000 }).catch(() => {});
+  await page
+    .waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0, undefined, { timeout: 1_000 })
+    .catch(() => {});
   if (act) await act(page);
   await page.waitForTimeout(300);
   return { pathname, ...(await inspect(page)) };
@@ -189,7 +219,13 @@ describe('XSS payloads never run', () => {
         }),
       );
     }
-    for (const p of ['/section/world', '/section/home', `/section/${encodeURIComponent('<script>__xss(60)</script>')}`, `/article/${encodeURIComponent('"><img src=x onerror=__xss(61)>')}`]) results.push(await visit(page, p));
+    for (const p of [
+      '/section/world',
+      '/section/home',
+      `/section/${encodeURIComponent('<script>__xss(60)</script>')}`,
+      `/article/${encodeURIComponent('"><img src=x onerror=__xss(61)>')}`,
+    ])
+      results.push(await visit(page, p));
     for (const q of ['<script>__xss(62)</script>', '"><img src=x onerror=__xss(63)>', 'Payloads', 'Body', 'javascript:__xss(64)']) {
       results.push(await visit(page, `/search?q=${encodeURIComponent(q)}`));
     }
@@ -201,7 +237,11 @@ describe('XSS payloads never run', () => {
     const page = await newPage(true);
     const results = [await visit(page, '/admin')];
     // Each tab, once its list (with the payloads as text) has rendered.
-    const tabs: [RegExp, string][] = [[/article/i, 'Payloads'], [/comments/i, 'x@example.com'], [/sources/i, '__xss(50)']];
+    const tabs: [RegExp, string][] = [
+      [/article/i, 'Payloads'],
+      [/comments/i, 'x@example.com'],
+      [/sources/i, '__xss(50)'],
+    ];
     for (const [tab, shows] of tabs) {
       await page.getByRole('tab', { name: tab }).click();
       await page.getByRole('tabpanel').getByText(shows).first().waitFor({ timeout: 10_000 });
@@ -233,11 +273,30 @@ describe('path traversal', () => {
   it('static, image and page paths never reach files outside the served folders', async () => {
     const secrets = /passwordHash|argon2id|"sessions"|root:x:0:0|"storeId"|APP_SECRET|"dependencies"/;
     const targets = [
-      '/images/../users.json', '/images/..%2fusers.json', '/images/%2e%2e/users.json', '/images/%2e%2e%2fsessions.json', '/images/....//users.json',
-      '/images/..\\users.json', '/images/%252e%252e%252fusers.json', '/images/%c0%ae%c0%ae/users.json', '/images/.lock', '/images/..%00/users.json',
-      '/../../../../etc/passwd', '/..%2f..%2f..%2f..%2fetc%2fpasswd', '/%2e%2e/%2e%2e/package.json', '/_astro/../../../package.json', '/_astro/..%2f..%2f..%2fpackage.json',
-      '//etc/passwd', '/section/..%2f..%2f..%2fpackage.json', '/article/..%2F..%2F..%2Fpackage.json', '/article/%2e%2e%2f%2e%2e%2fserver%2fentry.mjs',
-      '/.env', '/.git/config', '/..;/package.json', `/images/${'../'.repeat(12)}etc/passwd`, '/favicon.svg/..%2f..%2fpackage.json',
+      '/images/../users.json',
+      '/images/..%2fusers.json',
+      '/images/%2e%2e/users.json',
+      '/images/%2e%2e%2fsessions.json',
+      '/images/....//users.json',
+      '/images/..\\users.json',
+      '/images/%252e%252e%252fusers.json',
+      '/images/%c0%ae%c0%ae/users.json',
+      '/images/.lock',
+      '/images/..%00/users.json',
+      '/../../../../etc/passwd',
+      '/..%2f..%2f..%2f..%2fetc%2fpasswd',
+      '/%2e%2e/%2e%2e/package.json',
+      '/_astro/../../../package.json',
+      '/_astro/..%2f..%2f..%2fpackage.json',
+      '//etc/passwd',
+      '/section/..%2f..%2f..%2fpackage.json',
+      '/article/..%2F..%2F..%2Fpackage.json',
+      '/article/%2e%2e%2f%2e%2e%2fserver%2fentry.mjs',
+      '/.env',
+      '/.git/config',
+      '/..;/package.json',
+      `/images/${'../'.repeat(12)}etc/passwd`,
+      '/favicon.svg/..%2f..%2fpackage.json',
     ];
     for (const target of targets) {
       const { status, body } = await rawGet(target);
@@ -248,7 +307,15 @@ describe('path traversal', () => {
   });
 
   it('refuses traversal in hero image paths and never lets a slug leave the article folder', async () => {
-    for (const heroImage of ['/images/../users.json', '/../../etc/passwd', '/images/%2e%2e/users.json', '/images/..\\..\\users.json', '//evil.example/x.jpg', 'file:///etc/passwd', 'javascript:alert(1)']) {
+    for (const heroImage of [
+      '/images/../users.json',
+      '/../../etc/passwd',
+      '/images/%2e%2e/users.json',
+      '/images/..\\..\\users.json',
+      '//evil.example/x.jpg',
+      'file:///etc/passwd',
+      'javascript:alert(1)',
+    ]) {
       const response = await admin.post('/api/articles', { title: 'Traversal hero', heroImage });
       expect(response.status, heroImage).toBe(400);
     }

@@ -17,7 +17,9 @@ export { TestClient, adminClient, createArticle, expectDataFilesValid, expectErr
 /** Moves every stored session's expiry to `expiresAt`, behind the (stopped) server's back: in its files, or its database. */
 export async function ageSessions(dataDir: string, expiresAt: string): Promise<void> {
   if (testingPostgres()) {
-    await withTestDatabase(dataDir, (db) => db.query(`UPDATE sessions SET expires_at = $1, doc = jsonb_set(doc, '{expiresAt}', to_jsonb($1::text))`, [expiresAt]));
+    await withTestDatabase(dataDir, (db) =>
+      db.query(`UPDATE sessions SET expires_at = $1, doc = jsonb_set(doc, '{expiresAt}', to_jsonb($1::text))`, [expiresAt]),
+    );
     return;
   }
   // Sessions live in hashed bucket files (layout 2): age the ones in each.
@@ -50,7 +52,10 @@ export async function snapshotDataDir(dataDir: string): Promise<Record<string, s
   walk(dataDir);
   if (testingPostgres()) {
     await withTestDatabase(dataDir, async (db) => {
-      for (const name of PG_COLLECTIONS) out[`pg:${name}`] = createHash('sha256').update(JSON.stringify(await readPgDocument(db, name))).digest('hex');
+      for (const name of PG_COLLECTIONS)
+        out[`pg:${name}`] = createHash('sha256')
+          .update(JSON.stringify(await readPgDocument(db, name)))
+          .digest('hex');
     });
   }
   return out;
@@ -131,7 +136,15 @@ export function readUntilClosed(socket: net.Socket, limitMs: number): Promise<{ 
 export function launchChromium(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--no-first-run', '--disable-sync', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--no-first-run',
+      '--disable-sync',
+      '--disable-quic',
+    ],
   });
 }
 

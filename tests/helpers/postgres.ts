@@ -40,19 +40,31 @@ export type Cluster = { url: string; dir: string; stop: () => void };
 export async function startCluster(): Promise<Cluster> {
   const bin = postgresBinDir();
   if (!bin) {
-    throw new Error('The tests need PostgreSQL (Debian: apt-get install -y postgresql), and initdb was not found under /usr/lib/postgresql. Set PG_BIN to its bin folder.');
+    throw new Error(
+      'The tests need PostgreSQL (Debian: apt-get install -y postgresql), and initdb was not found under /usr/lib/postgresql. Set PG_BIN to its bin folder.',
+    );
   }
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-pg-'));
   const asRoot = process.getuid?.() === 0;
   const run = (file: string, args: string[]) =>
-    asRoot ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'pipe' }) : execFileSync(path.join(bin, file), args, { stdio: 'pipe' });
+    asRoot
+      ? execFileSync('runuser', ['-u', 'postgres', '--', path.join(bin, file), ...args], { stdio: 'pipe' })
+      : execFileSync(path.join(bin, file), args, { stdio: 'pipe' });
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const data = path.join(dir, 'data');
   const port = await freePort();
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
     // Durability settings off: a test cluster is thrown away, and they make every commit cheap.
-    const options = [`-p ${port}`, `-k ${dir}`, "-c listen_addresses=127.0.0.1", '-c fsync=off', '-c synchronous_commit=off', '-c full_page_writes=off', '-c max_connections=300'].join(' ');
+    const options = [
+      `-p ${port}`,
+      `-k ${dir}`,
+      '-c listen_addresses=127.0.0.1',
+      '-c fsync=off',
+      '-c synchronous_commit=off',
+      '-c full_page_writes=off',
+      '-c max_connections=300',
+    ].join(' ');
     run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', '-o', options, 'start']);
   } catch (error) {
     const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
@@ -85,7 +97,8 @@ function urlOf(adminUrl: string, name: string): string {
  */
 export async function databaseFor(key: string): Promise<string> {
   const adminUrl = process.env[ADMIN_URL_ENV];
-  if (!adminUrl) throw new Error(`No test PostgreSQL cluster: ${ADMIN_URL_ENV} is unset (tests/helpers/postgres.ts runs as vitest globalSetup).`);
+  if (!adminUrl)
+    throw new Error(`No test PostgreSQL cluster: ${ADMIN_URL_ENV} is unset (tests/helpers/postgres.ts runs as vitest globalSetup).`);
   const name = `t_${createHash('sha256').update(path.resolve(key)).digest('hex').slice(0, 24)}`;
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();

@@ -107,7 +107,11 @@ export class ApiClient {
     this.baseUrl = baseUrl;
   }
 
-  async request(method: string, pathname: string, options: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+  async request(
+    method: string,
+    pathname: string,
+    options: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {},
+  ): Promise<Response> {
     const headers: Record<string, string> = { Origin: this.baseUrl, ...options.headers };
     if (this.cookies.size) headers.Cookie = [...this.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
     let body = options.body;

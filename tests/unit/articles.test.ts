@@ -155,7 +155,7 @@ describe('visibility', () => {
     expect((await listArticles(runtime, query, reader)).map((a) => a.id)).toEqual([live.id]);
     expect(await countArticles(runtime, {}, reader)).toBe(1);
     expect(await countArticles(runtime, {}, admin)).toBe(2);
-    expect((await listArticles(runtime, { ...query, limit: 1 }, admin))).toHaveLength(1);
+    expect(await listArticles(runtime, { ...query, limit: 1 }, admin)).toHaveLength(1);
   });
 
   it('searches published articles only, with a count that matches', async () => {
@@ -175,7 +175,11 @@ describe('publishDueArticles', () => {
     const future = await createArticle(runtime, input({ title: 'Future', status: 'scheduled', scheduledFor: '2099-01-01T00:00:00Z' }));
     runtime.changes.length = 0;
     const now = '2025-01-01T00:00:00.000Z';
-    const results = await Promise.all([publishDueArticles(runtime, now), publishDueArticles(runtime, now), publishDueArticles(runtime, now)]);
+    const results = await Promise.all([
+      publishDueArticles(runtime, now),
+      publishDueArticles(runtime, now),
+      publishDueArticles(runtime, now),
+    ]);
     expect(results.flat().map((a) => a.id)).toEqual([due.id]);
     expect(runtime.changes.flat().map((c) => c.after?.id)).toEqual([due.id]);
     expect(await publishDueArticles(runtime, now)).toEqual([]);
@@ -198,7 +202,14 @@ describe('votes and views', () => {
   it('counts views of published article paths only', async () => {
     const live = await createArticle(runtime, input({ title: 'Viewed', status: 'published' }));
     const draft = await createArticle(runtime, input({ title: 'Unviewed' }));
-    for (const path of [`/article/${live.slug}`, `/article/${live.slug}/`, '/section/world', `/article/${draft.slug}`, '/article/%E0%A4%A', '/article/']) {
+    for (const path of [
+      `/article/${live.slug}`,
+      `/article/${live.slug}/`,
+      '/section/world',
+      `/article/${draft.slug}`,
+      '/article/%E0%A4%A',
+      '/article/',
+    ]) {
       await recordPageView(runtime, path);
     }
     expect((await runtime.store.counters.get(live.id)).views).toBe(2);

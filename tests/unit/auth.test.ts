@@ -63,7 +63,10 @@ describe('passwords and tokens', () => {
     // Every file the sessions are kept in (layout 2: hashed buckets), or on PostgreSQL the whole sessions table.
     const file = testingPostgres()
       ? JSON.stringify(await readDataFile(runtime.dataDir, 'sessions'))
-      : storeJsonFiles(runtime.dataDir).filter((f) => f.includes(`${path.sep}sessions${path.sep}`)).map((f) => fs.readFileSync(f, 'utf8')).join('\n');
+      : storeJsonFiles(runtime.dataDir)
+          .filter((f) => f.includes(`${path.sep}sessions${path.sep}`))
+          .map((f) => fs.readFileSync(f, 'utf8'))
+          .join('\n');
     expect(file).toContain(session.id);
     expect(file).not.toContain(token);
   });

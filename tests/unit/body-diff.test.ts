@@ -21,7 +21,12 @@ describe('diffBodies', () => {
 
   it('shows an added paragraph as added, and markup-only changes as no change', () => {
     const added = diffBodies('<p>First.</p>', '<p>First.</p><p>Second paragraph.</p>');
-    expect(added.filter((p) => p.kind === 'added').map((p) => p.text).join('')).toContain('Second paragraph.');
+    expect(
+      added
+        .filter((p) => p.kind === 'added')
+        .map((p) => p.text)
+        .join(''),
+    ).toContain('Second paragraph.');
     expect(added.some((p) => p.kind === 'removed')).toBe(false);
     expect(hasChanges(diffBodies('<p>Same <em>words</em>.</p>', '<p>Same <strong>words</strong>.</p>'))).toBe(false);
   });

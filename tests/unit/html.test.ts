@@ -9,11 +9,15 @@ describe('sanitizeBodyHtml', () => {
       '<ul><li>a</li></ul><ol><li>b</li></ol><blockquote>q</blockquote><pre>p</pre><hr>' +
       '<figure><img src="https://img.example/a.jpg" alt="A" width="10" height="5" loading="lazy"><figcaption>cap</figcaption></figure>' +
       '<p><a href="/article/x" title="t">internal</a> <a href="mailto:desk@example.com">mail</a></p>';
-    expect(sanitizeBodyHtml(html)).toBe(html.replace('<br>', '<br />').replace('<hr>', '<hr />').replace('loading="lazy">', 'loading="lazy" />'));
+    expect(sanitizeBodyHtml(html)).toBe(
+      html.replace('<br>', '<br />').replace('<hr>', '<hr />').replace('loading="lazy">', 'loading="lazy" />'),
+    );
   });
 
   it('marks external links noopener and opens them in a new tab', () => {
-    expect(sanitizeBodyHtml('<a href="https://x.example">x</a>')).toBe('<a href="https://x.example" rel="noopener noreferrer nofollow" target="_blank">x</a>');
+    expect(sanitizeBodyHtml('<a href="https://x.example">x</a>')).toBe(
+      '<a href="https://x.example" rel="noopener noreferrer nofollow" target="_blank">x</a>',
+    );
   });
 
   it('maps near-equivalents and unwraps unknown wrappers keeping their text', () => {
@@ -41,7 +45,10 @@ describe('sanitizeBodyHtml', () => {
     ['<p>a</p><!-- <script>alert(1)</script> -->', '<p>a</p>'],
     ['<noscript><p title="</noscript><img src=x onerror=alert(1)>"></noscript>', ''],
     ['<template><script>alert(1)</script></template>', ''],
-    ['<a href="https://x.example" target="_self" onmouseover="alert(1)">x</a>', '<a href="https://x.example" target="_blank" rel="noopener noreferrer nofollow">x</a>'],
+    [
+      '<a href="https://x.example" target="_self" onmouseover="alert(1)">x</a>',
+      '<a href="https://x.example" target="_blank" rel="noopener noreferrer nofollow">x</a>',
+    ],
   ])('defuses %s', (payload, expected) => {
     const clean = sanitizeBodyHtml(payload);
     expect(clean).toBe(expected);

@@ -28,7 +28,9 @@ describe('parseFeed on the fixture corpus', () => {
     expect(star.guid).toBe('http://liftoff.msfc.nasa.gov/2003/06/03.html#item573');
     expect(star.sourceUrl).toBe('http://liftoff.msfc.nasa.gov/news/2003/news-starcity.asp');
     expect(star.publishedAt).toBe('2003-06-03T09:39:21.000Z');
-    expect(star.bodyHtml).toContain('<a href="http://howe.iki.rssi.ru/GCTC/gctc_e.htm" rel="noopener noreferrer nofollow" target="_blank">Star City</a>');
+    expect(star.bodyHtml).toContain(
+      '<a href="http://howe.iki.rssi.ru/GCTC/gctc_e.htm" rel="noopener noreferrer nofollow" target="_blank">Star City</a>',
+    );
     expect(star.dek).toMatch(/^How do Americans get ready/);
     expect(star.dek).not.toContain('<');
   });
@@ -47,7 +49,11 @@ describe('parseFeed on the fixture corpus', () => {
   it('reads Atom with xml:base (intertwingly.atom): 20 entries with absolute links', async () => {
     const items = await fieldsOf('intertwingly.atom');
     expect(items).toHaveLength(20);
-    expect(items[0]).toMatchObject({ title: 'Inhibiting Suspend', guid: 'tag:intertwingly.net,2004:3299', publishedAt: '2012-07-16T15:48:01.000Z' });
+    expect(items[0]).toMatchObject({
+      title: 'Inhibiting Suspend',
+      guid: 'tag:intertwingly.net,2004:3299',
+      publishedAt: '2012-07-16T15:48:01.000Z',
+    });
     for (const item of items) expect(item.sourceUrl).toMatch(/^https?:\/\//);
   });
 
@@ -118,7 +124,9 @@ describe('parseFeed on the fixture corpus', () => {
     expect(items).toHaveLength(2);
     expect(items[0]!.title).toBe('Neverwinter & Jingle Jam Humble Bundle!');
     expect(items[0]!.guid).toBe('http://www.arcgames.com/en/games/PAB_nw/news/detail/10743874');
-    expect(items[0]!.sourceUrl).toBe('http://feeds.test/en/games/neverwinter/news/detail/10743874-neverwinter-%26-jingle-jam-humble-bundle%21');
+    expect(items[0]!.sourceUrl).toBe(
+      'http://feeds.test/en/games/neverwinter/news/detail/10743874-neverwinter-%26-jingle-jam-humble-bundle%21',
+    );
   });
 
   it('reads one item from guid-dupes.xml (two guid elements) and drops the 1x1 tracking pixel as hero', async () => {
@@ -153,13 +161,19 @@ describe('parseFeed on the fixture corpus', () => {
       new FeedParseError('The URL answered with an HTML page, not an RSS or Atom feed'),
     );
     // Even when the server calls it XML.
-    await expect(parseFeed(readFixture('notafeed.html'), { feedUrl: BASE, contentType: 'application/xml' })).rejects.toThrow(/HTML page, not an RSS or Atom feed/);
+    await expect(parseFeed(readFixture('notafeed.html'), { feedUrl: BASE, contentType: 'application/xml' })).rejects.toThrow(
+      /HTML page, not an RSS or Atom feed/,
+    );
   });
 
   it('refuses empty bodies, non-XML text, JSON and corrupt gzip with clear errors', async () => {
     await expect(parseFeed(Buffer.from('  \n'), { feedUrl: BASE })).rejects.toThrow('The feed is empty');
-    await expect(parseFeed(Buffer.from('just some words'), { feedUrl: BASE })).rejects.toThrow('The URL did not answer with an RSS or Atom feed');
-    await expect(parseFeed(Buffer.from('{"items":[]}'), { feedUrl: BASE, contentType: 'application/json' })).rejects.toThrow(FeedParseError);
+    await expect(parseFeed(Buffer.from('just some words'), { feedUrl: BASE })).rejects.toThrow(
+      'The URL did not answer with an RSS or Atom feed',
+    );
+    await expect(parseFeed(Buffer.from('{"items":[]}'), { feedUrl: BASE, contentType: 'application/json' })).rejects.toThrow(
+      FeedParseError,
+    );
     const gz = zlib.gzipSync(readFixture('rss2sample.xml'));
     await expect(parseFeed(gz.subarray(0, 200), { feedUrl: BASE })).rejects.toThrow(/compressed and could not be unpacked/);
   });
@@ -195,7 +209,9 @@ describe('itemToFields', () => {
       <description><![CDATA[${payloads}]]></description><content:encoded><![CDATA[<p>Body</p>${payloads}]]></content:encoded></item></channel></rss>`;
     const [item] = await fieldsOf('xss.xml', Buffer.from(xml));
     expect(item!.bodyHtml).toContain('<p>Body</p>');
-    expect(item!.bodyHtml).not.toMatch(/<script|onerror|onload|onclick|javascript:|vbscript:|data:text|<iframe|<svg|<object|<embed|<form|<input|style=|<math/i);
+    expect(item!.bodyHtml).not.toMatch(
+      /<script|onerror|onload|onclick|javascript:|vbscript:|data:text|<iframe|<svg|<object|<embed|<form|<input|style=|<math/i,
+    );
     // Titles are read as HTML and reduced to plain text (escaped again when rendered).
     expect(item!.title).toBe('alert(1)Title');
     // `<img src=x>` survives as a harmless resolved http URL; script schemes never do.
@@ -218,7 +234,9 @@ describe('itemToFields', () => {
 
   it('changes its fingerprint when the item is edited upstream, not otherwise', async () => {
     const feed = (title: string) =>
-      Buffer.from(`<rss version="2.0"><channel><title>x</title><link>http://feeds.test/</link><item><title>${title}</title><link>http://feeds.test/a</link><description>Same</description></item></channel></rss>`);
+      Buffer.from(
+        `<rss version="2.0"><channel><title>x</title><link>http://feeds.test/</link><item><title>${title}</title><link>http://feeds.test/a</link><description>Same</description></item></channel></rss>`,
+      );
     const [a] = await fieldsOf('x.xml', feed('First title'));
     const [b] = await fieldsOf('x.xml', feed('First title'));
     const [c] = await fieldsOf('x.xml', feed('Second title'));
@@ -230,7 +248,9 @@ describe('itemToFields', () => {
 
 describe('canonicalizeUrl and truncateText', () => {
   it('normalises host case, default port, fragment, tracking parameters and parameter order', () => {
-    expect(canonicalizeUrl('HTTPS://News.Example.COM:443/a/b?utm_source=rss&z=1&a=2&fbclid=x#section')).toBe('https://news.example.com/a/b?a=2&z=1');
+    expect(canonicalizeUrl('HTTPS://News.Example.COM:443/a/b?utm_source=rss&z=1&a=2&fbclid=x#section')).toBe(
+      'https://news.example.com/a/b?a=2&z=1',
+    );
     expect(canonicalizeUrl('http://example.com')).toBe('http://example.com/');
     expect(canonicalizeUrl('ftp://example.com/file')).toBeUndefined();
     expect(canonicalizeUrl('not a url')).toBeUndefined();

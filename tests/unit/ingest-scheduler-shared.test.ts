@@ -31,13 +31,22 @@ await store.close();
 function schedulerPass(databaseUrl: string): Promise<string> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', PASS], {
     cwd: ROOT,
-    env: { ...process.env, DATA_DIR: makeTempDir(), DATABASE_URL: databaseUrl, SEED: 'none', FETCH_ALLOW_PRIVATE_NETWORKS: 'true', FEED_FETCH_INTERVAL_MINUTES: '15' },
+    env: {
+      ...process.env,
+      DATA_DIR: makeTempDir(),
+      DATABASE_URL: databaseUrl,
+      SEED: 'none',
+      FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+      FEED_FETCH_INTERVAL_MINUTES: '15',
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
-  return new Promise((resolve, reject) => child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`scheduler pass exited ${code}: ${output}`)))));
+  return new Promise((resolve, reject) =>
+    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`scheduler pass exited ${code}: ${output}`)))),
+  );
 }
 
 describe('the feed schedule on a shared store', () => {
@@ -51,9 +60,20 @@ describe('the feed schedule on a shared store', () => {
     });
     const url = await databaseFor(makeTempDir('meridian-feeds-'));
     const store = await openStore(makeTempDir(), 'write', { databaseUrl: url });
-    await store.sources.insert({ id: 'slow', name: 'Slow wire', type: 'rss', url: `${feeds.url}/feeds/slow.xml`, section: 'world', enabled: true, createdAt: '2020-01-01T00:00:00.000Z' });
+    await store.sources.insert({
+      id: 'slow',
+      name: 'Slow wire',
+      type: 'rss',
+      url: `${feeds.url}/feeds/slow.xml`,
+      section: 'world',
+      enabled: true,
+      createdAt: '2020-01-01T00:00:00.000Z',
+    });
     const outputs = await Promise.all([schedulerPass(url), schedulerPass(url)]);
-    expect(feeds.requests.filter((r) => r.path === '/feeds/slow.xml'), outputs.join('\n---\n')).toHaveLength(1);
+    expect(
+      feeds.requests.filter((r) => r.path === '/feeds/slow.xml'),
+      outputs.join('\n---\n'),
+    ).toHaveLength(1);
     expect(outputs.join('\n').match(/\[ingest\] Slow wire: Fetched/g)).toHaveLength(1);
     const ingested = await store.articles.count({});
     expect(ingested).toBeGreaterThan(0);

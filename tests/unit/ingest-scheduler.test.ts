@@ -27,7 +27,9 @@ describe('nextDueAt', () => {
   });
 
   it('spreads sources fetched at the same moment over different slots', () => {
-    const slots = new Set(Array.from({ length: 20 }, (_, i) => nextDueAt(source(`source-${i}`, { lastFetchedAt: '2025-01-01T10:00:00.000Z' }), INTERVAL)));
+    const slots = new Set(
+      Array.from({ length: 20 }, (_, i) => nextDueAt(source(`source-${i}`, { lastFetchedAt: '2025-01-01T10:00:00.000Z' }), INTERVAL)),
+    );
     expect(slots.size).toBe(20);
   });
 

@@ -13,11 +13,24 @@ const at = (ms: number) => new Date(T0 + ms).toISOString();
 function job(path: string, created = 0, queued = created, id = path): Job {
   return { id, path, createdAt: at(created), queuedAt: at(queued), attempts: 0 } as Job;
 }
-const state = (now: number, extra: Partial<PickState> = {}): PickState => ({ now: T0 + now, lastRendered: new Map(), retryAt: new Map(), reconciling: false, ...extra });
+const state = (now: number, extra: Partial<PickState> = {}): PickState => ({
+  now: T0 + now,
+  lastRendered: new Map(),
+  retryAt: new Map(),
+  reconciling: false,
+  ...extra,
+});
 
 describe('job picking', () => {
   it('orders paths: the article, section page 1, feeds, deeper pages, a search bundle, compaction', () => {
-    const paths = ['/pagefind/compact', '/section/world/page/2', searchJobPath('head-2026-05-01'), '/rss.xml', '/section/world', '/article/a'];
+    const paths = [
+      '/pagefind/compact',
+      '/section/world/page/2',
+      searchJobPath('head-2026-05-01'),
+      '/rss.xml',
+      '/section/world',
+      '/article/a',
+    ];
     expect([...paths].sort((a, b) => priorityOf(a) - priorityOf(b))).toEqual([
       '/article/a',
       '/section/world',

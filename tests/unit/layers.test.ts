@@ -36,7 +36,8 @@ export function layerOf(file: string): string | undefined {
 }
 
 function sourceFiles(dir: string): string[] {
-  return fs.readdirSync(dir, { recursive: true, encoding: 'utf8' })
+  return fs
+    .readdirSync(dir, { recursive: true, encoding: 'utf8' })
     .filter((name) => /\.(ts|tsx|astro)$/.test(name) && !name.endsWith('.d.ts') && !name.endsWith('.test.ts'))
     .map((name) => path.join(dir, name));
 }

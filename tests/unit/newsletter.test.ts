@@ -31,8 +31,22 @@ async function outbox(rt: TestRuntime): Promise<Mail[]> {
     files.map(async (f) => {
       const raw = fs.readFileSync(path.join(dir, f), 'utf8');
       const parsed: ParsedMail = await simpleParser(raw);
-      const headers = new Map(parsed.headerLines.map((h) => [h.key, h.line.slice(h.line.indexOf(':') + 1).replace(/\r?\n[ \t]+/g, ' ').trim()]));
-      return { to: headers.get('to') ?? '', text: parsed.text ?? '', html: typeof parsed.html === 'string' ? parsed.html : '', headers, raw };
+      const headers = new Map(
+        parsed.headerLines.map((h) => [
+          h.key,
+          h.line
+            .slice(h.line.indexOf(':') + 1)
+            .replace(/\r?\n[ \t]+/g, ' ')
+            .trim(),
+        ]),
+      );
+      return {
+        to: headers.get('to') ?? '',
+        text: parsed.text ?? '',
+        html: typeof parsed.html === 'string' ? parsed.html : '',
+        headers,
+        raw,
+      };
     }),
   );
 }
@@ -80,7 +94,12 @@ describe('double opt-in', () => {
     const error = await appErrorOf(subscribe(runtime, 'one-more@example.com', '10.0.2.1'));
     expect(error?.status).toBe(429);
     // A confirmed address is refused the same way: the 429 must not tell confirmed addresses apart.
-    await runtime.store.subscribers.upsert({ id: 'known', email: 'known@example.com', token: 'knowntoken00000000000', createdAt: '2025-01-01T00:00:00.000Z' });
+    await runtime.store.subscribers.upsert({
+      id: 'known',
+      email: 'known@example.com',
+      token: 'knowntoken00000000000',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
     expect((await appErrorOf(subscribe(runtime, 'known@example.com', '10.0.2.1')))?.status).toBe(429);
     expect(Number(error?.headers?.['Retry-After'])).toBeGreaterThan(60);
     expect(await runtime.store.subscribers.getByEmail('one-more@example.com')).toBeUndefined();
@@ -104,7 +123,12 @@ describe('double opt-in', () => {
 
   it('reads records from before double opt-in as confirmed', async () => {
     runtime = await makeRuntime();
-    await runtime.store.subscribers.upsert({ id: 'legacy', email: 'old@example.com', token: 'legacytoken0000000000', createdAt: '2025-01-01T00:00:00.000Z' });
+    await runtime.store.subscribers.upsert({
+      id: 'legacy',
+      email: 'old@example.com',
+      token: 'legacytoken0000000000',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
     expect((await runtime.store.subscribers.listConfirmed()).map((s) => s.email)).toEqual(['old@example.com']);
     expect(await runtime.store.subscribers.countByStatus()).toEqual({ confirmed: 1, pending: 0, unsubscribed: 0 });
   });
@@ -116,9 +140,18 @@ describe('CSV export', () => {
     for (const lead of ['+', '-', '@', '\t', '\r']) expect(csvCell(`${lead}1`)).toBe(`"'${lead}1"`);
     expect(csvCell('plain@example.com')).toBe('"plain@example.com"');
     runtime = await makeRuntime();
-    await runtime.store.subscribers.upsert({ id: 'a', email: '-2+3@example.com', token: 'atoken000000000000000', createdAt: '2025-01-01T00:00:00.000Z' });
+    await runtime.store.subscribers.upsert({
+      id: 'a',
+      email: '-2+3@example.com',
+      token: 'atoken000000000000000',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
     const csv = await exportSubscribersCsv(runtime);
-    expect(csv.split('\r\n')).toEqual(['"email","status","signed_up","confirmed","unsubscribed"', `"'-2+3@example.com","confirmed","2025-01-01T00:00:00.000Z","",""`, '']);
+    expect(csv.split('\r\n')).toEqual([
+      '"email","status","signed_up","confirmed","unsubscribed"',
+      `"'-2+3@example.com","confirmed","2025-01-01T00:00:00.000Z","",""`,
+      '',
+    ]);
   });
 });
 
@@ -137,15 +170,29 @@ describe('the briefing', () => {
   it('goes out once a day to confirmed subscribers, with the one-click headers, into the outbox', async () => {
     runtime = await makeRuntime();
     const now = new Date();
-    await runtime.store.articles.insert(articleRecord({ title: 'Fresh news', slug: 'fresh-news', publishedAt: new Date(now.getTime() - 60_000).toISOString(), isEditorsPick: true }));
+    await runtime.store.articles.insert(
+      articleRecord({
+        title: 'Fresh news',
+        slug: 'fresh-news',
+        publishedAt: new Date(now.getTime() - 60_000).toISOString(),
+        isEditorsPick: true,
+      }),
+    );
     await runtime.store.articles.insert(articleRecord({ title: 'Old news', slug: 'old-news', publishedAt: '2020-01-01T00:00:00.000Z' }));
-    await runtime.store.subscribers.upsert({ id: 's1', email: 'one@example.com', token: 'onetoken0000000000000', createdAt: now.toISOString() });
+    await runtime.store.subscribers.upsert({
+      id: 's1',
+      email: 'one@example.com',
+      token: 'onetoken0000000000000',
+      createdAt: now.toISOString(),
+    });
     await subscribe(runtime, 'pending@example.com', '10.0.4.1');
     const first = await runBriefing(runtime, { trigger: 'script', now });
     expect(first).toMatchObject({ outcome: 'sent', recipients: 1, sent: 1, failed: 0, unknown: 0 });
     const mails = (await outbox(runtime)).filter((m) => m.to === 'one@example.com');
     expect(mails).toHaveLength(1);
-    expect(mails[0]!.headers.get('list-unsubscribe')).toBe('<http://localhost:4321/api/newsletter/unsubscribe?token=onetoken0000000000000>');
+    expect(mails[0]!.headers.get('list-unsubscribe')).toBe(
+      '<http://localhost:4321/api/newsletter/unsubscribe?token=onetoken0000000000000>',
+    );
     expect(mails[0]!.headers.get('list-unsubscribe-post')).toBe('List-Unsubscribe=One-Click');
     expect(mails[0]!.text).toContain('Fresh news');
     expect(mails[0]!.html).toContain('Fresh news');
@@ -179,7 +226,9 @@ describe('the send log', () => {
     await store.close();
     const reopened = await openStore(dataDir, 'read');
     expect([...(await reopened.briefings.deliveries('2026-11-23-1')).keys()]).toEqual(['a', 'b', 'd']);
-    await expect(reopened.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'e', state: 'sent', at: 't5' }])).rejects.toThrow(/read-only/);
+    await expect(reopened.briefings.recordDeliveries('2026-11-23-1', [{ subscriberId: 'e', state: 'sent', at: 't5' }])).rejects.toThrow(
+      /read-only/,
+    );
     await reopened.close();
     await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
   });
@@ -194,7 +243,12 @@ describe('a mail server that is down', () => {
     await runtime.store.articles.insert(articleRecord({ title: 'Outage day', publishedAt: new Date().toISOString(), isEditorsPick: true }));
     const emails = Array.from({ length: 9 }, (_, i) => `down${i}@example.com`);
     for (const [i, email] of emails.entries()) {
-      await runtime.store.subscribers.upsert({ id: `d${i}`, email, token: `downtoken${String(i).padStart(12, '0')}`, createdAt: new Date().toISOString() });
+      await runtime.store.subscribers.upsert({
+        id: `d${i}`,
+        email,
+        token: `downtoken${String(i).padStart(12, '0')}`,
+        createdAt: new Date().toISOString(),
+      });
     }
     const paused = await appErrorOf(runBriefing(runtime, { trigger: 'script' }));
     expect(paused?.status).toBe(503);
@@ -210,7 +264,13 @@ describe('a mail server that is down', () => {
     const smtp = await startSmtp();
     try {
       const back = { ...runtime, config: { ...runtime.config, SMTP_URL: smtp.url } };
-      expect(await runBriefing(back, { trigger: 'script' })).toMatchObject({ outcome: 'sent', recipients: 9, sent: 9, failed: 0, unknown: 0 });
+      expect(await runBriefing(back, { trigger: 'script' })).toMatchObject({
+        outcome: 'sent',
+        recipients: 9,
+        sent: 9,
+        failed: 0,
+        unknown: 0,
+      });
       expect(smtp.messages.map((m) => m.to[0]).sort()).toEqual([...emails].sort());
       for (const service of back.services.values()) await service.stop();
     } finally {

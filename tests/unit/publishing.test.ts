@@ -7,8 +7,21 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { Section } from '../../src/schemas/common.ts';
 import type { ArticleChange } from '../../src/server/runtime.ts';
-import { computeAffectedPaths, fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from '../../src/server/publishing/paths.ts';
-import { buildNewsSitemap, buildRobots, buildRss, buildSitemap, buildSitemapIndex, listPublished } from '../../src/server/publishing/feeds.ts';
+import {
+  computeAffectedPaths,
+  fileForPath,
+  isRegenerablePath,
+  listPublicPaths,
+  listRenderedPaths,
+} from '../../src/server/publishing/paths.ts';
+import {
+  buildNewsSitemap,
+  buildRobots,
+  buildRss,
+  buildSitemap,
+  buildSitemapIndex,
+  listPublished,
+} from '../../src/server/publishing/feeds.ts';
 import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/lib/pagination.ts';
 import { sectionPagePath } from '../../src/server/page-data.ts';
 import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
@@ -23,7 +36,15 @@ let clock = Date.parse('2026-01-10T12:00:00Z');
 function article(overrides: Partial<ArticleRecord> & { slug: string; section?: Section }): ArticleRecord {
   clock += 60_000;
   const at = new Date(clock).toISOString();
-  return articleRecord({ id: overrides.slug, title: `Title of ${overrides.slug}`, authorName: 'A. Writer', createdAt: at, updatedAt: at, publishedAt: at, ...overrides });
+  return articleRecord({
+    id: overrides.slug,
+    title: `Title of ${overrides.slug}`,
+    authorName: 'A. Writer',
+    createdAt: at,
+    updatedAt: at,
+    publishedAt: at,
+    ...overrides,
+  });
 }
 
 /** Writes like the article service does, answering the change the hook receives. */
@@ -67,7 +88,15 @@ describe('computeAffectedPaths', () => {
   it('publishing a first article: its page, its section page 1, both feeds and both sitemaps', async () => {
     const a = article({ slug: 'first', section: 'tech' });
     const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
-    expect(paths).toEqual(['/article/first', '/section/tech', '/section/tech/rss.xml', '/rss.xml', '/sitemap.xml', '/sitemaps/2026-01.xml', '/news-sitemap.xml']);
+    expect(paths).toEqual([
+      '/article/first',
+      '/section/tech',
+      '/section/tech/rss.xml',
+      '/rss.xml',
+      '/sitemap.xml',
+      '/sitemaps/2026-01.xml',
+      '/news-sitemap.xml',
+    ]);
   });
 
   it('a new article on a full first page creates the first archive file and the new page count', async () => {
@@ -115,7 +144,9 @@ describe('computeAffectedPaths', () => {
     await seed('tech', 2);
     const moved = { ...w!, section: 'tech' as const, updatedAt: new Date(++clock).toISOString() };
     const paths = await computeAffectedPaths(store, await save(w, moved), clock);
-    expect(paths).toEqual(expect.arrayContaining(['/article/world-0', '/section/world', '/section/tech', '/section/world/rss.xml', '/section/tech/rss.xml']));
+    expect(paths).toEqual(
+      expect.arrayContaining(['/article/world-0', '/section/world', '/section/tech', '/section/world/rss.xml', '/section/tech/rss.xml']),
+    );
     const gone = await computeAffectedPaths(store, await save(moved, undefined), clock);
     expect(gone).toEqual(expect.arrayContaining(['/article/world-0', '/section/tech', '/sitemap.xml']));
     expect(gone).not.toContain('/section/world');
@@ -202,7 +233,9 @@ describe('stable listing pages', () => {
       const after = await listPublished(store, 'tech');
       const named = paths.filter((p) => p.startsWith('/section/tech') && !/\.(xml|json)$/.test(p));
       const files = Math.max(countListingPages(list.length, 12), countListingPages(after.length, 12));
-      const differ = Array.from({ length: files }, (_, i) => i + 1).filter((file) => renderedListing(list, file) !== renderedListing(after, file));
+      const differ = Array.from({ length: files }, (_, i) => i + 1).filter(
+        (file) => renderedListing(list, file) !== renderedListing(after, file),
+      );
       expect(named.sort()).toEqual(differ.map((file) => sectionPagePath('tech', file)).sort());
       list = after;
       return differ;
@@ -211,7 +244,11 @@ describe('stable listing pages', () => {
     expect(await check(await save(made[30], retitled))).toEqual([4]);
     const archived = { ...made[100]!, status: 'archived' as const, updatedAt: new Date(++clock).toISOString() };
     expect((await check(await save(made[100], archived))).length).toBeGreaterThan(0);
-    const backdated = article({ slug: 'backdated', section: 'tech', publishedAt: new Date(Date.parse(made[50]!.publishedAt!) + 1).toISOString() });
+    const backdated = article({
+      slug: 'backdated',
+      section: 'tech',
+      publishedAt: new Date(Date.parse(made[50]!.publishedAt!) + 1).toISOString(),
+    });
     await check(await save(undefined, backdated));
   });
 });
@@ -228,7 +265,14 @@ describe('paths and files', () => {
     expect(paths).toContain('/sitemaps/2026-01.xml');
     expect(paths.every(isRegenerablePath)).toBe(true);
     const client = path.join(dir, 'client');
-    const rendered = ['/article/x', '/section/world', '/section/world/page/3', '/section/world/pages.json', '/section/world/rss.xml', '/sitemaps/2025-12.xml'];
+    const rendered = [
+      '/article/x',
+      '/section/world',
+      '/section/world/page/3',
+      '/section/world/pages.json',
+      '/section/world/rss.xml',
+      '/sitemaps/2025-12.xml',
+    ];
     for (const p of rendered) {
       fs.mkdirSync(path.dirname(fileForPath(client, p)), { recursive: true });
       fs.writeFileSync(fileForPath(client, p), 'x');
@@ -237,7 +281,17 @@ describe('paths and files', () => {
   });
 
   it('refuses paths outside the regenerable set', () => {
-    for (const bad of ['/article/../etc', '/article/.hidden', '/section/markets', '/section/world/page/0', '/admin', '/article/a/b', '/sitemaps/../x.xml', '/sitemaps/2026-1.xml', '/section/world/other.json']) {
+    for (const bad of [
+      '/article/../etc',
+      '/article/.hidden',
+      '/section/markets',
+      '/section/world/page/0',
+      '/admin',
+      '/article/a/b',
+      '/sitemaps/../x.xml',
+      '/sitemaps/2026-1.xml',
+      '/section/world/other.json',
+    ]) {
       expect(isRegenerablePath(bad), bad).toBe(false);
       expect(() => fileForPath(dir, bad)).toThrow();
     }
@@ -268,7 +322,13 @@ describe('paths and files', () => {
     expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 })).toBe(true);
     expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 5 })).toBe(false);
     expect(manifestMatches(readRenderManifest(file), { id: 's2', version: 4 })).toBe(false);
-    writeRenderManifest(file, { storeId: 's1', version: 4, renderedAt: new Date().toISOString(), by: 'server', siteUrl: 'https://a.example' });
+    writeRenderManifest(file, {
+      storeId: 's1',
+      version: 4,
+      renderedAt: new Date().toISOString(),
+      by: 'server',
+      siteUrl: 'https://a.example',
+    });
     expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 }, 'https://a.example')).toBe(true);
     expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 }, 'https://b.example')).toBe(false);
   });
@@ -300,7 +360,10 @@ describe('feeds and sitemaps', () => {
     expect(news).toContain('xmlns:news="http://www.google.com/schemas/sitemap-news/0.9"');
     expect(news).toContain('https://news.example/article/fresh');
     expect(news).not.toContain('stale');
-    const index = buildSitemapIndex(config, [{ period: '2026-01', lastmod: fresh.updatedAt }, { period: '2020-05', lastmod: stale.updatedAt }]);
+    const index = buildSitemapIndex(config, [
+      { period: '2026-01', lastmod: fresh.updatedAt },
+      { period: '2020-05', lastmod: stale.updatedAt },
+    ]);
     expect(index).toContain('<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">');
     expect(index).toContain('<sitemap><loc>https://news.example/sitemaps/pages.xml</loc></sitemap>');
     expect(index).toContain(`<sitemap><loc>https://news.example/sitemaps/2020-05.xml</loc><lastmod>${stale.updatedAt}</lastmod></sitemap>`);

@@ -18,7 +18,8 @@ describe('the permission table', () => {
   it('gives admins every action, and nobody but admins users, sources, subscribers or the audit log', () => {
     for (const action of ACTIONS) expect(PERMISSIONS.admin[action], action).toBe('all');
     for (const role of ROLES.filter((r) => r !== 'admin')) {
-      for (const action of ['user.manage', 'source.manage', 'subscriber.manage', 'audit.read'] as const) expect(PERMISSIONS[role][action], `${role} ${action}`).toBeUndefined();
+      for (const action of ['user.manage', 'source.manage', 'subscriber.manage', 'audit.read'] as const)
+        expect(PERMISSIONS[role][action], `${role} ${action}`).toBeUndefined();
     }
   });
 
@@ -99,7 +100,13 @@ describe('the audit log store', () => {
   it('skips a torn last line (a crash mid-append) instead of failing to open', async () => {
     const dir = makeTempDir();
     fs.mkdirSync(path.join(dir, 'audit'));
-    const good = JSON.stringify({ id: 'g', at: '2026-01-01T00:00:00.000Z', actor: null, action: 'article.publish', target: { type: 'article', id: 'a' } });
+    const good = JSON.stringify({
+      id: 'g',
+      at: '2026-01-01T00:00:00.000Z',
+      actor: null,
+      action: 'article.publish',
+      target: { type: 'article', id: 'a' },
+    });
     fs.writeFileSync(path.join(dir, 'audit', '2026-01.jsonl'), `${good}\n{"id":"torn","at":"2026-01-0`);
     const runtime = await makeRuntime(dir, 'lowdb');
     open.push(runtime.store);
@@ -107,7 +114,8 @@ describe('the audit log store', () => {
     // The next entry starts a line of its own, so it is not lost to the torn one.
     const next = await recordAudit(runtime, { actor: null, action: 'article.publish', target: { type: 'article', id: 'b' } });
     const name = `${next.at.slice(0, 7)}.jsonl`;
-    if (name === '2026-01.jsonl') expect((await listAudit(runtime, { page: 1, pageSize: 10 })).items.map((e) => e.id)).toEqual([next.id, 'g']);
+    if (name === '2026-01.jsonl')
+      expect((await listAudit(runtime, { page: 1, pageSize: 10 })).items.map((e) => e.id)).toEqual([next.id, 'g']);
     fs.appendFileSync(path.join(dir, 'audit', name), '{"torn":');
     const after = await recordAudit(runtime, { actor: null, action: 'article.delete', target: { type: 'article', id: 'c' } });
     expect((await listAudit(runtime, { page: 1, pageSize: 1 })).items[0]!.id).toBe(after.id);

@@ -125,7 +125,13 @@ describe('the SSRF matrix with FETCH_ALLOW_PRIVATE_NETWORKS off', () => {
     });
   }
 
-  for (const url of ['file:///etc/passwd', 'ftp://example.com/feed.xml', 'data:text/plain,hello', 'gopher://127.0.0.1:70/', 'http://user:pass@example.com/']) {
+  for (const url of [
+    'file:///etc/passwd',
+    'ftp://example.com/feed.xml',
+    'data:text/plain,hello',
+    'gopher://127.0.0.1:70/',
+    'http://user:pass@example.com/',
+  ]) {
     it(`refuses ${url.split(':')[0]} URLs (${url})`, async () => {
       const error = await refusal(url);
       expect(error.code).toBe('blocked');
@@ -164,8 +170,10 @@ describe('the SSRF matrix with FETCH_ALLOW_PRIVATE_NETWORKS off', () => {
 
 describe('isPublicAddress and checkUrlPolicy', () => {
   it('accepts public unicast addresses', () => {
-    for (const ip of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '[2a00:1450:4001:82a::200e]']) expect(isPublicAddress(ip), ip).toBe(true);
-    for (const ip of ['127.0.0.1', '10.1.2.3', '::1', '::ffff:10.0.0.1', 'not-an-ip', '192.0.2.10', '198.18.0.1']) expect(isPublicAddress(ip), ip).toBe(false);
+    for (const ip of ['8.8.8.8', '93.184.216.34', '2606:4700:4700::1111', '[2a00:1450:4001:82a::200e]'])
+      expect(isPublicAddress(ip), ip).toBe(true);
+    for (const ip of ['127.0.0.1', '10.1.2.3', '::1', '::ffff:10.0.0.1', 'not-an-ip', '192.0.2.10', '198.18.0.1'])
+      expect(isPublicAddress(ip), ip).toBe(false);
   });
 
   it('lifts the address rule (never the scheme rule) with allowPrivate', () => {

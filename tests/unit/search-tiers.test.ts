@@ -3,7 +3,14 @@
  * holds, and that every article sits in exactly one bundle before and after the day rolls over.
  */
 import { describe, expect, it } from 'vitest';
-import { bundleOf, bundleRange, compareBundles, isBundleOfDay, planSearchBundles, searchJobOf } from '../../src/server/publishing/search-index.ts';
+import {
+  bundleOf,
+  bundleRange,
+  compareBundles,
+  isBundleOfDay,
+  planSearchBundles,
+  searchJobOf,
+} from '../../src/server/publishing/search-index.ts';
 
 const at = (iso: string) => ({ publishedAt: iso, updatedAt: iso });
 
@@ -54,7 +61,10 @@ describe('search tiers', () => {
   });
 
   it('a day rolling over moves only the head (and yesterday) into the month so far; closed months keep their name and members', () => {
-    const articles = Array.from({ length: 54 }, (_, i) => ({ slug: `s${i}`, ...at(new Date(Date.UTC(2026, 9, 1) + i * 86_400_000 + 3_600_000).toISOString()) }));
+    const articles = Array.from({ length: 54 }, (_, i) => ({
+      slug: `s${i}`,
+      ...at(new Date(Date.UTC(2026, 9, 1) + i * 86_400_000 + 3_600_000).toISOString()),
+    }));
     const before = planSearchBundles(articles, '2026-11-23');
     const after = planSearchBundles(articles, '2026-11-24');
     expect(after.get('2026-10')).toEqual(before.get('2026-10'));
@@ -65,7 +75,12 @@ describe('search tiers', () => {
   });
 
   it('sorts names newest first and tells which bundles a day can hold', () => {
-    expect(['2026-10', 'head-2026-11-23', '2025-12', '2026-11-22'].sort(compareBundles)).toEqual(['head-2026-11-23', '2026-11-22', '2026-10', '2025-12']);
+    expect(['2026-10', 'head-2026-11-23', '2025-12', '2026-11-22'].sort(compareBundles)).toEqual([
+      'head-2026-11-23',
+      '2026-11-22',
+      '2026-10',
+      '2025-12',
+    ]);
     expect(isBundleOfDay('head-2026-11-23', '2026-11-23')).toBe(true);
     expect(isBundleOfDay('head-2026-11-22', '2026-11-23')).toBe(false);
     expect(isBundleOfDay('2026-11-22', '2026-11-23')).toBe(true);

@@ -201,9 +201,7 @@ describe('seedDemoContent', () => {
   it('creates the same content on every run', async () => {
     const again = await seedInto();
     const content = (s: Snapshot) =>
-      s.articles
-        .map(({ id, ...rest }) => ({ ...rest, counters: s.counters.get(id) }))
-        .sort((a, b) => a.slug.localeCompare(b.slug));
+      s.articles.map(({ id, ...rest }) => ({ ...rest, counters: s.counters.get(id) })).sort((a, b) => a.slug.localeCompare(b.slug));
     expect(content(again)).toEqual(content(seed));
     expect(again.summary).toBe(seed.summary);
   });

@@ -48,11 +48,32 @@ describe('a write touches only what changed', () => {
       await store.articles.insert(article);
       await store.counters.vote(article.id, `visitor-${i}`, 'like');
       await store.counters.incrementViews(article.id);
-      await store.comments.insert({ id: `c${i}`, articleId: article.id, authorName: 'A', authorEmail: 'a@x.io', content: 'Hi', status: 'visible', createdAt: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString() });
-      await store.subscribers.upsert({ id: `s${i}`, email: `s${i}@x.io`, token: `token-${i}-xxxxxxxxxxxx`, createdAt: '2025-01-01T00:00:00.000Z' });
-      await store.sessions.insert({ id: `session-${i}`, userId: 'u1', expiresAt: '2099-01-01T00:00:00.000Z', createdAt: '2025-01-01T00:00:00.000Z' });
+      await store.comments.insert({
+        id: `c${i}`,
+        articleId: article.id,
+        authorName: 'A',
+        authorEmail: 'a@x.io',
+        content: 'Hi',
+        status: 'visible',
+        createdAt: new Date(Date.UTC(2025, 0, 1, 0, i)).toISOString(),
+      });
+      await store.subscribers.upsert({
+        id: `s${i}`,
+        email: `s${i}@x.io`,
+        token: `token-${i}-xxxxxxxxxxxx`,
+        createdAt: '2025-01-01T00:00:00.000Z',
+      });
+      await store.sessions.insert({
+        id: `session-${i}`,
+        userId: 'u1',
+        expiresAt: '2099-01-01T00:00:00.000Z',
+        createdAt: '2025-01-01T00:00:00.000Z',
+      });
     }
-    await store.jobs.enqueue(Array.from({ length: 60 }, (_, i) => `/page/${i}`), '2025-01-01T00:00:00.000Z');
+    await store.jobs.enqueue(
+      Array.from({ length: 60 }, (_, i) => `/page/${i}`),
+      '2025-01-01T00:00:00.000Z',
+    );
   });
 
   it('an article save rewrites its own file and the version counter, nothing else', async () => {
@@ -60,8 +81,12 @@ describe('a write touches only what changed', () => {
     const file = path.relative(dir, articleFile(dir, article.id));
     expect(await touchedBy(() => store.articles.replace({ ...article, title: 'Changed' }))).toEqual(['articles-version.json', file].sort());
     const created = articleRecord();
-    expect(await touchedBy(() => store.articles.insert(created))).toEqual(['articles-version.json', path.relative(dir, articleFile(dir, created.id))].sort());
-    expect(await touchedBy(() => store.articles.delete(created.id))).toEqual(['articles-version.json', path.relative(dir, articleFile(dir, created.id))].sort());
+    expect(await touchedBy(() => store.articles.insert(created))).toEqual(
+      ['articles-version.json', path.relative(dir, articleFile(dir, created.id))].sort(),
+    );
+    expect(await touchedBy(() => store.articles.delete(created.id))).toEqual(
+      ['articles-version.json', path.relative(dir, articleFile(dir, created.id))].sort(),
+    );
     expect(fs.existsSync(articleFile(dir, created.id))).toBe(false);
   });
 
@@ -70,24 +95,46 @@ describe('a write touches only what changed', () => {
     const touched = await touchedBy(() => store.counters.vote(article.id, 'new-visitor', 'dislike'));
     expect(touched).toHaveLength(1);
     expect(touched[0]).toMatch(/^votes\/[0-9a-f]{2}\/[0-9a-f]\.json$/);
-    const bucket = JSON.parse(fs.readFileSync(path.join(dir, touched[0]!), 'utf8')) as { votes: Record<string, Record<string, string>>; counts: Record<string, { likes: number; dislikes: number }> };
+    const bucket = JSON.parse(fs.readFileSync(path.join(dir, touched[0]!), 'utf8')) as {
+      votes: Record<string, Record<string, string>>;
+      counts: Record<string, { likes: number; dislikes: number }>;
+    };
     expect(bucket.votes[article.id]!['new-visitor']).toBe('dislike');
     const kinds = Object.values(bucket.votes[article.id]!);
-    expect(bucket.counts[article.id]).toEqual({ likes: kinds.filter((k) => k === 'like').length, dislikes: kinds.filter((k) => k === 'dislike').length });
+    expect(bucket.counts[article.id]).toEqual({
+      likes: kinds.filter((k) => k === 'like').length,
+      dislikes: kinds.filter((k) => k === 'dislike').length,
+    });
   });
 
   it('a view, a comment, a sign-up, a session and a job each rewrite one bucket of their own', async () => {
     const article = (await store.articles.list({}, { offset: 5, limit: 1 }))[0]!;
     expect(await touchedBy(() => store.counters.incrementViews(article.id))).toEqual([expect.stringMatching(/^views\/[0-9a-f]{3}\.json$/)]);
-    expect(await touchedBy(() => store.comments.insert({ id: 'new', articleId: article.id, authorName: 'B', authorEmail: 'b@x.io', content: 'New', status: 'visible', createdAt: '2026-01-01T00:00:00.000Z' }))).toEqual([
-      expect.stringMatching(/^comments\/[0-9a-f]{3}\.json$/),
-    ]);
+    expect(
+      await touchedBy(() =>
+        store.comments.insert({
+          id: 'new',
+          articleId: article.id,
+          authorName: 'B',
+          authorEmail: 'b@x.io',
+          content: 'New',
+          status: 'visible',
+          createdAt: '2026-01-01T00:00:00.000Z',
+        }),
+      ),
+    ).toEqual([expect.stringMatching(/^comments\/[0-9a-f]{3}\.json$/)]);
     expect(await touchedBy(() => store.comments.setStatus('c3', 'hidden'))).toEqual([expect.stringMatching(/^comments\//)]);
-    expect(await touchedBy(() => store.subscribers.upsert({ id: 'n', email: 'new@x.io', token: 'token-new-xxxxxxxxxxxx', createdAt: '2025-01-01T00:00:00.000Z' }))).toEqual([
-      expect.stringMatching(/^subscribers\/[0-9a-f]{3}\.json$/),
+    expect(
+      await touchedBy(() =>
+        store.subscribers.upsert({ id: 'n', email: 'new@x.io', token: 'token-new-xxxxxxxxxxxx', createdAt: '2025-01-01T00:00:00.000Z' }),
+      ),
+    ).toEqual([expect.stringMatching(/^subscribers\/[0-9a-f]{3}\.json$/)]);
+    expect(await touchedBy(() => store.sessions.setExpiry('session-4', '2099-02-01T00:00:00.000Z'))).toEqual([
+      expect.stringMatching(/^sessions\/[0-9a-f]{3}\.json$/),
     ]);
-    expect(await touchedBy(() => store.sessions.setExpiry('session-4', '2099-02-01T00:00:00.000Z'))).toEqual([expect.stringMatching(/^sessions\/[0-9a-f]{3}\.json$/)]);
-    expect(await touchedBy(() => store.jobs.enqueue(['/new-page'], '2025-01-02T00:00:00.000Z'))).toEqual([expect.stringMatching(/^jobs\/[0-9a-f]{3}\.json$/)]);
+    expect(await touchedBy(() => store.jobs.enqueue(['/new-page'], '2025-01-02T00:00:00.000Z'))).toEqual([
+      expect.stringMatching(/^jobs\/[0-9a-f]{3}\.json$/),
+    ]);
   });
 });
 

@@ -28,7 +28,8 @@ type Legacy = {
   meta: Record<string, unknown>;
 };
 
-const legacy = <K extends keyof Legacy>(name: K): Legacy[K] => JSON.parse(fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8')) as Legacy[K];
+const legacy = <K extends keyof Legacy>(name: K): Legacy[K] =>
+  JSON.parse(fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8')) as Legacy[K];
 
 function copyFixture(): string {
   const dir = makeTempDir('meridian-migration-');
@@ -60,7 +61,11 @@ async function expectEveryRecord(s: Store): Promise<void> {
   }
   expect(voteCount).toBeGreaterThan(250);
   for (const id of new Set([...Object.keys(tallies), ...Object.keys(views)])) {
-    expect(await s.counters.get(id), id).toEqual({ likes: tallies[id]?.likes ?? 0, dislikes: tallies[id]?.dislikes ?? 0, views: views[id] ?? 0 });
+    expect(await s.counters.get(id), id).toEqual({
+      likes: tallies[id]?.likes ?? 0,
+      dislikes: tallies[id]?.dislikes ?? 0,
+      views: views[id] ?? 0,
+    });
   }
 
   const { comments } = legacy('comments');
@@ -87,14 +92,19 @@ async function expectEveryRecord(s: Store): Promise<void> {
 function expectLegacyAside(dir: string): void {
   for (const name of LEGACY_FILES) {
     expect(fs.existsSync(path.join(dir, `${name}.json`)), `${name}.json still in place`).toBe(false);
-    expect(fs.readFileSync(path.join(dir, LEGACY_FOLDER, `${name}.json`), 'utf8')).toBe(fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8'));
+    expect(fs.readFileSync(path.join(dir, LEGACY_FOLDER, `${name}.json`), 'utf8')).toBe(
+      fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8'),
+    );
   }
 }
 
 /** Opens the store in a real child process that pauses the migration at `point`, then SIGKILLs it there. */
 async function killMigrationAt(dir: string, point: string): Promise<void> {
   const script = `const { openStore } = await import(${JSON.stringify(STORE_MODULE)}); await openStore(${JSON.stringify(dir)}); console.log('opened');`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', script], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, MERIDIAN_MIGRATION_PAUSE: point } });
+  const child = spawn(process.execPath, ['--input-type=module', '-e', script], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, MERIDIAN_MIGRATION_PAUSE: point },
+  });
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   await new Promise<void>((resolve, reject) => {
     let output = '';
@@ -144,7 +154,8 @@ describe('migration from layout 1', () => {
     expect(fs.existsSync(path.join(dir, LAYOUT_FILE))).toBe(false);
     const partial = listJsonFiles(path.join(dir, 'articles')).length;
     expect(partial).toBeGreaterThanOrEqual(10);
-    for (const name of LEGACY_FILES) expect(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')).toBe(fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8'));
+    for (const name of LEGACY_FILES)
+      expect(fs.readFileSync(path.join(dir, `${name}.json`), 'utf8')).toBe(fs.readFileSync(path.join(FIXTURE, `${name}.json`), 'utf8'));
     store = await openStore(dir);
     await expectEveryRecord(store);
     expectLegacyAside(dir);

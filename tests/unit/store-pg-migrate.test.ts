@@ -55,12 +55,21 @@ describe('PostgreSQL migrations', () => {
 
   it('npm run db:migrate applies what is pending, then reports the schema up to date', async () => {
     const { url } = await freshPool();
-    const run = () => spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), 'migrate'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: url }, encoding: 'utf8' });
+    const run = () =>
+      spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), 'migrate'], {
+        cwd: ROOT,
+        env: { ...process.env, DATABASE_URL: url },
+        encoding: 'utf8',
+      });
     const first = run();
     expect(first.status, first.stderr).toBe(0);
     expect(first.stdout).toContain('applied 001-initial');
     expect(run().stdout).toContain('up to date');
-    const missing = spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), 'migrate'], { cwd: ROOT, env: { ...process.env, DATABASE_URL: '' }, encoding: 'utf8' });
+    const missing = spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), 'migrate'], {
+      cwd: ROOT,
+      env: { ...process.env, DATABASE_URL: '' },
+      encoding: 'utf8',
+    });
     expect(missing.status).toBe(1);
     expect(missing.stderr).toContain('DATABASE_URL is not set');
   });

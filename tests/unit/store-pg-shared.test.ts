@@ -39,7 +39,9 @@ describe('one PostgreSQL database, two servers', () => {
     const [a, b] = await twoServers();
     const record = articleRecord();
     await a.articles.insert(record);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).articles.replaceIfVersion({ ...record, title: `Edit ${i}` }, 1)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).articles.replaceIfVersion({ ...record, title: `Edit ${i}` }, 1)),
+    );
     const saved = results.filter((r) => r && 'saved' in r);
     expect(saved).toHaveLength(1);
     const winner = (saved[0] as { saved: { title: string } }).saved.title;
@@ -83,7 +85,10 @@ describe('one PostgreSQL database, two servers', () => {
     const paths = Array.from({ length: 30 }, (_, i) => `/p${i}`);
     for (let round = 0; round < 10; round++) {
       // Overlapping batches in opposite orders: each server locks the rows the other wants next.
-      const added = await Promise.all([a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`), b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`)]);
+      const added = await Promise.all([
+        a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`),
+        b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`),
+      ]);
       expect(added[0] + added[1]).toBe(round === 0 ? 30 : 0);
     }
     expect(await a.jobs.size()).toBe(30);

@@ -14,7 +14,11 @@ afterEach(async () => {
 });
 
 function db(args: string[], env: Record<string, string>) {
-  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), ...args], { cwd: ROOT, env: { ...process.env, ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [path.join(ROOT, 'scripts/db.ts'), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+  });
   return { code: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
@@ -34,24 +38,96 @@ async function fillLowdb(dir: string): Promise<void> {
     await store.counters.adjust(b.id, 'like', -5);
     await store.counters.adjust(a.id, 'like', 10);
     for (let i = 0; i < 3; i++) await store.counters.incrementViews(a.id);
-    await store.comments.insert({ id: 'c1', articleId: a.id, authorName: 'A', authorEmail: 'a@x.io', content: 'First', status: 'visible', createdAt: '2025-01-01T00:00:00.000Z' });
-    await store.comments.insert({ id: 'c2', articleId: a.id, authorName: 'B', authorEmail: 'b@x.io', content: 'Second', status: 'hidden', createdAt: '2025-01-02T00:00:00.000Z' });
-    await store.sources.insert({ id: 's1', name: 'Wire', type: 'rss', url: 'https://w.example/rss', section: 'world', enabled: true, createdAt: '2025-01-01T00:00:00.000Z' });
+    await store.comments.insert({
+      id: 'c1',
+      articleId: a.id,
+      authorName: 'A',
+      authorEmail: 'a@x.io',
+      content: 'First',
+      status: 'visible',
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
+    await store.comments.insert({
+      id: 'c2',
+      articleId: a.id,
+      authorName: 'B',
+      authorEmail: 'b@x.io',
+      content: 'Second',
+      status: 'hidden',
+      createdAt: '2025-01-02T00:00:00.000Z',
+    });
+    await store.sources.insert({
+      id: 's1',
+      name: 'Wire',
+      type: 'rss',
+      url: 'https://w.example/rss',
+      section: 'world',
+      enabled: true,
+      createdAt: '2025-01-01T00:00:00.000Z',
+    });
     await store.subscribers.upsert({ id: 'n1', email: 'one@x.io', token: 'tokenaaaaaaaaaaaaaaa', createdAt: '2025-01-01T00:00:00.000Z' });
-    await store.subscribers.upsert({ id: 'n2', email: 'two@x.io', token: 'tokenbbbbbbbbbbbbbbb', createdAt: '2025-01-02T00:00:00.000Z', confirmTokenHash: 'f'.repeat(64) });
+    await store.subscribers.upsert({
+      id: 'n2',
+      email: 'two@x.io',
+      token: 'tokenbbbbbbbbbbbbbbb',
+      createdAt: '2025-01-02T00:00:00.000Z',
+      confirmTokenHash: 'f'.repeat(64),
+    });
     await store.subscribers.unsubscribe('tokenaaaaaaaaaaaaaaa', '2025-02-01T00:00:00.000Z');
     await store.users.upsert({ id: 'u1', username: 'Editor', passwordHash: 'h', createdAt: '2025-01-01T00:00:00.000Z', role: 'editor' });
     await store.sessions.insert({ id: 'sess', userId: 'u1', expiresAt: '2099-01-01T00:00:00.000Z', createdAt: '2025-01-01T00:00:00.000Z' });
     await store.jobs.enqueue(['/a', '/b'], '2025-01-01T00:00:00.000Z');
     await store.jobs.fail((await store.jobs.list(1))[0]!.id, 'boom');
     await store.meta.set('manifest', { version: 3 });
-    await store.revisions.save({ articleId: a.id, rev: 1, version: 1, at: '2025-01-01T00:00:00.000Z', by: 'u1', fields: ['title'], autosave: false, article: a });
-    await store.revisions.save({ articleId: a.id, rev: 2, version: 2, at: '2025-01-02T00:00:00.000Z', by: 'u1', fields: ['title'], autosave: false, article: { ...a, version: 2 } });
+    await store.revisions.save({
+      articleId: a.id,
+      rev: 1,
+      version: 1,
+      at: '2025-01-01T00:00:00.000Z',
+      by: 'u1',
+      fields: ['title'],
+      autosave: false,
+      article: a,
+    });
+    await store.revisions.save({
+      articleId: a.id,
+      rev: 2,
+      version: 2,
+      at: '2025-01-02T00:00:00.000Z',
+      by: 'u1',
+      fields: ['title'],
+      autosave: false,
+      article: { ...a, version: 2 },
+    });
     await store.trash.put({ article: gone, deletedAt: '2025-03-01T00:00:00.000Z', deletedBy: 'u1' });
     await store.articles.delete(gone.id);
-    await store.audit.append({ id: 'e1', at: '2025-01-01T00:00:00.000Z', actor: { id: 'u1', username: 'Editor' }, action: 'article.publish', target: { type: 'article', id: a.id } });
-    await store.audit.append({ id: 'e2', at: '2025-02-01T00:00:00.000Z', actor: null, action: 'article.delete', target: { type: 'article', id: gone.id, label: 'binned' } });
-    const run = { id: '2025-01-06-1', date: '2025-01-06', forced: false, trigger: 'schedule' as const, status: 'sent' as const, startedAt: '2025-01-06T07:00:00.000Z', since: '2025-01-05T07:00:00.000Z', subject: 'Briefing', articleIds: [a.id], recipients: 1, sent: 1 };
+    await store.audit.append({
+      id: 'e1',
+      at: '2025-01-01T00:00:00.000Z',
+      actor: { id: 'u1', username: 'Editor' },
+      action: 'article.publish',
+      target: { type: 'article', id: a.id },
+    });
+    await store.audit.append({
+      id: 'e2',
+      at: '2025-02-01T00:00:00.000Z',
+      actor: null,
+      action: 'article.delete',
+      target: { type: 'article', id: gone.id, label: 'binned' },
+    });
+    const run = {
+      id: '2025-01-06-1',
+      date: '2025-01-06',
+      forced: false,
+      trigger: 'schedule' as const,
+      status: 'sent' as const,
+      startedAt: '2025-01-06T07:00:00.000Z',
+      since: '2025-01-05T07:00:00.000Z',
+      subject: 'Briefing',
+      articleIds: [a.id],
+      recipients: 1,
+      sent: 1,
+    };
     await store.briefings.saveRun(run as never);
     await store.briefings.recordDeliveries(run.id, [{ subscriberId: 'n2', state: 'attempting', at: '2025-01-06T07:00:01.000Z' }]);
     await store.briefings.recordDeliveries(run.id, [{ subscriberId: 'n2', state: 'sent', at: '2025-01-06T07:00:02.000Z' }]);
@@ -60,7 +136,19 @@ async function fillLowdb(dir: string): Promise<void> {
   }
 }
 
-const COLLECTIONS = ['articles', 'votes', 'counters', 'comments', 'subscribers', 'sessions', 'jobs', 'sources', 'users', 'meta', 'briefings'];
+const COLLECTIONS = [
+  'articles',
+  'votes',
+  'counters',
+  'comments',
+  'subscribers',
+  'sessions',
+  'jobs',
+  'sources',
+  'users',
+  'meta',
+  'briefings',
+];
 
 /** What the store holds, compared on both sides: the collection documents and the small-file histories. */
 async function snapshot(dir: string) {

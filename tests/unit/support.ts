@@ -17,7 +17,10 @@ export function makeTempDir(prefix = 'meridian-unit-'): string {
  * A runtime over a fresh store; `changes` records what the article hooks were told. `lowdb` pins the
  * lowdb store for tests of its files; otherwise TEST_STORE=pg gives it a PostgreSQL database.
  */
-export async function makeRuntime(dataDir = makeTempDir(), store: 'configured' | 'lowdb' = 'configured'): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
+export async function makeRuntime(
+  dataDir = makeTempDir(),
+  store: 'configured' | 'lowdb' = 'configured',
+): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
   const databaseUrl = testingPostgres() && store === 'configured' ? await databaseFor(dataDir) : undefined;
   const opened = await openStore(dataDir, 'write', { databaseUrl });
   const changes: ArticleChange[][] = [];

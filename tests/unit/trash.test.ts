@@ -16,7 +16,16 @@ afterEach(async () => {
   runtime = undefined;
 });
 
-const input = (title: string) => ({ title, section: 'world' as const, tags: [], authorName: 'Desk', isBreaking: false, isEditorsPick: false, status: 'published' as const, bodyHtml: '<p>Text</p>' });
+const input = (title: string) => ({
+  title,
+  section: 'world' as const,
+  tags: [],
+  authorName: 'Desk',
+  isBreaking: false,
+  isEditorsPick: false,
+  status: 'published' as const,
+  bodyHtml: '<p>Text</p>',
+});
 
 /** An editor, as the API passes the signed-in user to the article functions. */
 const EDITOR = { id: 'user-editor', username: 'editor', role: 'editor' } as const;
@@ -27,7 +36,15 @@ describe('trash', () => {
     const start = Date.UTC(2026, 0, 1);
     setClock(() => start);
     const article = await createArticle(runtime, input('Kept for a while'), EDITOR);
-    await runtime.store.comments.insert({ id: 'c1', articleId: article.id, authorName: 'R', authorEmail: 'r@example.com', content: 'Hi', status: 'visible', createdAt: new Date(start).toISOString() });
+    await runtime.store.comments.insert({
+      id: 'c1',
+      articleId: article.id,
+      authorName: 'R',
+      authorEmail: 'r@example.com',
+      content: 'Hi',
+      status: 'visible',
+      createdAt: new Date(start).toISOString(),
+    });
     await runtime.store.counters.vote(article.id, 'visitor-1', 'like');
 
     await deleteArticle(runtime, article.id, EDITOR);

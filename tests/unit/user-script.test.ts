@@ -10,7 +10,10 @@ import { makeTempDir } from './support.ts';
 const SCRIPT = path.resolve(import.meta.dirname, '../../scripts/user.ts');
 
 function runUser(dataDir: string, args: string[], env: Record<string, string> = {}) {
-  const result = spawnSync(process.execPath, [SCRIPT, ...args], { env: { ...process.env, DATA_DIR: dataDir, USER_PASSWORD: '', ...env }, encoding: 'utf8' });
+  const result = spawnSync(process.execPath, [SCRIPT, ...args], {
+    env: { ...process.env, DATA_DIR: dataDir, USER_PASSWORD: '', ...env },
+    encoding: 'utf8',
+  });
   return { code: result.status, out: result.stdout, err: result.stderr };
 }
 

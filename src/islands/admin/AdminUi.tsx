@@ -55,7 +55,17 @@ type SearchStatusFilterProps<S extends string> = {
 };
 
 /** The filter bar of a moderation list: a search field, a status select (All Statuses first) and Search. */
-export function SearchStatusFilter<S extends string>({ what, placeholder, draft, onDraft, status, statuses, onStatus, onSubmit, children }: SearchStatusFilterProps<S>) {
+export function SearchStatusFilter<S extends string>({
+  what,
+  placeholder,
+  draft,
+  onDraft,
+  status,
+  statuses,
+  onStatus,
+  onSubmit,
+  children,
+}: SearchStatusFilterProps<S>) {
   return (
     <form className="adm-card adm-filters" role="search" aria-label={`Filter ${what}`} onSubmit={onSubmit}>
       <label className="adm-field adm-field-wide">

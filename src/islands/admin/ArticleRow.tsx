@@ -31,15 +31,15 @@ export function ArticleRow({ article, deleting, onDelete }: Props) {
           </a>
         )}
         {can('article.delete', article) && (
-        <button
-          type="button"
-          className="adm-btn adm-btn-danger adm-btn-sm"
-          disabled={deleting}
-          aria-label={`Delete ${article.title}`}
-          onClick={() => onDelete(article)}
-        >
-          Delete
-        </button>
+          <button
+            type="button"
+            className="adm-btn adm-btn-danger adm-btn-sm"
+            disabled={deleting}
+            aria-label={`Delete ${article.title}`}
+            onClick={() => onDelete(article)}
+          >
+            Delete
+          </button>
         )}
       </div>
     </li>

@@ -26,7 +26,8 @@ export function CommentsTab() {
   const totalPages = count.data ? Math.ceil(count.data.count / ADMIN_COMMENTS_PAGE_SIZE) : 0;
 
   const moderate = useMutation({
-    mutationFn: ({ id, status: next }: { id: string; status: CommentStatus }) => api.put<Comment>(`/api/comments/${id}/status`, { status: next }),
+    mutationFn: ({ id, status: next }: { id: string; status: CommentStatus }) =>
+      api.put<Comment>(`/api/comments/${id}/status`, { status: next }),
     onSuccess: () => toast({ title: 'Comment updated' }),
     onError: (_error, { status: next }) =>
       toastFailure(next === 'hidden' ? 'Failed to hide comment. Please try again.' : 'Failed to unhide comment. Please try again.'),
@@ -77,7 +78,8 @@ export function CommentsTab() {
       ) : (
         <ul className="adm-list">
           {list.data.map((comment) => {
-            const busy = (moderate.isPending && moderate.variables?.id === comment.id) || (remove.isPending && remove.variables === comment.id);
+            const busy =
+              (moderate.isPending && moderate.variables?.id === comment.id) || (remove.isPending && remove.variables === comment.id);
             return (
               <li key={comment.id} className="adm-card adm-comment" data-testid="admin-comment">
                 <div className="adm-comment-head">

@@ -15,8 +15,7 @@ export function ManagerArticleCard({ article, actions }: Props) {
   const { setStatus, adjust, remove, confirmAndDelete } = actions;
   // The role decides which controls exist (issue 14); the server checks every call again.
   const { can } = usePermissions();
-  const busy =
-    (setStatus.isPending && setStatus.variables?.id === article.id) || (remove.isPending && remove.variables === article.id);
+  const busy = (setStatus.isPending && setStatus.variables?.id === article.id) || (remove.isPending && remove.variables === article.id);
 
   return (
     <li className="adm-card adm-article-card" data-testid="manager-article" data-article-id={article.id}>
@@ -69,12 +68,22 @@ export function ManagerArticleCard({ article, actions }: Props) {
 
       <div className="adm-actions">
         {article.status === 'published' && can('article.publish', article) && (
-          <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => setStatus.mutate({ id: article.id, status: 'archived' })}>
+          <button
+            type="button"
+            className="adm-btn adm-btn-outline adm-btn-sm"
+            disabled={busy}
+            onClick={() => setStatus.mutate({ id: article.id, status: 'archived' })}
+          >
             Unpublish
           </button>
         )}
         {article.status === 'archived' && can('article.publish', article) && (
-          <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => setStatus.mutate({ id: article.id, status: 'published' })}>
+          <button
+            type="button"
+            className="adm-btn adm-btn-outline adm-btn-sm"
+            disabled={busy}
+            onClick={() => setStatus.mutate({ id: article.id, status: 'published' })}
+          >
             Republish
           </button>
         )}

@@ -64,7 +64,13 @@ export function NewsSourcesTab() {
     <div className="adm-stack">
       <div className="adm-toolbar">
         <h2 className="adm-card-title">News Sources</h2>
-        <button type="button" className="adm-btn adm-btn-primary" aria-expanded={formOpen} aria-controls="add-source-form" onClick={() => setFormOpen((open) => !open)}>
+        <button
+          type="button"
+          className="adm-btn adm-btn-primary"
+          aria-expanded={formOpen}
+          aria-controls="add-source-form"
+          onClick={() => setFormOpen((open) => !open)}
+        >
           {formOpen ? 'Close' : 'Add Source'}
         </button>
       </div>
@@ -73,7 +79,12 @@ export function NewsSourcesTab() {
         <form id="add-source-form" className="adm-card adm-form" aria-label="Add news source" onSubmit={submit} noValidate>
           <label className="adm-field">
             <span>Name *</span>
-            <input type="text" value={form.name} onChange={(e) => setForm({ ...form, name: e.target.value })} placeholder="e.g. BBC World" />
+            <input
+              type="text"
+              value={form.name}
+              onChange={(e) => setForm({ ...form, name: e.target.value })}
+              placeholder="e.g. BBC World"
+            />
           </label>
           <label className="adm-field">
             <span>Type</span>
@@ -84,7 +95,12 @@ export function NewsSourcesTab() {
           </label>
           <label className="adm-field adm-field-wide">
             <span>URL *</span>
-            <input type="url" value={form.url} onChange={(e) => setForm({ ...form, url: e.target.value })} placeholder="https://example.com/feed.xml" />
+            <input
+              type="url"
+              value={form.url}
+              onChange={(e) => setForm({ ...form, url: e.target.value })}
+              placeholder="https://example.com/feed.xml"
+            />
           </label>
           <label className="adm-field">
             <span>Section *</span>
@@ -132,7 +148,9 @@ export function NewsSourcesTab() {
                     <div className="adm-meta">
                       <span className="adm-badge">{source.type === 'rss' ? 'RSS' : 'API (Future)'}</span>
                       <span>{source.section}</span>
-                      <span className={`adm-badge ${source.enabled ? 'adm-badge-published' : 'adm-badge-archived'}`}>{source.enabled ? 'Enabled' : 'Disabled'}</span>
+                      <span className={`adm-badge ${source.enabled ? 'adm-badge-published' : 'adm-badge-archived'}`}>
+                        {source.enabled ? 'Enabled' : 'Disabled'}
+                      </span>
                     </div>
                   </div>
                   <SourceSwitch
@@ -152,7 +170,12 @@ export function NewsSourcesTab() {
                 )}
                 <div className="adm-actions">
                   {source.type === 'rss' && source.enabled && (
-                    <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={fetching} onClick={() => fetchNow.mutate(source.id)}>
+                    <button
+                      type="button"
+                      className="adm-btn adm-btn-outline adm-btn-sm"
+                      disabled={fetching}
+                      onClick={() => fetchNow.mutate(source.id)}
+                    >
                       {fetching ? 'Fetching...' : 'Fetch Now'}
                     </button>
                   )}

@@ -25,14 +25,14 @@ export function OverviewTab() {
   return (
     <div className="adm-stack">
       {showStats && (
-      <section aria-label="Article statistics" className="adm-stats">
-        {STAT_CARDS.map(({ key, label }) => (
-          <div className="adm-card adm-stat" key={key} data-testid={`stat-${key}`}>
-            <span className="adm-stat-label">{label}</span>
-            <span className="adm-stat-value">{stats.data ? stats.data[key] : stats.isError ? '–' : '…'}</span>
-          </div>
-        ))}
-      </section>
+        <section aria-label="Article statistics" className="adm-stats">
+          {STAT_CARDS.map(({ key, label }) => (
+            <div className="adm-card adm-stat" key={key} data-testid={`stat-${key}`}>
+              <span className="adm-stat-label">{label}</span>
+              <span className="adm-stat-value">{stats.data ? stats.data[key] : stats.isError ? '–' : '…'}</span>
+            </div>
+          ))}
+        </section>
       )}
 
       <section className="adm-card" aria-labelledby="recent-heading">

@@ -13,14 +13,21 @@ type Preview = { subject: string; text: string; articles: number };
 
 function LastBriefing({ last }: { last: SubscriberListing['lastBriefing'] }) {
   if (!last) return <p data-testid="last-briefing">No briefing has been sent yet.</p>;
-  if (last.status === 'sending') return <p data-testid="last-briefing">The briefing of {last.date} is being sent: {last.sent} of {last.recipients} so far.</p>;
+  if (last.status === 'sending')
+    return (
+      <p data-testid="last-briefing">
+        The briefing of {last.date} is being sent: {last.sent} of {last.recipients} so far.
+      </p>
+    );
   if (last.recipients === 0 || last.sent + last.failed + last.unknown === 0) {
-    return <p data-testid="last-briefing">The briefing of {last.date} had nothing to send (no new articles or no confirmed subscribers).</p>;
+    return (
+      <p data-testid="last-briefing">The briefing of {last.date} had nothing to send (no new articles or no confirmed subscribers).</p>
+    );
   }
   return (
     <p data-testid="last-briefing">
-      Last briefing: <time dateTime={last.finishedAt ?? last.startedAt}>{formatDateTime(last.finishedAt ?? last.startedAt)}</time>, sent to {last.sent}{' '}
-      {last.sent === 1 ? 'subscriber' : 'subscribers'}
+      Last briefing: <time dateTime={last.finishedAt ?? last.startedAt}>{formatDateTime(last.finishedAt ?? last.startedAt)}</time>, sent to{' '}
+      {last.sent} {last.sent === 1 ? 'subscriber' : 'subscribers'}
       {last.failed > 0 ? `, ${last.failed} failed` : ''}
       {last.unknown > 0 ? `, ${last.unknown} interrupted` : ''}
       {last.forced ? ' (sent again by hand)' : ''}.
@@ -68,14 +75,26 @@ function BriefingTools() {
             <p>
               <strong>Subject:</strong> {preview.data.subject}
             </p>
-            <p className="adm-muted">{preview.data.articles === 0 ? 'No new articles since the last briefing: nothing would be sent.' : `${preview.data.articles} articles`}</p>
-            <pre className="adm-briefing-text" tabIndex={0} aria-label="Plain-text part of the briefing">{preview.data.text}</pre>
+            <p className="adm-muted">
+              {preview.data.articles === 0
+                ? 'No new articles since the last briefing: nothing would be sent.'
+                : `${preview.data.articles} articles`}
+            </p>
+            <pre className="adm-briefing-text" tabIndex={0} aria-label="Plain-text part of the briefing">
+              {preview.data.text}
+            </pre>
           </div>
         ))}
       <form className="adm-filters" onSubmit={onSend} aria-label="Send a test copy" noValidate>
         <label className="adm-field adm-field-wide">
           <span>Send a test copy to</span>
-          <input type="email" value={testAddress} onChange={(e) => setTestAddress(e.target.value)} placeholder="you@example.com" autoComplete="email" />
+          <input
+            type="email"
+            value={testAddress}
+            onChange={(e) => setTestAddress(e.target.value)}
+            placeholder="you@example.com"
+            autoComplete="email"
+          />
         </label>
         <div className="adm-actions adm-filters-actions">
           <button type="submit" className="adm-btn adm-btn-primary" disabled={sendTest.isPending}>

@@ -42,12 +42,19 @@ export function TrashTab() {
               <div className="adm-row-main">
                 <span className="adm-row-title">{item.title}</span>
                 <span className="adm-muted">
-                  <StatusBadge status={item.status} /> Deleted by {item.deletedBy} on <time dateTime={item.deletedAt}>{formatDateTime(item.deletedAt)}</time>; purged on{' '}
+                  <StatusBadge status={item.status} /> Deleted by {item.deletedBy} on{' '}
+                  <time dateTime={item.deletedAt}>{formatDateTime(item.deletedAt)}</time>; purged on{' '}
                   <time dateTime={item.purgeAt}>{formatDateTime(item.purgeAt)}</time>
                 </span>
               </div>
               <div className="adm-actions">
-                <button type="button" className="adm-btn adm-btn-sm adm-btn-primary" disabled={restore.isPending} onClick={() => restore.mutate(item.id)} aria-label={`Restore ${item.title}`}>
+                <button
+                  type="button"
+                  className="adm-btn adm-btn-sm adm-btn-primary"
+                  disabled={restore.isPending}
+                  onClick={() => restore.mutate(item.id)}
+                  aria-label={`Restore ${item.title}`}
+                >
                   Restore
                 </button>
                 <button

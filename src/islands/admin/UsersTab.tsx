@@ -40,7 +40,8 @@ export function UsersTab() {
     onSettled: refresh,
   });
   const change = useMutation({
-    mutationFn: ({ id, ...body }: { id: string; role?: Role; disabled?: boolean; resetPassword?: true }) => api.put<UserAnswer>(`/api/users/${id}`, body),
+    mutationFn: ({ id, ...body }: { id: string; role?: Role; disabled?: boolean; resetPassword?: true }) =>
+      api.put<UserAnswer>(`/api/users/${id}`, body),
     onSuccess: (answer) => {
       toast({ title: 'User updated', description: answer.user.username });
       reveal(answer);
@@ -123,7 +124,11 @@ export function UsersTab() {
                 <div className="adm-actions">
                   <label className="adm-field">
                     <span className="adm-sr-only">Role of {user.username}</span>
-                    <select value={user.role} disabled={busy} onChange={(e) => change.mutate({ id: user.id, role: e.target.value as Role })}>
+                    <select
+                      value={user.role}
+                      disabled={busy}
+                      onChange={(e) => change.mutate({ id: user.id, role: e.target.value as Role })}
+                    >
                       {ROLES.map((r) => (
                         <option key={r} value={r}>
                           {r}
@@ -131,10 +136,20 @@ export function UsersTab() {
                       ))}
                     </select>
                   </label>
-                  <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => change.mutate({ id: user.id, disabled: !user.disabled })}>
+                  <button
+                    type="button"
+                    className="adm-btn adm-btn-outline adm-btn-sm"
+                    disabled={busy}
+                    onClick={() => change.mutate({ id: user.id, disabled: !user.disabled })}
+                  >
                     {user.disabled ? 'Enable' : 'Disable'}
                   </button>
-                  <button type="button" className="adm-btn adm-btn-outline adm-btn-sm" disabled={busy} onClick={() => change.mutate({ id: user.id, resetPassword: true })}>
+                  <button
+                    type="button"
+                    className="adm-btn adm-btn-outline adm-btn-sm"
+                    disabled={busy}
+                    onClick={() => change.mutate({ id: user.id, resetPassword: true })}
+                  >
                     Reset password
                   </button>
                   {user.id !== me?.id && (

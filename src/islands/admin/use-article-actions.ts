@@ -36,7 +36,8 @@ export function useArticleActions() {
     /** Deletes after the browser's confirmation. */
     confirmAndDelete(article: Pick<Article, 'id' | 'title'>) {
       // A delete moves the article to the trash (issue 14), so the confirmation says it can be undone.
-      if (window.confirm(`Delete "${article.title}"? It goes to the Trash, where it can be restored for 30 days.`)) remove.mutate(article.id);
+      if (window.confirm(`Delete "${article.title}"? It goes to the Trash, where it can be restored for 30 days.`))
+        remove.mutate(article.id);
     },
   };
 }

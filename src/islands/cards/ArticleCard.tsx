@@ -58,7 +58,11 @@ export function ArticleCard({ article, eager = false }: { article: CardArticle; 
         {article.dek && <p className="card-dek">{article.dek}</p>}
         <div className="card-meta">
           {/* The time comes last: the browser swaps the date for "3 hours ago", and nothing after it may move. */}
-          {article.sourceLabel && <span className="card-source" data-testid="card-source">{article.sourceLabel}</span>}
+          {article.sourceLabel && (
+            <span className="card-source" data-testid="card-source">
+              {article.sourceLabel}
+            </span>
+          )}
           {article.sourceLabel && article.readingTime !== undefined && <span className="dot" aria-hidden="true" />}
           {article.readingTime !== undefined && <span data-testid="card-reading-time">{article.readingTime} min read</span>}
           {article.publishedAt && (

@@ -35,16 +35,23 @@ function Comments({ articleId }: { articleId: string }) {
 
   const submit = useMutation({
     mutationFn: (input: Draft) =>
-      api.post(base, { authorName: input.authorName.trim(), authorEmail: input.authorEmail.trim(), content: input.content.trim(), ...(input.website ? { website: input.website } : {}) }),
+      api.post(base, {
+        authorName: input.authorName.trim(),
+        authorEmail: input.authorEmail.trim(),
+        content: input.content.trim(),
+        ...(input.website ? { website: input.website } : {}),
+      }),
     onSuccess: async () => {
       setDraft(EMPTY);
       toast({ title: 'Comment submitted', description: 'Thank you for joining the conversation.' });
       await queryClient.invalidateQueries({ queryKey: key });
     },
-    onError: (error) => toast({ title: 'Failed to submit comment', description: serverMessageOf(error, 'Please try again later.'), variant: 'destructive' }),
+    onError: (error) =>
+      toast({ title: 'Failed to submit comment', description: serverMessageOf(error, 'Please try again later.'), variant: 'destructive' }),
   });
   const setStatus = useMutation({
-    mutationFn: ({ id, status }: { id: string; status: CommentStatus }) => api.put(`/api/comments/${encodeURIComponent(id)}/status`, { status }),
+    mutationFn: ({ id, status }: { id: string; status: CommentStatus }) =>
+      api.put(`/api/comments/${encodeURIComponent(id)}/status`, { status }),
     onSuccess: async () => {
       toast({ title: 'Comment updated' });
       await queryClient.invalidateQueries({ queryKey: key });
@@ -78,9 +85,7 @@ function Comments({ articleId }: { articleId: string }) {
 
   return (
     <section className="comments" aria-labelledby="comments-title" data-pagefind-ignore data-testid="comments">
-      <h2 id="comments-title">
-        Comments{comments ? <span className="comments-count"> ({count})</span> : null}
-      </h2>
+      <h2 id="comments-title">Comments{comments ? <span className="comments-count"> ({count})</span> : null}</h2>
       <form className="comment-form" onSubmit={onSubmit} noValidate aria-label="Leave a comment">
         <div className="comment-form-row">
           <div className="field">
@@ -88,8 +93,18 @@ function Comments({ articleId }: { articleId: string }) {
             <input id="comment-name" className="input" name="authorName" autoComplete="name" maxLength={100} {...field('authorName')} />
           </div>
           <div className="field">
-            <label htmlFor="comment-email">Email <span className="hint">(never published)</span></label>
-            <input id="comment-email" className="input" type="email" name="authorEmail" autoComplete="email" maxLength={254} {...field('authorEmail')} />
+            <label htmlFor="comment-email">
+              Email <span className="hint">(never published)</span>
+            </label>
+            <input
+              id="comment-email"
+              className="input"
+              type="email"
+              name="authorEmail"
+              autoComplete="email"
+              maxLength={254}
+              {...field('authorEmail')}
+            />
           </div>
         </div>
         <div className="field">
@@ -114,7 +129,9 @@ function Comments({ articleId }: { articleId: string }) {
           {comments.map((comment) => (
             <li key={comment.id} className={`comment${comment.status === 'hidden' ? ' comment-hidden' : ''}`} data-testid="comment">
               <div className="comment-head">
-                <span className="comment-avatar" aria-hidden="true">{comment.authorName.trim().charAt(0).toUpperCase() || '?'}</span>
+                <span className="comment-avatar" aria-hidden="true">
+                  {comment.authorName.trim().charAt(0).toUpperCase() || '?'}
+                </span>
                 <strong className="comment-author">{comment.authorName}</strong>
                 <RelativeTime iso={comment.createdAt} className="comment-time" />
                 {comment.status === 'hidden' && <span className="badge badge-hidden">Hidden</span>}

@@ -28,5 +28,11 @@ export function sendPageView(path: string = location.pathname): void {
   marker.__meridianPageViewSent = true;
   const body = JSON.stringify({ path });
   if (navigator.sendBeacon?.(PAGEVIEW_ENDPOINT, body)) return;
-  void fetch(PAGEVIEW_ENDPOINT, { method: 'POST', body, keepalive: true, credentials: 'include', headers: { 'Content-Type': 'application/json' } }).catch(() => {});
+  void fetch(PAGEVIEW_ENDPOINT, {
+    method: 'POST',
+    body,
+    keepalive: true,
+    credentials: 'include',
+    headers: { 'Content-Type': 'application/json' },
+  }).catch(() => {});
 }

@@ -62,17 +62,20 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const savedForm = useRef<string>(JSON.stringify(EMPTY_FORM));
 
   /** Takes a saved article as the editor's new base (after a save, a reload or a restore). */
-  const adopt = useCallback((article: Article, options: { replaceForm: boolean }) => {
-    setVersion(article.version);
-    setCurrent(article);
-    setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
-    client.setQueryData(adminKeys.article(article.id), article);
-    if (options.replaceForm) {
-      const next = formFromArticle(article);
-      setForm(next);
-      savedForm.current = JSON.stringify(next);
-    }
-  }, [client]);
+  const adopt = useCallback(
+    (article: Article, options: { replaceForm: boolean }) => {
+      setVersion(article.version);
+      setCurrent(article);
+      setSaved({ status: article.status, scheduledFor: article.scheduledFor, slug: article.slug });
+      client.setQueryData(adminKeys.article(article.id), article);
+      if (options.replaceForm) {
+        const next = formFromArticle(article);
+        setForm(next);
+        savedForm.current = JSON.stringify(next);
+      }
+    },
+    [client],
+  );
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
@@ -101,11 +104,13 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       }
     },
     onError: (error, { id }) =>
-      conflictOf(error) ? setConflict(conflictOf(error)) : toast({
-        title: 'Error',
-        description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
-        variant: 'destructive',
-      }),
+      conflictOf(error)
+        ? setConflict(conflictOf(error))
+        : toast({
+            title: 'Error',
+            description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
+            variant: 'destructive',
+          }),
     onSettled: () => invalidateArticles(client),
   });
 
@@ -256,11 +261,23 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
               <span>
                 Title <span aria-hidden="true">*</span>
               </span>
-              <input type="text" value={form.title} onChange={(e) => update('title', e.target.value)} required aria-required="true" placeholder="Headline" />
+              <input
+                type="text"
+                value={form.title}
+                onChange={(e) => update('title', e.target.value)}
+                required
+                aria-required="true"
+                placeholder="Headline"
+              />
             </label>
             <label className="adm-field">
               <span>Deck (Summary)</span>
-              <textarea rows={2} value={form.dek} onChange={(e) => update('dek', e.target.value)} placeholder="One or two sentences under the headline" />
+              <textarea
+                rows={2}
+                value={form.dek}
+                onChange={(e) => update('dek', e.target.value)}
+                placeholder="One or two sentences under the headline"
+              />
             </label>
             <label className="adm-field">
               <span>Author Name</span>
@@ -311,7 +328,12 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
             </label>
             <label className="adm-switch adm-switch-row">
               <span>Editor's Pick</span>
-              <input type="checkbox" role="switch" checked={form.isEditorsPick} onChange={(e) => update('isEditorsPick', e.target.checked)} />
+              <input
+                type="checkbox"
+                role="switch"
+                checked={form.isEditorsPick}
+                onChange={(e) => update('isEditorsPick', e.target.checked)}
+              />
               <span className="adm-switch-track" aria-hidden="true" />
             </label>
           </section>

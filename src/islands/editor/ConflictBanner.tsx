@@ -13,7 +13,8 @@ export function ConflictBanner({ conflict, mine, onReload, onDismiss }: Props) {
       <h2 className="adm-card-title">This article was changed while you were editing</h2>
       <p>
         {conflict.changedBy ? <strong>{conflict.changedBy}</strong> : 'Someone'} saved it at{' '}
-        <time dateTime={conflict.changedAt}>{formatDateTime(conflict.changedAt)}</time> (version {conflict.current.version}). Your changes are not saved.
+        <time dateTime={conflict.changedAt}>{formatDateTime(conflict.changedAt)}</time> (version {conflict.current.version}). Your changes
+        are not saved.
       </p>
       <div className="adm-actions">
         <button type="button" className="adm-btn adm-btn-primary" onClick={onReload}>

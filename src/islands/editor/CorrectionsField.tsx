@@ -19,7 +19,8 @@ type Props = {
 export function CorrectionsField({ articleId, version, corrections, onAdded, onFailed }: Props) {
   const [text, setText] = useState('');
   const add = useMutation({
-    mutationFn: (value: string) => api.post<Correction>(`/api/articles/${articleId}/corrections`, { text: value }, { headers: ifMatch(version) }),
+    mutationFn: (value: string) =>
+      api.post<Correction>(`/api/articles/${articleId}/corrections`, { text: value }, { headers: ifMatch(version) }),
     onSuccess: (correction) => {
       setText('');
       onAdded(correction);
@@ -48,7 +49,13 @@ export function CorrectionsField({ articleId, version, corrections, onAdded, onF
       <form className="adm-form-stack" onSubmit={submit}>
         <label className="adm-field">
           <span>New correction</span>
-          <textarea rows={2} value={text} maxLength={2000} onChange={(e) => setText(e.target.value)} placeholder="An earlier version of this article said…" />
+          <textarea
+            rows={2}
+            value={text}
+            maxLength={2000}
+            onChange={(e) => setText(e.target.value)}
+            placeholder="An earlier version of this article said…"
+          />
         </label>
         <button type="submit" className="adm-btn adm-btn-outline" disabled={add.isPending || !text.trim()}>
           Add correction

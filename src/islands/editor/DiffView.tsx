@@ -6,7 +6,12 @@ type Props = { before: string; after: string; beforeLabel: string; afterLabel: s
 
 export function DiffView({ before, after, beforeLabel, afterLabel }: Props) {
   const parts = useMemo(() => diffBodies(before, after), [before, after]);
-  if (!hasChanges(parts)) return <p className="adm-muted" data-testid="diff-none">The text is the same in both.</p>;
+  if (!hasChanges(parts))
+    return (
+      <p className="adm-muted" data-testid="diff-none">
+        The text is the same in both.
+      </p>
+    );
   return (
     <div className="adm-diff" data-testid="body-diff">
       <p className="adm-muted">
@@ -14,7 +19,13 @@ export function DiffView({ before, after, beforeLabel, afterLabel }: Props) {
       </p>
       <p className="adm-diff-text">
         {parts.map((part, i) =>
-          part.kind === 'added' ? <ins key={i}>{part.text}</ins> : part.kind === 'removed' ? <del key={i}>{part.text}</del> : <span key={i}>{part.text}</span>,
+          part.kind === 'added' ? (
+            <ins key={i}>{part.text}</ins>
+          ) : part.kind === 'removed' ? (
+            <del key={i}>{part.text}</del>
+          ) : (
+            <span key={i}>{part.text}</span>
+          ),
         )}
       </p>
     </div>

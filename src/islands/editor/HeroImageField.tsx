@@ -31,8 +31,21 @@ export function HeroImageField({ heroImage, onChange, disabled = false }: Props)
       </h2>
       {image ? (
         <figure className="adm-hero-preview">
-          <img src={image.src} srcSet={image.srcset} sizes="(max-width: 900px) 100vw, 640px" width={image.width} height={image.height} alt="The chosen hero, as readers will see it" data-testid="hero-preview" />
-          <button type="button" className="adm-btn adm-btn-danger adm-btn-sm adm-hero-remove" onClick={() => onChange('')} disabled={disabled}>
+          <img
+            src={image.src}
+            srcSet={image.srcset}
+            sizes="(max-width: 900px) 100vw, 640px"
+            width={image.width}
+            height={image.height}
+            alt="The chosen hero, as readers will see it"
+            data-testid="hero-preview"
+          />
+          <button
+            type="button"
+            className="adm-btn adm-btn-danger adm-btn-sm adm-hero-remove"
+            onClick={() => onChange('')}
+            disabled={disabled}
+          >
             Remove image
           </button>
         </figure>

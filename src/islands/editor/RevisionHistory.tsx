@@ -19,7 +19,16 @@ type Props = {
   onRestoreFailed: (error: unknown) => void;
 };
 
-const FIELD_LABELS: Record<string, string> = { bodyHtml: 'body', dek: 'deck', heroImage: 'hero image', authorName: 'author', isBreaking: 'breaking', isEditorsPick: "editor's pick", scheduledFor: 'schedule', readingTime: 'reading time' };
+const FIELD_LABELS: Record<string, string> = {
+  bodyHtml: 'body',
+  dek: 'deck',
+  heroImage: 'hero image',
+  authorName: 'author',
+  isBreaking: 'breaking',
+  isEditorsPick: "editor's pick",
+  scheduledFor: 'schedule',
+  readingTime: 'reading time',
+};
 
 export const revisionsKey = (articleId: string) => ['/api/articles', articleId, 'revisions'] as const;
 
@@ -32,14 +41,18 @@ function describe(revision: RevisionSummary): string {
 export function RevisionHistory({ articleId, version, currentBody, onRestored, onRestoreFailed }: Props) {
   const client = useQueryClient();
   const [selected, setSelected] = useState<number | undefined>();
-  const list = useQuery<RevisionSummary[]>({ queryKey: [...revisionsKey(articleId), version], queryFn: () => api.get(`/api/articles/${articleId}/revisions`) });
+  const list = useQuery<RevisionSummary[]>({
+    queryKey: [...revisionsKey(articleId), version],
+    queryFn: () => api.get(`/api/articles/${articleId}/revisions`),
+  });
   const detail = useQuery<Revision>({
     queryKey: [...revisionsKey(articleId), 'rev', selected],
     queryFn: () => api.get(`/api/articles/${articleId}/revisions/${selected}`),
     enabled: selected !== undefined,
   });
   const restore = useMutation({
-    mutationFn: (rev: number) => api.post<Article>(`/api/articles/${articleId}/revisions/${rev}/restore`, undefined, { headers: ifMatch(version) }),
+    mutationFn: (rev: number) =>
+      api.post<Article>(`/api/articles/${articleId}/revisions/${rev}/restore`, undefined, { headers: ifMatch(version) }),
     onSuccess: (article) => {
       setSelected(undefined);
       onRestored(article);
@@ -88,7 +101,12 @@ export function RevisionHistory({ articleId, version, currentBody, onRestored, o
           <p>
             Revision {selected}: “{detail.data.article.title}”, compared with the current version.
           </p>
-          <DiffView before={detail.data.article.bodyHtml} after={currentBody} beforeLabel={`revision ${selected}`} afterLabel="current version" />
+          <DiffView
+            before={detail.data.article.bodyHtml}
+            after={currentBody}
+            beforeLabel={`revision ${selected}`}
+            afterLabel="current version"
+          />
           <div className="adm-actions">
             <button type="button" className="adm-btn adm-btn-primary" disabled={restore.isPending} onClick={() => restore.mutate(selected)}>
               Restore revision {selected}

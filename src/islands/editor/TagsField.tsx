@@ -21,7 +21,14 @@ export function TagsField({ tags, onChange }: Props) {
     <div className="adm-field">
       <label htmlFor="editor-tag-input">Tags</label>
       <div className="adm-inline">
-        <input id="editor-tag-input" type="text" value={draft} onChange={(e) => setDraft(e.target.value)} onKeyDown={onKeyDown} placeholder="Add a tag" />
+        <input
+          id="editor-tag-input"
+          type="text"
+          value={draft}
+          onChange={(e) => setDraft(e.target.value)}
+          onKeyDown={onKeyDown}
+          placeholder="Add a tag"
+        />
         <button type="button" className="adm-btn adm-btn-outline" onClick={commit}>
           Add
         </button>

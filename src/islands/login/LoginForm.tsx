@@ -40,7 +40,10 @@ function LoginForm({ next }: Props) {
         toast({ title: 'Too many attempts', description: message, variant: 'destructive' });
         return;
       }
-      const message = error instanceof ApiRequestError && error.status === 401 ? 'Invalid username or password.' : 'Something went wrong. Please try again.';
+      const message =
+        error instanceof ApiRequestError && error.status === 401
+          ? 'Invalid username or password.'
+          : 'Something went wrong. Please try again.';
       setProblem(message);
       toast({ title: 'Login failed', description: message, variant: 'destructive' });
     },
@@ -57,12 +60,26 @@ function LoginForm({ next }: Props) {
   };
 
   return (
-    <form className="adm-card adm-login" data-hydrated={hydrated} onSubmit={submit} noValidate aria-describedby={problem ? 'login-problem' : undefined}>
+    <form
+      className="adm-card adm-login"
+      data-hydrated={hydrated}
+      onSubmit={submit}
+      noValidate
+      aria-describedby={problem ? 'login-problem' : undefined}
+    >
       <h1 className="adm-title">Admin Login</h1>
       <p className="adm-muted">Sign in to manage articles, comments and news sources.</p>
       <label className="adm-field">
         <span>Username</span>
-        <input type="text" name="username" autoComplete="username" autoCapitalize="none" spellCheck={false} value={username} onChange={(e) => setUsername(e.target.value)} />
+        <input
+          type="text"
+          name="username"
+          autoComplete="username"
+          autoCapitalize="none"
+          spellCheck={false}
+          value={username}
+          onChange={(e) => setUsername(e.target.value)}
+        />
       </label>
       <div className="adm-field">
         <label htmlFor="login-password">Password</label>

@@ -59,7 +59,10 @@ function SearchPage({ siteName }: { siteName: string }) {
     queryFn: ({ signal }) => runSearch(state, signal),
     enabled: Boolean(state.q),
     // Keeps the page on screen while the same query is asked again over the whole archive.
-    placeholderData: (previous, query) => (query && query.queryKey[1] === state.q && query.queryKey[2] === state.section && query.queryKey[3] === state.page ? previous : undefined),
+    placeholderData: (previous, query) =>
+      query && query.queryKey[1] === state.q && query.queryKey[2] === state.section && query.queryKey[3] === state.page
+        ? previous
+        : undefined,
   });
 
   const navigate = (next: SearchRequest, scroll = false) => {

@@ -60,7 +60,15 @@ export default function Toaster() {
 
   return (
     <section aria-label="Notifications (F8)" className="toast-section">
-      <div ref={regionRef} tabIndex={-1} className="toast-viewport" role="status" aria-live="polite" aria-atomic="true" data-testid="toast-region">
+      <div
+        ref={regionRef}
+        tabIndex={-1}
+        className="toast-viewport"
+        role="status"
+        aria-live="polite"
+        aria-atomic="true"
+        data-testid="toast-region"
+      >
         {current && (
           <div
             key={current.id}

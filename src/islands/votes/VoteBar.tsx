@@ -12,7 +12,10 @@ const MESSAGES: Record<VoteKind, { success: string; failure: string }> = {
 
 const BUTTONS: Record<VoteKind, { label: string; icon: string }> = {
   like: { label: 'Like', icon: 'M7 11v9H4v-9zm2 9h8.2a2 2 0 0 0 2-1.6l1.2-6A2 2 0 0 0 18.4 10H14l.7-3.5a1.8 1.8 0 0 0-3.3-1.3L9 10z' },
-  dislike: { label: 'Dislike', icon: 'M17 13V4h3v9zm-2-9H6.8a2 2 0 0 0-2 1.6l-1.2 6A2 2 0 0 0 5.6 14H10l-.7 3.5a1.8 1.8 0 0 0 3.3 1.3L15 14z' },
+  dislike: {
+    label: 'Dislike',
+    icon: 'M17 13V4h3v9zm-2-9H6.8a2 2 0 0 0-2 1.6l-1.2 6A2 2 0 0 0 5.6 14H10l-.7 3.5a1.8 1.8 0 0 0 3.3 1.3L15 14z',
+  },
 };
 
 type VoteButtonProps = { kind: VoteKind; count: number | undefined; pressed: boolean; disabled: boolean; onVote: (kind: VoteKind) => void };
@@ -21,7 +24,14 @@ type VoteButtonProps = { kind: VoteKind; count: number | undefined; pressed: boo
 function VoteButton({ kind, count, pressed, disabled, onVote }: VoteButtonProps) {
   const { label, icon } = BUTTONS[kind];
   return (
-    <button type="button" className="vote-btn" aria-pressed={pressed} disabled={disabled} onClick={() => onVote(kind)} data-testid={`${kind}-button`}>
+    <button
+      type="button"
+      className="vote-btn"
+      aria-pressed={pressed}
+      disabled={disabled}
+      onClick={() => onVote(kind)}
+      data-testid={`${kind}-button`}
+    >
       <svg viewBox="0 0 24 24" width="18" height="18" aria-hidden="true">
         <path d={icon} fill="currentColor" />
       </svg>

@@ -3,6 +3,8 @@ import { allowMethods, authorizedEndpoint, json, parseQuery } from '../../api/ht
 import { auditListQuerySchema } from '../../schemas/audit.ts';
 import { listAudit } from '../../server/audit.ts';
 
-export const GET = authorizedEndpoint('audit.read', async (context, runtime) => json(await listAudit(runtime, parseQuery(context.url, auditListQuerySchema))));
+export const GET = authorizedEndpoint('audit.read', async (context, runtime) =>
+  json(await listAudit(runtime, parseQuery(context.url, auditListQuerySchema))),
+);
 
 export const ALL = allowMethods({ GET });

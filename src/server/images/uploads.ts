@@ -48,7 +48,8 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
   try {
     await (await fsp.open(path.join(claims, request.token), 'wx')).close();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError(410, 'This upload URL has already been used; request a new one');
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new AppError(410, 'This upload URL has already been used; request a new one');
     throw error;
   }
   const target = path.join(uploads, request.token);

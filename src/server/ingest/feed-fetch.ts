@@ -19,7 +19,8 @@ export const MAX_FEED_BYTES = 5 * 1024 * 1024;
 /** A Retry-After further away than this is treated as this (a feed cannot switch itself off for a month). */
 const MAX_RETRY_AFTER_MS = 24 * 60 * 60 * 1000;
 
-const FEED_ACCEPT = 'application/rss+xml, application/atom+xml, application/rdf+xml;q=0.9, application/xml;q=0.8, text/xml;q=0.8, */*;q=0.5';
+const FEED_ACCEPT =
+  'application/rss+xml, application/atom+xml, application/rdf+xml;q=0.9, application/xml;q=0.8, text/xml;q=0.8, */*;q=0.5';
 
 export type FetchOutcome = {
   message: string;
@@ -142,7 +143,11 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
 
   let parsed;
   try {
-    parsed = await parseFeed(response.body, { contentType: response.headers.get('content-type') ?? undefined, feedUrl: response.url, maxBytes: MAX_FEED_BYTES });
+    parsed = await parseFeed(response.body, {
+      contentType: response.headers.get('content-type') ?? undefined,
+      feedUrl: response.url,
+      maxBytes: MAX_FEED_BYTES,
+    });
   } catch (error) {
     const message = error instanceof FeedParseError ? error.message : 'The feed could not be read';
     if (!(error instanceof FeedParseError)) console.error('[ingest] unexpected parse error', error);

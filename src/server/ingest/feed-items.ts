@@ -38,7 +38,11 @@ const TRACKING_PARAM = /^(utm_[a-z_]+|fbclid|gclid|dclid|msclkid|mc_cid|mc_eid|_
  * htmlToText decodes every entity and re-escapes only these four, so undoing them gives the text.
  */
 export function plainText(html: string): string {
-  return htmlToText(html).replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&amp;/g, '&');
+  return htmlToText(html)
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 /** An absolute http(s) URL resolved against `base`, or undefined. */
@@ -97,7 +101,13 @@ type MediaContent = { '@'?: { url?: string; type?: string; medium?: string; widt
 export function pickHeroImage(item: FeedParser.Item, bodyHtml: string, base: string | undefined): string | undefined {
   const media = asArray((item as unknown as Record<string, MediaContent | MediaContent[] | undefined>)['media:content'])
     .map((m) => m['@'] ?? {})
-    .filter((a) => a.url && (a.medium === 'image' || /^image\//i.test(a.type ?? '') || (!a.type && !a.medium && /\.(jpe?g|png|webp|avif|gif)(\?|$)/i.test(a.url))))
+    .filter(
+      (a) =>
+        a.url &&
+        (a.medium === 'image' ||
+          /^image\//i.test(a.type ?? '') ||
+          (!a.type && !a.medium && /\.(jpe?g|png|webp|avif|gif)(\?|$)/i.test(a.url))),
+    )
     .filter((a) => !isPixel(dimension(a.width), dimension(a.height)))
     .sort((a, b) => (dimension(b.width) ?? 0) - (dimension(a.width) ?? 0));
   for (const candidate of media) {

@@ -78,7 +78,10 @@ function looksLikeHtml(text: string, contentType: string | undefined): boolean {
  * Parses RSS 0.9x/2.0, RSS 1.0 (RDF) and Atom. `feedUrl` is the base for relative links when the
  * feed has no xml:base. Never throws anything but FeedParseError.
  */
-export async function parseFeed(input: Buffer, options: { contentType?: string | undefined; feedUrl: string; maxBytes?: number }): Promise<ParsedFeed> {
+export async function parseFeed(
+  input: Buffer,
+  options: { contentType?: string | undefined; feedUrl: string; maxBytes?: number },
+): Promise<ParsedFeed> {
   const bytes = gunzipIfNeeded(input, options.maxBytes ?? 5 * 1024 * 1024);
   const text = decodeFeedText(bytes, options.contentType).replace(/^\uFEFF/, '');
   if (text.trim() === '') throw new FeedParseError('The feed is empty');

@@ -4,7 +4,16 @@ import type { ArticleRecord } from '../../schemas/article.ts';
 import { heroImageAttributes } from '../../schemas/image.ts';
 
 /** The site's palette (src/styles/global.css), inlined: mail clients ignore CSS variables. */
-const COLORS = { brand: '#0b1f3a', text: '#15171a', muted: '#4b5260', border: '#d9dde3', surface: '#f6f7f9', link: '#0f4c9c', pick: '#fbefd5', pickText: '#6b4404' };
+const COLORS = {
+  brand: '#0b1f3a',
+  text: '#15171a',
+  muted: '#4b5260',
+  border: '#d9dde3',
+  surface: '#f6f7f9',
+  link: '#0f4c9c',
+  pick: '#fbefd5',
+  pickText: '#6b4404',
+};
 const SANS = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
 const SERIF = "Georgia, 'Iowan Old Style', 'Times New Roman', serif";
 

@@ -47,13 +47,20 @@ const SETUP_CODES = new Set(['EDNS', 'EAUTH', 'ETLS', 'ENOAUTH']);
 
 export function classifyMailError(error: unknown): MailError {
   if (error instanceof MailError) return error;
-  const { code, responseCode, message, timeoutType } = error as { code?: string; responseCode?: number; message?: string; timeoutType?: string };
+  const { code, responseCode, message, timeoutType } = error as {
+    code?: string;
+    responseCode?: number;
+    message?: string;
+    timeoutType?: string;
+  };
   const text = message ?? String(error);
   if (typeof responseCode === 'number' && responseCode >= 400) {
     return new MailError(text, { temporary: responseCode < 500, notSent: true, cause: error });
   }
   const beforeTransaction =
-    (timeoutType !== undefined && SETUP_TIMEOUTS.has(timeoutType)) || (code !== undefined && SETUP_CODES.has(code)) || /ECONNREFUSED|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN/.test(text);
+    (timeoutType !== undefined && SETUP_TIMEOUTS.has(timeoutType)) ||
+    (code !== undefined && SETUP_CODES.has(code)) ||
+    /ECONNREFUSED|EHOSTUNREACH|ENOTFOUND|EAI_AGAIN/.test(text);
   return new MailError(text, { temporary: beforeTransaction && code !== 'EAUTH', notSent: beforeTransaction, cause: error });
 }
 
@@ -78,13 +85,19 @@ export function createMailer(config: Config): Mailer {
   const siteHost = new URL(config.SITE_URL).hostname;
   if (config.SMTP_URL) {
     // A pool keeps a few connections open across a batch instead of one TLS handshake per recipient.
-    const transport = nodemailer.createTransport(config.SMTP_URL + (config.SMTP_URL.includes('?') ? '&' : '?') + 'pool=true&maxConnections=3');
+    const transport = nodemailer.createTransport(
+      config.SMTP_URL + (config.SMTP_URL.includes('?') ? '&' : '?') + 'pool=true&maxConnections=3',
+    );
     const url = new URL(config.SMTP_URL);
     return {
       destination: `${url.protocol}//${url.host}`,
       async send(message) {
         try {
-          const info = await transport.sendMail({ from, ...message, messageId: message.messageId ?? `<${randomBytes(12).toString('hex')}@${siteHost}>` });
+          const info = await transport.sendMail({
+            from,
+            ...message,
+            messageId: message.messageId ?? `<${randomBytes(12).toString('hex')}@${siteHost}>`,
+          });
           return { messageId: info.messageId };
         } catch (error) {
           throw classifyMailError(error);
@@ -115,7 +128,12 @@ export function createMailer(config: Config): Mailer {
  * Sends with retries (1 s, then 4 s later) when a failure is temporary and the message certainly
  * did not go out; a connection lost mid-transaction is never retried (it may have been accepted).
  */
-export async function sendWithRetry(mailer: Mailer, message: MailMessage, attempts = 3, baseDelayMs = 1000): Promise<{ messageId: string }> {
+export async function sendWithRetry(
+  mailer: Mailer,
+  message: MailMessage,
+  attempts = 3,
+  baseDelayMs = 1000,
+): Promise<{ messageId: string }> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await mailer.send(message);

@@ -105,13 +105,21 @@ function formatBytes(bytes: number): string {
 function toSafeFetchError(error: unknown, url: URL, timeoutMs: number): SafeFetchError {
   if (error instanceof SafeFetchError) return error;
   const name = (error as { name?: string })?.name;
-  if (name === 'TimeoutError' || name === 'AbortError') return new SafeFetchError('timeout', `${url.host} did not answer within ${timeoutMs / 1000} s`, { cause: error });
+  if (name === 'TimeoutError' || name === 'AbortError')
+    return new SafeFetchError('timeout', `${url.host} did not answer within ${timeoutMs / 1000} s`, { cause: error });
   const causes: unknown[] = [];
   for (let e: unknown = error; e && causes.length < 5; e = (e as { cause?: unknown }).cause) causes.push(e);
-  const blocked = causes.find((c) => (c as { code?: string }).code === 'EBLOCKEDADDRESS' || /Blocked by url policy/.test((c as Error)?.message ?? ''));
+  const blocked = causes.find(
+    (c) => (c as { code?: string }).code === 'EBLOCKEDADDRESS' || /Blocked by url policy/.test((c as Error)?.message ?? ''),
+  );
   if (blocked) return new SafeFetchError('blocked', (blocked as Error).message, { cause: error });
   const root = causes[causes.length - 1] as { code?: string; message?: string } | undefined;
-  const detail = root?.code === 'ENOTFOUND' ? `${url.hostname} was not found` : root?.code === 'ECONNREFUSED' ? `${url.host} refused the connection` : (root?.message ?? 'network error');
+  const detail =
+    root?.code === 'ENOTFOUND'
+      ? `${url.hostname} was not found`
+      : root?.code === 'ECONNREFUSED'
+        ? `${url.host} refused the connection`
+        : (root?.message ?? 'network error');
   return new SafeFetchError('network', `Could not reach ${url.host}: ${detail}`, { cause: error });
 }
 

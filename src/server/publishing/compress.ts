@@ -111,7 +111,13 @@ async function listFiles(dir: string): Promise<string[]> {
   for (const entry of entries) {
     if (!entry.isFile()) continue;
     const full = path.join(entry.parentPath, entry.name);
-    if (path.relative(dir, full).split(path.sep).some((part) => part.startsWith('.') && part !== '.well-known')) continue;
+    if (
+      path
+        .relative(dir, full)
+        .split(path.sep)
+        .some((part) => part.startsWith('.') && part !== '.well-known')
+    )
+      continue;
     out.push(full);
   }
   return out;

@@ -144,7 +144,9 @@ export function buildSitemapIndex(config: Config, periods: ReadonlyArray<{ perio
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
   lines.push(`<sitemap><loc>${escapeXml(absolute(config, PAGES_SITEMAP_PATH))}</loc></sitemap>`);
   for (const { period, lastmod } of periods) {
-    lines.push(`<sitemap><loc>${escapeXml(absolute(config, periodSitemapPath(period)))}</loc><lastmod>${escapeXml(new Date(lastmod).toISOString())}</lastmod></sitemap>`);
+    lines.push(
+      `<sitemap><loc>${escapeXml(absolute(config, periodSitemapPath(period)))}</loc><lastmod>${escapeXml(new Date(lastmod).toISOString())}</lastmod></sitemap>`,
+    );
   }
   lines.push('</sitemapindex>', '');
   return lines.join('\n');
@@ -154,9 +156,12 @@ export function buildSitemapIndex(config: Config, periods: ReadonlyArray<{ perio
 export function buildSitemap(config: Config, articles: readonly ArticleRecord[], staticPages: readonly string[] = []): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
   for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
-  if (staticPages.length) for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
+  if (staticPages.length)
+    for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
   for (const article of articles) {
-    lines.push(`<url><loc>${escapeXml(articleUrl(config, article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`);
+    lines.push(
+      `<url><loc>${escapeXml(articleUrl(config, article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`,
+    );
   }
   lines.push('</urlset>', '');
   return lines.join('\n');
@@ -230,9 +235,14 @@ export async function renderMachineFile(
   if (pathname === NEWS_SITEMAP_PATH) {
     return { body: buildNewsSitemap(config, await listPublished(store), now), contentType: XML };
   }
-  if (pathname === RSS_PATH) return { body: buildRss(config, await listPublished(store, undefined, FEED_SIZE)), contentType: 'application/rss+xml; charset=utf-8' };
+  if (pathname === RSS_PATH)
+    return { body: buildRss(config, await listPublished(store, undefined, FEED_SIZE)), contentType: 'application/rss+xml; charset=utf-8' };
   const match = /^\/section\/([a-z]+)\/rss\.xml$/.exec(pathname);
   const section = SECTIONS.find((s) => s === match?.[1]);
-  if (section) return { body: buildRss(config, await listPublished(store, section, FEED_SIZE), section), contentType: 'application/rss+xml; charset=utf-8' };
+  if (section)
+    return {
+      body: buildRss(config, await listPublished(store, section, FEED_SIZE), section),
+      contentType: 'application/rss+xml; charset=utf-8',
+    };
   return undefined;
 }

@@ -25,7 +25,13 @@ export function notifyServedFileChange(fileOrFolder: string): void {
 async function twinsPresent(target: string, body: Uint8Array): Promise<boolean> {
   if (!isCompressible(target) || body.byteLength < MIN_COMPRESS_BYTES) return true;
   for (const { suffix } of ENCODINGS) {
-    if (!(await fs.access(target + suffix).then(() => true, () => false))) return false;
+    if (
+      !(await fs.access(target + suffix).then(
+        () => true,
+        () => false,
+      ))
+    )
+      return false;
   }
   return true;
 }

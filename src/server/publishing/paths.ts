@@ -59,7 +59,15 @@ export function fileForPath(clientDir: string, publicPath: string): string {
 
 /** The machine-readable paths that do not depend on which months have articles. */
 export function machinePaths(): string[] {
-  return [RSS_PATH, ...SECTIONS.map(sectionFeedPath), ...SECTIONS.map(listingManifestPath), SITEMAP_PATH, PAGES_SITEMAP_PATH, NEWS_SITEMAP_PATH, ROBOTS_PATH];
+  return [
+    RSS_PATH,
+    ...SECTIONS.map(sectionFeedPath),
+    ...SECTIONS.map(listingManifestPath),
+    SITEMAP_PATH,
+    PAGES_SITEMAP_PATH,
+    NEWS_SITEMAP_PATH,
+    ROBOTS_PATH,
+  ];
 }
 
 /** Every public path the current data has: listings first, then feeds and sitemaps, then articles. */
@@ -80,7 +88,10 @@ export function listRenderedPaths(clientDir: string): string[] {
   const found: string[] = [];
   const dirs = (dir: string) => {
     try {
-      return fs.readdirSync(dir, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name);
+      return fs
+        .readdirSync(dir, { withFileTypes: true })
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name);
     } catch {
       return [];
     }
@@ -117,7 +128,11 @@ function byRecent(a: ArticleRecord, b: ArticleRecord): number {
 }
 
 /** The list as it was before the changes, rebuilt from the list after them. */
-function listBefore(after: readonly ArticleRecord[], changes: readonly ArticleChange[], inScope: (a: ArticleRecord) => boolean): ArticleRecord[] {
+function listBefore(
+  after: readonly ArticleRecord[],
+  changes: readonly ArticleChange[],
+  inScope: (a: ArticleRecord) => boolean,
+): ArticleRecord[] {
   const changed = new Set(changes.map((c) => (c.after ?? c.before)!.id));
   const list = after.filter((a) => !changed.has(a.id));
   for (const { before } of changes) if (isPublic(before) && inScope(before)) list.push(before);
@@ -128,10 +143,19 @@ function listBefore(after: readonly ArticleRecord[], changes: readonly ArticleCh
  * What a listing file's HTML is made of, as a string: its cards plus, on page 1, the page count and,
  * on an archive file, whether it is the newest one. Undefined when the file does not exist.
  */
-export function listingFileFingerprint(list: readonly ArticleRecord[], total: number, file: number, size: number, fingerprint: (a: ArticleRecord) => string): string | undefined {
+export function listingFileFingerprint(
+  list: readonly ArticleRecord[],
+  total: number,
+  file: number,
+  size: number,
+  fingerprint: (a: ArticleRecord) => string,
+): string | undefined {
   const slice = listingSlice(list.length, file, size);
   if (!slice) return undefined;
-  const cards = list.slice(slice.offset, slice.offset + slice.limit).map(fingerprint).join('\n');
+  const cards = list
+    .slice(slice.offset, slice.offset + slice.limit)
+    .map(fingerprint)
+    .join('\n');
   return file === 1 ? `${total}\n${cards}` : `${file === total}\n${cards}`;
 }
 
@@ -142,7 +166,12 @@ export function listingFileFingerprint(list: readonly ArticleRecord[], total: nu
  * the files from the oldest difference onwards can change: a new article touches page 1 and the
  * newest archive file (and the one before it when a new file opens), whatever the archive's size.
  */
-export function changedListingFiles(before: readonly ArticleRecord[], after: readonly ArticleRecord[], size: number, fingerprint: (a: ArticleRecord) => string): number[] {
+export function changedListingFiles(
+  before: readonly ArticleRecord[],
+  after: readonly ArticleRecord[],
+  size: number,
+  fingerprint: (a: ArticleRecord) => string,
+): number[] {
   const totalBefore = countListingPages(before.length, size);
   const totalAfter = countListingPages(after.length, size);
   // The oldest position (counted from the oldest article) at which the lists differ.
@@ -155,12 +184,11 @@ export function changedListingFiles(before: readonly ArticleRecord[], after: rea
       break;
     }
   }
-  const fileOf = (list: readonly ArticleRecord[], total: number, file: number) => listingFileFingerprint(list, total, file, size, fingerprint);
+  const fileOf = (list: readonly ArticleRecord[], total: number, file: number) =>
+    listingFileFingerprint(list, total, file, size, fingerprint);
   const candidates = new Set<number>([1, totalBefore, totalAfter]);
   for (let file = Math.floor(first / size) + 2; file <= Math.max(totalBefore, totalAfter); file++) candidates.add(file);
-  return [...candidates]
-    .sort((a, b) => a - b)
-    .filter((file) => fileOf(before, totalBefore, file) !== fileOf(after, totalAfter, file));
+  return [...candidates].sort((a, b) => a - b).filter((file) => fileOf(before, totalBefore, file) !== fileOf(after, totalAfter, file));
 }
 
 /** What a listing card shows: the loader hands the view exactly the summary. */
@@ -201,8 +229,10 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
     if (!sections.has(section)) continue;
     const after = await listPublished(store, section);
     const before = listBefore(after, visible, (a) => a.section === section);
-    for (const page of changedListingFiles(before, after, SECTION_PAGE_SIZE, cardFingerprint)) listings.push(sectionPagePath(section, page));
-    if (countListingPages(before.length, SECTION_PAGE_SIZE) !== countListingPages(after.length, SECTION_PAGE_SIZE)) machine.push(listingManifestPath(section));
+    for (const page of changedListingFiles(before, after, SECTION_PAGE_SIZE, cardFingerprint))
+      listings.push(sectionPagePath(section, page));
+    if (countListingPages(before.length, SECTION_PAGE_SIZE) !== countListingPages(after.length, SECTION_PAGE_SIZE))
+      machine.push(listingManifestPath(section));
     const feedBefore = before.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
     const feedAfter = after.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
     if (feedBefore !== feedAfter) machine.push(sectionFeedPath(section));
@@ -214,10 +244,15 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   const topBefore = allBefore.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
   if (topAfter !== topBefore) machine.push(RSS_PATH);
 
-  const entry = (article: ArticleRecord | undefined, fingerprint: (a: ArticleRecord) => string) => (isPublic(article) ? fingerprint(article) : '');
+  const entry = (article: ArticleRecord | undefined, fingerprint: (a: ArticleRecord) => string) =>
+    isPublic(article) ? fingerprint(article) : '';
   const months = new Set<string>();
   for (const { before, after } of visible) {
-    if (entry(before, sitemapFingerprint) === entry(after, sitemapFingerprint) && (!isPublic(before) || periodOf(before) === periodOf(after!))) continue;
+    if (
+      entry(before, sitemapFingerprint) === entry(after, sitemapFingerprint) &&
+      (!isPublic(before) || periodOf(before) === periodOf(after!))
+    )
+      continue;
     if (isPublic(before)) months.add(periodOf(before));
     if (isPublic(after)) months.add(periodOf(after));
   }

@@ -12,7 +12,15 @@ import type { Store } from '../../store/types.ts';
 import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
-import { articlePath, cardFingerprint, CORRECTIONS_PATH, fileForPath, listingFileFingerprint, machinePaths, pageFingerprint } from './paths.ts';
+import {
+  articlePath,
+  cardFingerprint,
+  CORRECTIONS_PATH,
+  fileForPath,
+  listingFileFingerprint,
+  machinePaths,
+  pageFingerprint,
+} from './paths.ts';
 
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
@@ -72,7 +80,9 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
     const list = published.filter((a) => a.section === section);
     const total = countListingPages(list.length, SECTION_PAGE_SIZE);
     for (let file = 1; file <= total; file++) {
-      inputs.set(sectionPagePath(section, file), { i: hash(listingFileFingerprint(list, total, file, SECTION_PAGE_SIZE, cardFingerprint)!) });
+      inputs.set(sectionPagePath(section, file), {
+        i: hash(listingFileFingerprint(list, total, file, SECTION_PAGE_SIZE, cardFingerprint)!),
+      });
     }
     inputs.set(listingManifestPath(section), { i: hash(String(total)) });
   }
@@ -109,7 +119,12 @@ export function statOf(clientDir: string, publicPath: string): { m: number; s: n
  * Which paths to render (input changed, never rendered, file missing or changed by something else)
  * and which files to remove (pages of the previous state or on disk that the data no longer has).
  */
-export function planRender(inputs: ReadonlyMap<string, PageInput>, previous: RenderState['pages'], onDisk: readonly string[], clientDir: string): { render: string[]; remove: string[] } {
+export function planRender(
+  inputs: ReadonlyMap<string, PageInput>,
+  previous: RenderState['pages'],
+  onDisk: readonly string[],
+  clientDir: string,
+): { render: string[]; remove: string[] } {
   const render: string[] = [];
   for (const [publicPath, input] of inputs) {
     const before = previous[publicPath];

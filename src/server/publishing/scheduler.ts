@@ -42,7 +42,12 @@ export function startScheduler(
   async function checkNewsWindow(): Promise<void> {
     const now = Date.now();
     const recent = await listPublished(runtime.store, undefined, NEWS_MAX_URLS * 2);
-    const inWindow = new Set(recent.filter((a) => isNewsworthy(a, now)).slice(0, NEWS_MAX_URLS).map((a) => a.id));
+    const inWindow = new Set(
+      recent
+        .filter((a) => isNewsworthy(a, now))
+        .slice(0, NEWS_MAX_URLS)
+        .map((a) => a.id),
+    );
     // Edits enqueue the news sitemap themselves; this catches published articles ageing out of the window.
     // On the first tick the window may have moved while the server was down (an unchanged file is not rewritten).
     const agedOut = newsWindow === undefined || [...newsWindow].some((id) => !inWindow.has(id) && recent.some((a) => a.id === id));

@@ -124,7 +124,9 @@ export async function listIndexedPeriods(clientDir: string): Promise<string[]> {
 /** The bundles periods.json names now (empty when there is none). */
 export async function readPeriodsFile(clientDir: string): Promise<string[]> {
   try {
-    const { periods } = JSON.parse(await fs.readFile(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE), 'utf8')) as { periods?: unknown };
+    const { periods } = JSON.parse(await fs.readFile(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE), 'utf8')) as {
+      periods?: unknown;
+    };
     return Array.isArray(periods) ? periods.filter((p): p is string => typeof p === 'string' && BUNDLE.test(p)) : [];
   } catch {
     return [];
@@ -254,7 +256,9 @@ export async function syncSearchBundles(
   const onDisk = new Set(await listIndexedPeriods(root));
   const previous = new Set(retire === 'later' ? await readPeriodsFile(root) : []);
   const results: PeriodIndexResult[] = [];
-  for (const [name, slugs] of plan) if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name))) results.push(await indexBundle(root, name, slugs));
+  for (const [name, slugs] of plan)
+    if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name)))
+      results.push(await indexBundle(root, name, slugs));
   const periods = await writePeriodsFile(root, plan.keys());
   const removed: string[] = [];
   for (const name of await fs.readdir(dir)) {
@@ -270,7 +274,10 @@ export async function syncSearchBundles(
 }
 
 /** Indexes every bundle of the site afresh and removes everything else: the whole-site rebuild path. */
-export async function buildSearchIndex(clientDir: string, plan: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
+export async function buildSearchIndex(
+  clientDir: string,
+  plan: ReadonlyMap<string, readonly string[]>,
+): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
   const { results, ms } = await syncSearchBundles(clientDir, plan, 'all');
   return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms, bundles: results };
 }
@@ -284,7 +291,8 @@ export async function removeSearchLeftovers(clientDir: string): Promise<void> {
   } catch {
     return;
   }
-  for (const name of names) if (name.startsWith('.next-') || name.startsWith('.old-')) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of names)
+    if (name.startsWith('.next-') || name.startsWith('.old-')) await fs.rm(path.join(dir, name), { recursive: true, force: true });
 }
 
 /** Stops Pagefind's indexing process (started on first use). */

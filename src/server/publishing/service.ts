@@ -30,7 +30,10 @@ export type PublishCounters = { batches: number; pagesQueued: number; lastBatchP
 
 // Shared through the global registry: the server's Astro bundle has its own copy of this module.
 const SERVICES_KEY = Symbol.for('meridian-news.publishing-services');
-const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, unknown>)[SERVICES_KEY] ??= new WeakMap<Runtime, Publishing>()) as WeakMap<Runtime, Publishing>;
+const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, unknown>)[SERVICES_KEY] ??= new WeakMap<
+  Runtime,
+  Publishing
+>()) as WeakMap<Runtime, Publishing>;
 
 /** Renders a public path by requesting its twin from this very server, with the render secret. */
 export function createLoopbackRenderer(origin: string): Renderer {
@@ -51,7 +54,11 @@ export function createLoopbackRenderer(origin: string): Renderer {
 
 /** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
 export function startPublishing(runtime: Runtime): void {
-  const state: Publishing = { worker: undefined, pendingHooks: 0, counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 } };
+  const state: Publishing = {
+    worker: undefined,
+    pendingHooks: 0,
+    counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 },
+  };
   services.set(runtime, state);
 
   const enqueue = async (paths: string[]) => {

@@ -13,24 +13,32 @@ export function locateSeedDir(): string {
   return fs.existsSync(beside) ? beside : path.resolve('data/seed');
 }
 
-const seedArticleSchema = z.strictObject({
-  title: z.string().min(1),
-  dek: z.string().min(1),
-  author: z.string().min(1),
-  tags: z.array(z.string().min(1)).min(1),
-  /** How long before seeding it was published (drafts and scheduled: last edited). */
-  hoursAgo: z.number().positive().max(24 * 30),
-  breaking: z.boolean().default(false),
-  editorsPick: z.boolean().default(false),
-  status: z.enum(['published', 'draft', 'scheduled', 'archived']).default('published'),
-  /** Scheduled articles only: how long after seeding they go live. */
-  scheduledInHours: z.number().positive().optional(),
-  source: z.strictObject({ label: z.string().min(1), url: z.url({ protocol: /^https$/ }) }).optional(),
-  /** Hero image variant of the section; null for an article without a hero image. */
-  image: z.number().int().min(0).nullable().optional(),
-  /** Body blocks (HTML on the article allow-list), joined by newlines. */
-  body: z.array(z.string().min(1)).min(3),
-}).refine((a) => (a.status === 'scheduled') === (a.scheduledInHours !== undefined), 'scheduledInHours is required for, and only for, scheduled articles');
+const seedArticleSchema = z
+  .strictObject({
+    title: z.string().min(1),
+    dek: z.string().min(1),
+    author: z.string().min(1),
+    tags: z.array(z.string().min(1)).min(1),
+    /** How long before seeding it was published (drafts and scheduled: last edited). */
+    hoursAgo: z
+      .number()
+      .positive()
+      .max(24 * 30),
+    breaking: z.boolean().default(false),
+    editorsPick: z.boolean().default(false),
+    status: z.enum(['published', 'draft', 'scheduled', 'archived']).default('published'),
+    /** Scheduled articles only: how long after seeding they go live. */
+    scheduledInHours: z.number().positive().optional(),
+    source: z.strictObject({ label: z.string().min(1), url: z.url({ protocol: /^https$/ }) }).optional(),
+    /** Hero image variant of the section; null for an article without a hero image. */
+    image: z.number().int().min(0).nullable().optional(),
+    /** Body blocks (HTML on the article allow-list), joined by newlines. */
+    body: z.array(z.string().min(1)).min(3),
+  })
+  .refine(
+    (a) => (a.status === 'scheduled') === (a.scheduledInHours !== undefined),
+    'scheduledInHours is required for, and only for, scheduled articles',
+  );
 export type SeedArticle = z.infer<typeof seedArticleSchema>;
 
 const sectionFileSchema = z.strictObject({ section: sectionSchema, articles: z.array(seedArticleSchema).min(1) });
@@ -80,7 +88,10 @@ function readJson<T>(file: string, schema: z.ZodType<T>): T {
 /** All fixtures, sections in file-name order so the seed is the same on every run. */
 export function loadSeedFixtures(dir: string = locateSeedDir()): SeedFixtures {
   const articlesDir = path.join(dir, 'articles');
-  const files = fs.readdirSync(articlesDir).filter((f) => f.endsWith('.json')).sort();
+  const files = fs
+    .readdirSync(articlesDir)
+    .filter((f) => f.endsWith('.json'))
+    .sort();
   return {
     sections: files.map((f) => readJson(path.join(articlesDir, f), sectionFileSchema)),
     comments: readJson(path.join(dir, 'comments.json'), z.strictObject({ comments: z.array(seedCommentSchema) })).comments,

@@ -31,7 +31,6 @@ const PALETTES: Record<Section, { from: string; tones: [string, string, string];
   home: { from: '#0f213a', tones: ['#2f5d8a', '#2f7a8a', '#4a4f8a'], accent: '#ff8a5c', second: '#cde3f7' },
 };
 
-
 type Random = () => number;
 
 /** mulberry32: a tiny seeded generator, so a variant looks the same on every run. */
@@ -79,7 +78,8 @@ function drawGlobe(random: Random, p: Palette): string {
 
 function drawBars(random: Random, p: Palette): string {
   let out = '';
-  for (let y = 120; y < HEIGHT; y += 80) out += `<line x1="0" y1="${y}" x2="${WIDTH}" y2="${y}" stroke="${p.second}" stroke-opacity="0.12"/>`;
+  for (let y = 120; y < HEIGHT; y += 80)
+    out += `<line x1="0" y1="${y}" x2="${WIDTH}" y2="${y}" stroke="${p.second}" stroke-opacity="0.12"/>`;
   const count = Math.floor(between(random, 10, 15));
   const left = between(random, 420, 560);
   const step = (WIDTH - 60 - left) / count;
@@ -186,7 +186,8 @@ function drawSpotlights(random: Random, p: Palette): string {
 
 function drawQuote(random: Random, p: Palette): string {
   let out = '';
-  for (let y = 90; y < HEIGHT; y += 44) out += `<line x1="0" y1="${y}" x2="${WIDTH}" y2="${y}" stroke="${p.accent}" stroke-opacity="0.08" stroke-width="2"/>`;
+  for (let y = 90; y < HEIGHT; y += 44)
+    out += `<line x1="0" y1="${y}" x2="${WIDTH}" y2="${y}" stroke="${p.accent}" stroke-opacity="0.08" stroke-width="2"/>`;
   out += `<line x1="${r1(between(random, 90, 140))}" y1="0" x2="${r1(between(random, 90, 140))}" y2="${HEIGHT}" stroke="${p.second}" stroke-opacity="0.45" stroke-width="3"/>`;
   const x = between(random, 560, 880);
   const y = between(random, 420, 600);

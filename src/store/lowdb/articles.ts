@@ -232,7 +232,8 @@ export class LowdbArticles implements ArticleRepository {
     const scores = this.#text.query(query);
     const keep = page.offset + page.limit;
     const top: { article: ArticleRecord; score: number }[] = [];
-    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) => b.score - a.score || byRecent(a.article, b.article);
+    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) =>
+      b.score - a.score || byRecent(a.article, b.article);
     let total = 0;
     for (const [id, score] of scores) {
       const article = this.#byId.get(id);
@@ -347,7 +348,13 @@ export class LowdbArticles implements ArticleRepository {
     const article = this.#byId.get(id);
     if (!article || article.status !== 'scheduled') return undefined;
     const { scheduledFor: _dropped, ...rest } = article;
-    const published: ArticleRecord = { ...rest, status: 'published', publishedAt: article.publishedAt ?? now, updatedAt: now, version: (article.version ?? 1) + 1 };
+    const published: ArticleRecord = {
+      ...rest,
+      status: 'published',
+      publishedAt: article.publishedAt ?? now,
+      updatedAt: now,
+      version: (article.version ?? 1) + 1,
+    };
     this.#unindex(article);
     this.#index(published);
     await this.#persist(article.id);

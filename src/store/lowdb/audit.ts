@@ -48,7 +48,10 @@ export class LowdbAudit implements AuditRepository {
   /** Segment file names, newest first. */
   async #segments(): Promise<string[]> {
     try {
-      return (await fs.promises.readdir(this.#dir)).filter((n) => SEGMENT.test(n)).sort().reverse();
+      return (await fs.promises.readdir(this.#dir))
+        .filter((n) => SEGMENT.test(n))
+        .sort()
+        .reverse();
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;

@@ -27,7 +27,10 @@ export function readCollectionDocument(dataDir: string, name: string): unknown {
     case 'votes': {
       const votes: Record<string, Record<string, string>> = {};
       const tallies: Record<string, { likes: number; dislikes: number }> = {};
-      for (const bucket of buckets<{ votes: Record<string, Record<string, string>>; counts: Record<string, { likes: number; dislikes: number }> }>(dir, 'votes')) {
+      for (const bucket of buckets<{
+        votes: Record<string, Record<string, string>>;
+        counts: Record<string, { likes: number; dislikes: number }>;
+      }>(dir, 'votes')) {
         for (const [id, byVisitor] of Object.entries(bucket.votes)) Object.assign((votes[id] ??= {}), byVisitor);
         for (const [id, count] of Object.entries(bucket.counts)) {
           const tally = (tallies[id] ??= { likes: 0, dislikes: 0 });

@@ -10,7 +10,18 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import { readJsonFile, writeFileAtomic } from './file.ts';
-import { BUCKETS, LAYOUT_FILE, LAYOUT_VERSION, articleFile, bucketFile, bucketOf, collectionFolder, inPool, voteBucket, type BucketedName } from './layout.ts';
+import {
+  BUCKETS,
+  LAYOUT_FILE,
+  LAYOUT_VERSION,
+  articleFile,
+  bucketFile,
+  bucketOf,
+  collectionFolder,
+  inPool,
+  voteBucket,
+  type BucketedName,
+} from './layout.ts';
 import type { ArticlesFile } from './articles.ts';
 import type { CommentsFile } from './comments.ts';
 import type { CountersFile, VotesFile } from './counters.ts';
@@ -46,7 +57,8 @@ export function layoutState(dir: string): 'current' | 'fresh' | 'legacy' {
   const markerFile = path.join(dir, LAYOUT_FILE);
   if (fs.existsSync(markerFile)) {
     const marker = JSON.parse(fs.readFileSync(markerFile, 'utf8')) as LayoutMarker;
-    if (marker.layout !== LAYOUT_VERSION) throw new Error(`${markerFile} names layout ${marker.layout}; this version reads layout ${LAYOUT_VERSION}`);
+    if (marker.layout !== LAYOUT_VERSION)
+      throw new Error(`${markerFile} names layout ${marker.layout}; this version reads layout ${LAYOUT_VERSION}`);
     return 'current';
   }
   return legacyPresent(dir).length ? 'legacy' : 'fresh';
@@ -94,10 +106,14 @@ function group<T>(entries: Iterable<[number, string, T]>): Map<number, Record<st
 }
 
 /** Runs the migration from the layout-1 files in `dir`; answers how many records of each kind it carried. */
-export async function migrateLegacy(dir: string, log: (line: string) => void = (line) => console.log(line)): Promise<Record<string, number>> {
+export async function migrateLegacy(
+  dir: string,
+  log: (line: string) => void = (line) => console.log(line),
+): Promise<Record<string, number>> {
   const started = performance.now();
   // Leftovers of a migration that did not reach its commit point: written again below from the untouched sources.
-  for (const name of ['articles', ...Object.keys(BUCKETS)] as const) await fsp.rm(collectionFolder(dir, name as BucketedName), { recursive: true, force: true });
+  for (const name of ['articles', ...Object.keys(BUCKETS)] as const)
+    await fsp.rm(collectionFolder(dir, name as BucketedName), { recursive: true, force: true });
   await fsp.rm(versionFile(dir), { force: true });
 
   const read = async <T>(name: string, empty: T) => (await readJsonFile<T>(path.join(dir, `${name}.json`))) ?? empty;
@@ -119,7 +135,10 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
   await writeFileAtomic(versionFile(dir), JSON.stringify({ version: articles.version }));
 
   // Votes into their buckets, each bucket carrying the counts of exactly its votes.
-  const voteBuckets = new Map<number, { votes: Record<string, Record<string, string>>; counts: Record<string, { likes: number; dislikes: number }> }>();
+  const voteBuckets = new Map<
+    number,
+    { votes: Record<string, Record<string, string>>; counts: Record<string, { likes: number; dislikes: number }> }
+  >();
   const counted = new Map<string, { likes: number; dislikes: number }>();
   let voteCount = 0;
   for (const [articleId, byVisitor] of Object.entries(votes.votes)) {
@@ -145,7 +164,9 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
     Object.entries(votes.tallies).flatMap(([id, tally]) => {
       const c = counted.get(id) ?? { likes: 0, dislikes: 0 };
       const adjustment = { likes: tally.likes - c.likes, dislikes: tally.dislikes - c.dislikes };
-      return adjustment.likes || adjustment.dislikes ? [[bucketOf('voteAdjustments', id), id, adjustment] as [number, string, typeof adjustment]] : [];
+      return adjustment.likes || adjustment.dislikes
+        ? [[bucketOf('voteAdjustments', id), id, adjustment] as [number, string, typeof adjustment]]
+        : [];
     }),
   );
   await writeBuckets(dir, 'voteAdjustments', adjustments);
@@ -154,12 +175,19 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
   await writeBuckets(dir, 'subscribers', group(subscribers.subscribers.map((s) => [bucketOf('subscribers', s.email), s.email, s])));
   await writeBuckets(dir, 'sessions', group(Object.values(sessions.sessions).map((s) => [bucketOf('sessions', s.id), s.id, s])));
   // Queue order is kept as `order`; seq carries on past the highest id.
-  await writeBuckets(dir, 'jobs', group(jobs.jobs.map((job, i) => [bucketOf('jobs', job.path), job.path, { job, order: Math.max(jobs.seq, jobs.jobs.length) + i + 1 }])));
+  await writeBuckets(
+    dir,
+    'jobs',
+    group(jobs.jobs.map((job, i) => [bucketOf('jobs', job.path), job.path, { job, order: Math.max(jobs.seq, jobs.jobs.length) + i + 1 }])),
+  );
   await pauseIf('commit');
 
   // Commit point: every layout-2 file above is on disk (each fsynced) before the marker exists.
   await fsyncDir(dir);
-  await writeFileAtomic(path.join(dir, LAYOUT_FILE), JSON.stringify({ layout: LAYOUT_VERSION, migratedAt: new Date().toISOString() } satisfies LayoutMarker));
+  await writeFileAtomic(
+    path.join(dir, LAYOUT_FILE),
+    JSON.stringify({ layout: LAYOUT_VERSION, migratedAt: new Date().toISOString() } satisfies LayoutMarker),
+  );
   await fsyncDir(dir);
   await moveLegacyAside(dir);
   const carried = {
@@ -170,6 +198,8 @@ export async function migrateLegacy(dir: string, log: (line: string) => void = (
     sessions: Object.keys(sessions.sessions).length,
     jobs: jobs.jobs.length,
   };
-  log(`[store] migrated in ${((performance.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(carried)}; the old files are in ${path.join(dir, LEGACY_FOLDER)}`);
+  log(
+    `[store] migrated in ${((performance.now() - started) / 1000).toFixed(1)} s: ${JSON.stringify(carried)}; the old files are in ${path.join(dir, LEGACY_FOLDER)}`,
+  );
   return carried;
 }

@@ -27,7 +27,10 @@ export class LowdbRevisions implements RevisionRepository {
   /** Revision file names of an article, newest first (zero-padded, so names sort by number). */
   async #names(articleId: string): Promise<string[]> {
     await this.#tails.get(articleId)?.catch(() => {});
-    return (await listNames(this.#dir(articleId))).filter((n) => /^\d+\.json$/.test(n)).sort().reverse();
+    return (await listNames(this.#dir(articleId)))
+      .filter((n) => /^\d+\.json$/.test(n))
+      .sort()
+      .reverse();
   }
 
   async latest(articleId: string): Promise<Revision | undefined> {

@@ -42,7 +42,9 @@ const FIELDS: [column: string, value: string][] = [
 /** Bound values $1..$21 of an article row (see FIELDS). */
 function rowValues(article: ArticleRecord): unknown[] {
   const sortDate = article.publishedAt ?? article.updatedAt;
-  const filterText = [article.title, article.dek ?? '', article.authorName, article.sourceLabel ?? '', ...article.tags].join('\n').toLowerCase();
+  const filterText = [article.title, article.dek ?? '', article.authorName, article.sourceLabel ?? '', ...article.tags]
+    .join('\n')
+    .toLowerCase();
   return [
     article.id,
     article.slug,
@@ -131,7 +133,10 @@ export class PgArticles implements ArticleRepository {
     const params: unknown[] = [];
     const where = whereOf(filter, params);
     const order = sort === 'updated' ? 'updated_at DESC, id DESC' : 'sort_date DESC, id DESC';
-    return this.#many(`SELECT doc FROM articles ${where} ORDER BY ${order} OFFSET $${params.push(page.offset)} LIMIT $${params.push(page.limit)}`, params);
+    return this.#many(
+      `SELECT doc FROM articles ${where} ORDER BY ${order} OFFSET $${params.push(page.offset)} LIMIT $${params.push(page.limit)}`,
+      params,
+    );
   }
 
   async count(filter: ArticleFilter) {
@@ -156,7 +161,10 @@ export class PgArticles implements ArticleRepository {
     // An empty page (past the end, or a limit of 0) has no rows to carry the total: count it.
     const countParams: unknown[] = [params[0]];
     const countWhere = whereOf(filter, countParams);
-    const counted = await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM articles ${countWhere ? `${countWhere} AND ${match}` : `WHERE ${match}`}`, countParams);
+    const counted = await this.#db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM articles ${countWhere ? `${countWhere} AND ${match}` : `WHERE ${match}`}`,
+      countParams,
+    );
     return { items: [], total: counted.rows[0]!.n };
   }
 
@@ -174,7 +182,10 @@ export class PgArticles implements ArticleRepository {
   }
 
   async slugExists(slug: string, exceptId?: string) {
-    const { rows } = await this.#db.query('SELECT 1 FROM articles WHERE slug = $1 AND id IS DISTINCT FROM $2 LIMIT 1', [slug, exceptId ?? null]);
+    const { rows } = await this.#db.query('SELECT 1 FROM articles WHERE slug = $1 AND id IS DISTINCT FROM $2 LIMIT 1', [
+      slug,
+      exceptId ?? null,
+    ]);
     return rows.length > 0;
   }
 
@@ -187,11 +198,16 @@ export class PgArticles implements ArticleRepository {
   }
 
   async listDue(now: string) {
-    return this.#many(`SELECT doc FROM articles WHERE status = 'scheduled' AND scheduled_for <= $1::timestamptz ORDER BY scheduled_for, id`, [now]);
+    return this.#many(
+      `SELECT doc FROM articles WHERE status = 'scheduled' AND scheduled_for <= $1::timestamptz ORDER BY scheduled_for, id`,
+      [now],
+    );
   }
 
   async insert(article: ArticleRecord) {
-    const sql = bumping(`INSERT INTO articles (${FIELDS.map(([c]) => c).join(', ')}) VALUES (${FIELDS.map(([, v]) => v).join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING id`);
+    const sql = bumping(
+      `INSERT INTO articles (${FIELDS.map(([c]) => c).join(', ')}) VALUES (${FIELDS.map(([, v]) => v).join(', ')}) ON CONFLICT (id) DO NOTHING RETURNING id`,
+    );
     const { rows } = await this.#db.query(sql, rowValues(article));
     if (rows.length === 0) throw new Error(`Article ${article.id} exists`);
   }
@@ -199,7 +215,11 @@ export class PgArticles implements ArticleRepository {
   /** A whole-record UPDATE (the store sets the version, from `versionSql`) of the rows matching `where`. */
   #update(versionSql: string, where: string): string {
     const set = FIELDS.filter(([column]) => column !== 'id').map(([column, value]) =>
-      column === 'version' ? `version = ${versionSql}` : column === 'doc' ? `doc = ${value} || jsonb_build_object('version', ${versionSql})` : `${column} = ${value}`,
+      column === 'version'
+        ? `version = ${versionSql}`
+        : column === 'doc'
+          ? `doc = ${value} || jsonb_build_object('version', ${versionSql})`
+          : `${column} = ${value}`,
     );
     return bumping(`UPDATE articles SET ${set.join(', ')} WHERE ${where} RETURNING doc`);
   }
@@ -212,7 +232,9 @@ export class PgArticles implements ArticleRepository {
   /** Compare-and-set in one conditional UPDATE: whichever server runs it, exactly one save of a version wins. */
   async replaceIfVersion(article: ArticleRecord, expectedVersion: number) {
     const params = [...rowValues(article), expectedVersion];
-    const saved = (await this.#db.query<DocRow>(this.#update('$22::int + 1', 'id = $1 AND coalesce(articles.version, 1) = $22::int'), params)).rows[0]?.doc;
+    const saved = (
+      await this.#db.query<DocRow>(this.#update('$22::int + 1', 'id = $1 AND coalesce(articles.version, 1) = $22::int'), params)
+    ).rows[0]?.doc;
     if (saved) return { saved };
     const current = await this.get(article.id);
     return current ? { conflict: current } : undefined;

@@ -9,20 +9,24 @@ export class PgRevisions implements RevisionRepository {
     this.#db = db;
   }
   async list(articleId: string) {
-    return (await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 ORDER BY rev DESC', [articleId])).rows.map((r) => r.doc);
+    return (
+      await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 ORDER BY rev DESC', [articleId])
+    ).rows.map((r) => r.doc);
   }
   async get(articleId: string, rev: number) {
-    return (await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 AND rev = $2', [articleId, rev])).rows[0]?.doc;
+    return (await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 AND rev = $2', [articleId, rev]))
+      .rows[0]?.doc;
   }
   async latest(articleId: string) {
-    return (await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 ORDER BY rev DESC LIMIT 1', [articleId])).rows[0]?.doc;
+    return (
+      await this.#db.query<{ doc: Revision }>('SELECT doc FROM revisions WHERE article_id = $1 ORDER BY rev DESC LIMIT 1', [articleId])
+    ).rows[0]?.doc;
   }
   async save(revision: Revision) {
-    await this.#db.query('INSERT INTO revisions (article_id, rev, doc) VALUES ($1, $2, $3) ON CONFLICT (article_id, rev) DO UPDATE SET doc = EXCLUDED.doc', [
-      revision.articleId,
-      revision.rev,
-      toJson(revision),
-    ]);
+    await this.#db.query(
+      'INSERT INTO revisions (article_id, rev, doc) VALUES ($1, $2, $3) ON CONFLICT (article_id, rev) DO UPDATE SET doc = EXCLUDED.doc',
+      [revision.articleId, revision.rev, toJson(revision)],
+    );
   }
   async deleteForArticle(articleId: string) {
     await this.#db.query('DELETE FROM revisions WHERE article_id = $1', [articleId]);

@@ -25,19 +25,37 @@ const ALL = { offset: 0, limit: Number.MAX_SAFE_INTEGER };
 type Tally = { likes: number; dislikes: number };
 
 /** The collections readPgDocument answers (the ones lowdb's layout 1 kept as one file each). */
-export const DOCUMENT_NAMES = ['articles', 'counters', 'votes', 'comments', 'subscribers', 'sessions', 'jobs', 'sources', 'users', 'meta', 'briefings'] as const;
+export const DOCUMENT_NAMES = [
+  'articles',
+  'counters',
+  'votes',
+  'comments',
+  'subscribers',
+  'sessions',
+  'jobs',
+  'sources',
+  'users',
+  'meta',
+  'briefings',
+] as const;
 
 /** A collection of the PostgreSQL store in the one-document shape of lowdb's layout 1 (what readCollectionDocument answers for lowdb). */
 export async function readPgDocument(db: Db, name: string): Promise<unknown> {
   const docs = async <T>(sql: string, params: unknown[] = []) => (await db.query<{ doc: T }>(sql, params)).rows.map((r) => r.doc);
   switch (name) {
     case 'articles': {
-      const version = Number((await db.query<{ value: string }>(`SELECT value FROM store_state WHERE name = 'articles_version'`)).rows[0]?.value ?? 0);
+      const version = Number(
+        (await db.query<{ value: string }>(`SELECT value FROM store_state WHERE name = 'articles_version'`)).rows[0]?.value ?? 0,
+      );
       return { version, articles: await docs<ArticleRecord>('SELECT doc FROM articles ORDER BY id') };
     }
     case 'votes': {
       const votes: Record<string, Record<string, string>> = {};
-      for (const row of (await db.query<{ article_id: string; visitor_id: string; kind: string }>('SELECT article_id, visitor_id, kind FROM votes ORDER BY article_id, visitor_id')).rows) {
+      for (const row of (
+        await db.query<{ article_id: string; visitor_id: string; kind: string }>(
+          'SELECT article_id, visitor_id, kind FROM votes ORDER BY article_id, visitor_id',
+        )
+      ).rows) {
         (votes[row.article_id] ??= {})[row.visitor_id] = row.kind;
       }
       const tallies: Record<string, Tally> = {};
@@ -51,7 +69,9 @@ export async function readPgDocument(db: Db, name: string): Promise<unknown> {
       return { votes, tallies };
     }
     case 'counters': {
-      const { rows } = await db.query<{ article_id: string; views: string }>('SELECT article_id, views FROM tallies WHERE views > 0 ORDER BY article_id');
+      const { rows } = await db.query<{ article_id: string; views: string }>(
+        'SELECT article_id, views FROM tallies WHERE views > 0 ORDER BY article_id',
+      );
       return { views: Object.fromEntries(rows.map((r) => [r.article_id, Number(r.views)])) };
     }
     case 'comments':
@@ -61,10 +81,22 @@ export async function readPgDocument(db: Db, name: string): Promise<unknown> {
     case 'sessions':
       return { sessions: Object.fromEntries((await docs<{ id: string }>('SELECT doc FROM sessions ORDER BY id')).map((s) => [s.id, s])) };
     case 'jobs': {
-      const { rows } = await db.query<{ id: string; path: string; created_at: string; queued_at: string; attempts: number; last_error: string | null }>(
-        'SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs ORDER BY ord',
-      );
-      const jobs = rows.map((r) => ({ id: r.id, path: r.path, createdAt: r.created_at, queuedAt: r.queued_at, attempts: r.attempts, ...(r.last_error === null ? {} : { lastError: r.last_error }) }));
+      const { rows } = await db.query<{
+        id: string;
+        path: string;
+        created_at: string;
+        queued_at: string;
+        attempts: number;
+        last_error: string | null;
+      }>('SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs ORDER BY ord');
+      const jobs = rows.map((r) => ({
+        id: r.id,
+        path: r.path,
+        createdAt: r.created_at,
+        queuedAt: r.queued_at,
+        attempts: r.attempts,
+        ...(r.last_error === null ? {} : { lastError: r.last_error }),
+      }));
       return { jobs, seq: Math.max(0, ...jobs.map((j) => Number(j.id))) };
     }
     case 'sources':
@@ -85,13 +117,19 @@ export async function readPgDocument(db: Db, name: string): Promise<unknown> {
 /** Counts every collection through the Store interface (plus votes and views, which only the documents list). */
 async function countStore(
   store: Store,
-  documents: { votes: { votes: Record<string, Record<string, string>> }; views: { views: Record<string, number> }; meta: object; runs: BriefingRun[] },
+  documents: {
+    votes: { votes: Record<string, Record<string, string>> };
+    views: { views: Record<string, number> };
+    meta: object;
+    runs: BriefingRun[];
+  },
 ): Promise<Counts> {
   const { votes, views, meta, runs } = documents;
   const articles = await store.articles.list({}, ALL);
   const trash = await store.trash.list();
   let revisions = 0;
-  for (const id of new Set([...articles.map((a) => a.id), ...trash.map((t) => t.article.id)])) revisions += (await store.revisions.list(id)).length;
+  for (const id of new Set([...articles.map((a) => a.id), ...trash.map((t) => t.article.id)]))
+    revisions += (await store.revisions.list(id)).length;
   let deliveries = 0;
   for (const run of runs) deliveries += (await store.briefings.deliveries(run.id)).size;
   return {
@@ -113,7 +151,9 @@ async function countStore(
 }
 
 function sameCounts(a: Counts, b: Counts): string[] {
-  return Object.keys(a).filter((k) => a[k] !== b[k]).map((k) => `${k}: ${a[k]} here, ${b[k]} there`);
+  return Object.keys(a)
+    .filter((k) => a[k] !== b[k])
+    .map((k) => `${k}: ${a[k]} here, ${b[k]} there`);
 }
 
 /** Bulk-inserts JSON rows through jsonb_array_elements, in chunks, on one connection. */
@@ -122,13 +162,33 @@ async function insertRows(client: { query: Db['query'] }, sql: string, rows: unk
 }
 
 /** Tables the import fills; it refuses a database where any of them holds a row. */
-const TABLES = ['articles', 'votes', 'tallies', 'comments', 'sources', 'subscribers', 'briefing_runs', 'briefing_deliveries', 'users', 'audit', 'sessions', 'jobs', 'revisions', 'trash'];
+const TABLES = [
+  'articles',
+  'votes',
+  'tallies',
+  'comments',
+  'sources',
+  'subscribers',
+  'briefing_runs',
+  'briefing_deliveries',
+  'users',
+  'audit',
+  'sessions',
+  'jobs',
+  'revisions',
+  'trash',
+];
 
 /**
  * Copies the lowdb store in `dataDir` into the (migrated, empty) PostgreSQL database, in one
  * transaction: a failure leaves the database as it was. Answers the counts, equal on both sides.
  */
-export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise<Store>, log: (line: string) => void = console.log): Promise<Counts> {
+export async function importLowdb(
+  dataDir: string,
+  db: Db,
+  openPg: () => Promise<Store>,
+  log: (line: string) => void = console.log,
+): Promise<Counts> {
   const dir = path.resolve(dataDir);
   const holder = lockHolder(dir);
   if (holder) throw new Error(`A server (pid ${holder}) is using ${dir}: stop it before importing.`);
@@ -139,10 +199,17 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
   const source = await openLowdbStore(dir, 'read');
   try {
     const articlesDoc = readCollectionDocument(dir, 'articles') as { version: number; articles: ArticleRecord[] };
-    const votesDoc = readCollectionDocument(dir, 'votes') as { votes: Record<string, Record<string, string>>; tallies: Record<string, Tally> };
+    const votesDoc = readCollectionDocument(dir, 'votes') as {
+      votes: Record<string, Record<string, string>>;
+      tallies: Record<string, Tally>;
+    };
     const viewsDoc = readCollectionDocument(dir, 'counters') as { views: Record<string, number> };
-    const sessionsDoc = readCollectionDocument(dir, 'sessions') as { sessions: Record<string, { id: string; userId: string; expiresAt: string }> };
-    const jobsDoc = readCollectionDocument(dir, 'jobs') as { jobs: { id: string; path: string; createdAt: string; queuedAt: string; attempts: number; lastError?: string }[] };
+    const sessionsDoc = readCollectionDocument(dir, 'sessions') as {
+      sessions: Record<string, { id: string; userId: string; expiresAt: string }>;
+    };
+    const jobsDoc = readCollectionDocument(dir, 'jobs') as {
+      jobs: { id: string; path: string; createdAt: string; queuedAt: string; attempts: number; lastError?: string }[];
+    };
     const meta = (readCollectionDocument(dir, 'meta') ?? {}) as Record<string, unknown>;
     const runs = ((readCollectionDocument(dir, 'briefings') ?? { runs: [] }) as { runs: BriefingRun[] }).runs;
     const comments = await source.comments.list({}, ALL);
@@ -153,15 +220,22 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
     const revisions: Revision[] = [];
     for (const id of articleIds) revisions.push(...(await source.revisions.list(id)));
     const deliveries: { runId: string; delivery: Delivery }[] = [];
-    for (const run of runs) for (const delivery of (await source.briefings.deliveries(run.id)).values()) deliveries.push({ runId: run.id, delivery });
+    for (const run of runs)
+      for (const delivery of (await source.briefings.deliveries(run.id)).values()) deliveries.push({ runId: run.id, delivery });
     log(`[db:import] read ${dir}: ${articlesDoc.articles.length} articles`);
 
     await transaction(db, async (client) => {
       const articles = new PgArticles(client as unknown as Db);
       for (const article of articlesDoc.articles) await articles.insert(article);
       await client.query(`UPDATE store_state SET value = $1 WHERE name = 'articles_version'`, [articlesDoc.version]);
-      const voteRows = Object.entries(votesDoc.votes).flatMap(([articleId, byVisitor]) => Object.entries(byVisitor).map(([visitorId, kind]) => ({ articleId, visitorId, kind })));
-      await insertRows(client, `INSERT INTO votes (article_id, visitor_id, kind) SELECT v ->> 'articleId', v ->> 'visitorId', v ->> 'kind' FROM jsonb_array_elements($1::jsonb) v`, voteRows);
+      const voteRows = Object.entries(votesDoc.votes).flatMap(([articleId, byVisitor]) =>
+        Object.entries(byVisitor).map(([visitorId, kind]) => ({ articleId, visitorId, kind })),
+      );
+      await insertRows(
+        client,
+        `INSERT INTO votes (article_id, visitor_id, kind) SELECT v ->> 'articleId', v ->> 'visitorId', v ->> 'kind' FROM jsonb_array_elements($1::jsonb) v`,
+        voteRows,
+      );
       // Counted votes from the votes; the adjustment is what makes the stored tally (what readers saw).
       const counted = new Map<string, Tally>();
       for (const v of voteRows) {
@@ -174,7 +248,14 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
       const tallyRows = [...ids].map((id) => {
         const c = counted.get(id) ?? { likes: 0, dislikes: 0 };
         const shown = votesDoc.tallies[id] ?? c;
-        return { id, likes: c.likes, dislikes: c.dislikes, adjustLikes: shown.likes - c.likes, adjustDislikes: shown.dislikes - c.dislikes, views: viewsDoc.views[id] ?? 0 };
+        return {
+          id,
+          likes: c.likes,
+          dislikes: c.dislikes,
+          adjustLikes: shown.likes - c.likes,
+          adjustDislikes: shown.dislikes - c.dislikes,
+          views: viewsDoc.views[id] ?? 0,
+        };
       });
       await insertRows(
         client,
@@ -182,17 +263,37 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
          SELECT t ->> 'id', (t ->> 'likes')::bigint, (t ->> 'dislikes')::bigint, (t ->> 'adjustLikes')::bigint, (t ->> 'adjustDislikes')::bigint, (t ->> 'views')::bigint FROM jsonb_array_elements($1::jsonb) t`,
         tallyRows,
       );
-      await insertRows(client, `INSERT INTO comments (id, article_id, status, created_at, doc) SELECT c ->> 'id', c ->> 'articleId', c ->> 'status', c ->> 'createdAt', c FROM jsonb_array_elements($1::jsonb) c`, comments);
-      await insertRows(client, `INSERT INTO sources (id, doc) SELECT s ->> 'id', s FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(s, n) ORDER BY n`, await source.sources.list());
+      await insertRows(
+        client,
+        `INSERT INTO comments (id, article_id, status, created_at, doc) SELECT c ->> 'id', c ->> 'articleId', c ->> 'status', c ->> 'createdAt', c FROM jsonb_array_elements($1::jsonb) c`,
+        comments,
+      );
+      await insertRows(
+        client,
+        `INSERT INTO sources (id, doc) SELECT s ->> 'id', s FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(s, n) ORDER BY n`,
+        await source.sources.list(),
+      );
       await insertRows(
         client,
         `INSERT INTO subscribers (id, email, token_hash, created_at, doc) SELECT s ->> 'id', s ->> 'email', encode(sha256(convert_to(s ->> 'token', 'UTF8')), 'hex'), s ->> 'createdAt', s
          FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(s, n) ORDER BY n`,
         subscribers,
       );
-      await insertRows(client, `INSERT INTO users (id, username_key, doc) SELECT u ->> 'id', lower(u ->> 'username'), u FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(u, n) ORDER BY n`, await source.users.list());
-      await insertRows(client, `INSERT INTO audit (at, doc) SELECT a ->> 'at', a FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n`, audit as AuditEntry[]);
-      await insertRows(client, `INSERT INTO sessions (id, user_id, expires_at, doc) SELECT s ->> 'id', s ->> 'userId', s ->> 'expiresAt', s FROM jsonb_array_elements($1::jsonb) s`, Object.values(sessionsDoc.sessions));
+      await insertRows(
+        client,
+        `INSERT INTO users (id, username_key, doc) SELECT u ->> 'id', lower(u ->> 'username'), u FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(u, n) ORDER BY n`,
+        await source.users.list(),
+      );
+      await insertRows(
+        client,
+        `INSERT INTO audit (at, doc) SELECT a ->> 'at', a FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(a, n) ORDER BY n`,
+        audit as AuditEntry[],
+      );
+      await insertRows(
+        client,
+        `INSERT INTO sessions (id, user_id, expires_at, doc) SELECT s ->> 'id', s ->> 'userId', s ->> 'expiresAt', s FROM jsonb_array_elements($1::jsonb) s`,
+        Object.values(sessionsDoc.sessions),
+      );
       await insertRows(
         client,
         `INSERT INTO jobs (id, path, created_at, queued_at, attempts, last_error, ord)
@@ -200,10 +301,26 @@ export async function importLowdb(dataDir: string, db: Db, openPg: () => Promise
         jobsDoc.jobs.map((job, i) => ({ ...job, id: /^\d+$/.test(job.id) ? job.id : String(1_000_000_000 + i), order: i + 1 })),
       );
       await client.query(`SELECT setval('jobs_seq', greatest((SELECT max(id) FROM jobs), (SELECT max(ord) FROM jobs), 1))`);
-      await insertRows(client, `INSERT INTO revisions (article_id, rev, doc) SELECT r ->> 'articleId', (r ->> 'rev')::int, r FROM jsonb_array_elements($1::jsonb) r`, revisions);
-      await insertRows(client, `INSERT INTO trash (article_id, slug, deleted_at, doc) SELECT t -> 'article' ->> 'id', t -> 'article' ->> 'slug', t ->> 'deletedAt', t FROM jsonb_array_elements($1::jsonb) t`, trash as TrashEntry[]);
-      await insertRows(client, `INSERT INTO briefing_runs (id, date, doc) SELECT r ->> 'id', r ->> 'date', r FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(r, n) ORDER BY n`, runs);
-      await insertRows(client, `INSERT INTO briefing_deliveries (run_id, subscriber_id, doc) SELECT d ->> 'runId', d -> 'delivery' ->> 'subscriberId', d -> 'delivery' FROM jsonb_array_elements($1::jsonb) d`, deliveries);
+      await insertRows(
+        client,
+        `INSERT INTO revisions (article_id, rev, doc) SELECT r ->> 'articleId', (r ->> 'rev')::int, r FROM jsonb_array_elements($1::jsonb) r`,
+        revisions,
+      );
+      await insertRows(
+        client,
+        `INSERT INTO trash (article_id, slug, deleted_at, doc) SELECT t -> 'article' ->> 'id', t -> 'article' ->> 'slug', t ->> 'deletedAt', t FROM jsonb_array_elements($1::jsonb) t`,
+        trash as TrashEntry[],
+      );
+      await insertRows(
+        client,
+        `INSERT INTO briefing_runs (id, date, doc) SELECT r ->> 'id', r ->> 'date', r FROM jsonb_array_elements($1::jsonb) WITH ORDINALITY AS x(r, n) ORDER BY n`,
+        runs,
+      );
+      await insertRows(
+        client,
+        `INSERT INTO briefing_deliveries (run_id, subscriber_id, doc) SELECT d ->> 'runId', d -> 'delivery' ->> 'subscriberId', d -> 'delivery' FROM jsonb_array_elements($1::jsonb) d`,
+        deliveries,
+      );
       // The lowdb store's id comes along, so a build made from either side is recognised by the other.
       await client.query('DELETE FROM meta');
       await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [toJson(meta)]);
@@ -247,7 +364,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
   log(`[db:export] wrote ${(documents.articles as { articles: unknown[] }).articles.length} articles; converting to the current layout`);
   const target = await openLowdbStore(dir, 'write');
   try {
-    const articleIds = ((documents.articles as { articles: ArticleRecord[] }).articles).map((a) => a.id);
+    const articleIds = (documents.articles as { articles: ArticleRecord[] }).articles.map((a) => a.id);
     const trash = await source.trash.list();
     for (const entry of trash) await target.trash.put(entry);
     for (const id of new Set([...articleIds, ...trash.map((t) => t.article.id)])) {
@@ -263,7 +380,12 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
   fs.rmSync(path.join(dir, LEGACY_FOLDER), { recursive: true, force: true });
 
   const runs = (documents.briefings as { runs: BriefingRun[] }).runs;
-  const before = await countStore(source, { votes: documents.votes as never, views: documents.counters as never, meta: documents.meta as object, runs });
+  const before = await countStore(source, {
+    votes: documents.votes as never,
+    views: documents.counters as never,
+    meta: documents.meta as object,
+    runs,
+  });
   const check = await openLowdbStore(dir, 'read');
   try {
     const after = await countStore(check, {

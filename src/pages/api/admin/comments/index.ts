@@ -3,6 +3,8 @@ import { authorizedEndpoint, allowMethods, json, parseQuery } from '../../../../
 import { commentListQuerySchema } from '../../../../schemas/comment.ts';
 import { listComments } from '../../../../server/comments.ts';
 
-export const GET = authorizedEndpoint('comment.moderate', async (context, runtime) => json(await listComments(runtime, parseQuery(context.url, commentListQuerySchema))));
+export const GET = authorizedEndpoint('comment.moderate', async (context, runtime) =>
+  json(await listComments(runtime, parseQuery(context.url, commentListQuerySchema))),
+);
 
 export const ALL = allowMethods({ GET });

@@ -4,7 +4,9 @@ import { commentInputSchema } from '../../../../schemas/comment.ts';
 import { addComment, listArticleComments } from '../../../../server/comments.ts';
 import { RATE_LIMITS, consumeRateLimit } from '../../../../server/rate-limit.ts';
 
-export const GET = endpoint(async (context, runtime) => json(await listArticleComments(runtime, param(context, 'id'), commentViewerOf(context))));
+export const GET = endpoint(async (context, runtime) =>
+  json(await listArticleComments(runtime, param(context, 'id'), commentViewerOf(context))),
+);
 
 export const POST = endpoint(async (context, runtime) => {
   // Counted before parsing: a script posting junk uses up its window as fast as one posting comments.

@@ -3,7 +3,17 @@
  * a part; a stale If-Match or `version` answers 409 with the current article) and DELETE (204: the
  * article moves to the trash), as the role allows for this article.
  */
-import { actorOf, allowMethods, authorizedEndpoint, endpoint, json, noContent, param, parseJsonBody, viewerOf } from '../../../../api/http.ts';
+import {
+  actorOf,
+  allowMethods,
+  authorizedEndpoint,
+  endpoint,
+  json,
+  noContent,
+  param,
+  parseJsonBody,
+  viewerOf,
+} from '../../../../api/http.ts';
 import { ifMatchVersion } from '../../../../api/if-match.ts';
 import { articleUpdateSchema } from '../../../../schemas/article.ts';
 import { deleteArticle, etagOf, getArticle, updateArticle } from '../../../../server/articles.ts';

@@ -3,6 +3,8 @@ import { allowMethods, endpoint, json, param } from '../../../../api/http.ts';
 import { readVisitorId } from '../../../../api/cookies.ts';
 import { getVoteState } from '../../../../server/articles.ts';
 
-export const GET = endpoint(async (context, runtime) => json(await getVoteState(runtime, param(context, 'id'), readVisitorId(context.cookies))));
+export const GET = endpoint(async (context, runtime) =>
+  json(await getVoteState(runtime, param(context, 'id'), readVisitorId(context.cookies))),
+);
 
 export const ALL = allowMethods({ GET });

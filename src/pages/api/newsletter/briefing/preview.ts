@@ -16,7 +16,8 @@ export const GET = authorizedEndpoint('subscriber.manage', async (context, runti
     headers: {
       'Content-Type': 'text/html; charset=utf-8',
       'Cache-Control': 'no-store',
-      'Content-Security-Policy': "default-src 'none'; img-src http: https: data:; style-src 'unsafe-inline'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
+      'Content-Security-Policy':
+        "default-src 'none'; img-src http: https: data:; style-src 'unsafe-inline'; frame-ancestors 'self'; base-uri 'none'; form-action 'none'",
       'X-Frame-Options': 'SAMEORIGIN',
     },
   });

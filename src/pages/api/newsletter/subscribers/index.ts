@@ -3,6 +3,8 @@ import { authorizedEndpoint, allowMethods, json, parseQuery } from '../../../../
 import { subscriberListQuerySchema } from '../../../../schemas/newsletter.ts';
 import { listSubscribers } from '../../../../server/newsletter.ts';
 
-export const GET = authorizedEndpoint('subscriber.manage', async (context, runtime) => json(await listSubscribers(runtime, parseQuery(context.url, subscriberListQuerySchema))));
+export const GET = authorizedEndpoint('subscriber.manage', async (context, runtime) =>
+  json(await listSubscribers(runtime, parseQuery(context.url, subscriberListQuerySchema))),
+);
 
 export const ALL = allowMethods({ GET });

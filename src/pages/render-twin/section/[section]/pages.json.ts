@@ -5,4 +5,5 @@ import { respondWithMachineFile } from '../../../../api/machine-files.ts';
 
 export const prerender = false;
 
-export const GET: APIRoute = ({ request, params }) => respondToTwin(request, () => respondWithMachineFile(`/section/${params.section}/pages.json`));
+export const GET: APIRoute = ({ request, params }) =>
+  respondToTwin(request, () => respondWithMachineFile(`/section/${params.section}/pages.json`));
