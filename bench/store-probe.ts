@@ -16,8 +16,13 @@ const t0 = performance.now();
 const store = await openStore(dir);
 const openS = (performance.now() - t0) / 1000;
 const rssOpenMB = Math.round(process.memoryUsage().rss / 1048576);
+// The main thread's heap after start: the listing indexes, slugs, origins and the bucketed collections.
+globalThis.gc?.();
+const mainHeapMB = Math.round(process.memoryUsage().heapUsed / 1048576);
 await store.articles.search('election', {}, { offset: 0, limit: 12 });
 const textReadyS = (performance.now() - t0) / 1000;
+// The text index's own heap, measured inside its worker thread (lowdb only).
+const textIndex = await (store.articles as { textReady?: () => Promise<{ heapMB: number; buildMs: number }> }).textReady?.();
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
@@ -55,6 +60,9 @@ console.log(
     textReadyS: Number(textReadyS.toFixed(2)),
     rssOpenMB,
     peakRssMB: peakMB(),
+    mainHeapMB,
+    textIndexHeapMB: textIndex?.heapMB ?? null,
+    textIndexBuildS: textIndex ? Number((textIndex.buildMs / 1000).toFixed(2)) : null,
     saveP95Ms: Number(quantile(saves, 0.95).toFixed(1)),
     voteP99Ms: Number(quantile(votes, 0.99).toFixed(1)),
     maxEventLoopBlockMs: Number((histogram.max / 1e6).toFixed(1)),
