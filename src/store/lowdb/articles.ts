@@ -161,14 +161,25 @@ export class LowdbArticles implements ArticleRepository {
     return sort === 'updated' ? this.#updated : this.#recent;
   }
 
-  /** Candidates for a filter: the narrowest prebuilt list that contains every match. */
+  /**
+   * Candidates for a filter: the narrowest prebuilt list that contains every match. A date range on
+   * published articles is cut out of the sorted list by binary search (the search worker asks for a
+   * day or a month at a time: scanning 100,000 articles for it blocked the event loop for tens of ms).
+   */
   #candidates(filter: ArticleFilter, sort: ArticleSort): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
-      const list = this.#publishedBySection.get(filter.section ?? '*') ?? [];
-      const rest = { ...filter, section: undefined, statuses: undefined };
+      const list = this.#publishedBySection.get(filter.section ?? '*') ?? new SortedList(byRecent);
+      const rest = { ...filter, section: undefined, statuses: undefined, dateFrom: undefined, dateTo: undefined };
       const exact = Object.values(rest).every((v) => v === undefined);
-      return { list, exact };
+      const from = bound(filter.dateFrom, false);
+      const to = bound(filter.dateTo, true);
+      if (!from && !to) return { list, exact };
+      // Newest first: the range starts at the first article not after `to` and ends before the first one before `from`.
+      const start = to ? list.firstIndex((a) => sortDate(a) <= to) : 0;
+      const end = from ? list.firstIndex((a) => sortDate(a) < from) : list.length;
+      // Dates are compared as stored (ISO strings, as the list is sorted); matchesFilter still checks each one.
+      return { list: list.slice(start, Math.max(start, end)), exact: false };
     }
     return { list: this.#sorted(sort), exact: false };
   }
