@@ -308,9 +308,15 @@ async function recordDayTier(root: string, indexed: ReadonlyMap<string, readonly
   const after: Record<string, string[]> = {};
   for (const [name, slugs] of Object.entries(before)) if (keep.has(name)) after[name] = slugs;
   for (const [name, slugs] of indexed) if (keep.has(name) && (name.startsWith('head-') || DAY_BLOCK.test(name))) after[name] = [...slugs];
-  const body = JSON.stringify(after);
+  // Sorted, so a full build and an incremental one write the same bytes.
+  const sorted = Object.fromEntries(Object.entries(after).sort((a, b) => compareBundles(a[0], b[0])));
+  const body = JSON.stringify(sorted);
   if (body === JSON.stringify(before)) return;
   const file = path.join(root, PAGEFIND_DIR, DAY_TIER_FILE);
+  if (Object.keys(sorted).length === 0) {
+    await fs.rm(file, { force: true });
+    return;
+  }
   const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
   await fs.mkdir(path.dirname(file), { recursive: true });
   await fs.writeFile(temp, body);
