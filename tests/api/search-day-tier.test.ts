@@ -5,6 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { chromium } from 'playwright-core';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
 import { HEAD_MAX } from '../../src/server/publishing/search-index.ts';
@@ -95,5 +96,25 @@ describe("today's search tier", () => {
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(rebuilds(b001).length).toBe(before.b001);
     expect(rebuilds(b000).at(-1)).toBe(HEAD_MAX);
+  });
+
+  it('Chromium finds articles of the head and of a full block through Pagefind alone', async () => {
+    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    try {
+      for (const [query, title] of [['heron', 'The heron bulletin'], ['kestrel', 'Busy day story renamed to kestrel']] as const) {
+        const context = await browser.newContext();
+        // Only the Pagefind bundles can answer.
+        await context.route('**/api/search**', (route) => route.abort());
+        const page = await context.newPage();
+        await page.goto(new URL(`/search?q=${query}`, server.url).href);
+        const grid = page.getByRole('list', { name: 'Search results' });
+        await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
+        expect(await grid.getAttribute('data-engine'), query).toBe('pagefind');
+        expect(await grid.locator('.card-title').allTextContents(), query).toContain(title);
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
   });
 });
