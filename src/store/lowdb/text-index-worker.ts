@@ -15,6 +15,7 @@ const started = performance.now();
 loadArticleFiles<{ id: string; title: string; dek?: string; bodyHtml: string; authorName: string; sourceLabel?: string; tags: string[] }>(dir, (_file, record) => {
   index.add(record.id, textFieldsOf(record));
 });
+index.trim();
 reply({ type: 'ready', documents: index.size, ms: Math.round(performance.now() - started), heapMB: Math.round(getHeapStatistics().used_heap_size / 1048576) });
 
 port.on('message', (message: TextIndexMessage) => {

@@ -71,6 +71,13 @@ class Posting {
     this.length++;
   }
 
+  /** Gives back the room doubling left at the end (up to half the arrays once a bulk load is done). */
+  trim(): void {
+    if (this.docs.length === this.length) return;
+    this.docs = this.docs.slice(0, Math.max(1, this.length));
+    this.weights = this.weights.slice(0, Math.max(1, this.length));
+  }
+
   /** Drops entries of removed documents, in place. */
   compact(alive: (doc: number) => boolean): void {
     let w = 0;
@@ -101,6 +108,11 @@ export class TextIndex {
 
   get size(): number {
     return this.#docOf.size;
+  }
+
+  /** After a bulk load: postings shrunk to their length (a later add grows one again by doubling). */
+  trim(): void {
+    for (const posting of this.#postings.values()) posting.trim();
   }
 
   add(id: string, fields: IndexedFields): void {
