@@ -414,7 +414,7 @@ function table(header: string[], lines: string[][]): string {
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n');
 }
 
-type StoreFigures = { articles: number; votesStored: number; openS: number; textReadyS: number; rssOpenMB: number; peakRssMB: number; mainHeapMB: number; textIndexHeapMB: number | null; textIndexBuildS: number | null; saveP95Ms: number; voteP99Ms: number; maxEventLoopBlockMs: number; eventLoopP99Ms: number; searchMaxMs: number };
+type StoreFigures = { articles: number; votesStored: number; openS: number; openCpuS: number; textReadyS: number; rssOpenMB: number; peakRssMB: number; mainHeapMB: number; textIndexHeapMB: number | null; textIndexBuildS: number | null; saveP95Ms: number; voteP99Ms: number; maxEventLoopBlockMs: number; eventLoopP99Ms: number; searchMaxMs: number };
 
 /**
  * --store-only: the store without a build or a server (minutes instead of an hour at 100,000): start,
@@ -443,7 +443,7 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
   } finally {
     if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
   }
-  const keys = ['votesStored', 'openS', 'textReadyS', 'rssOpenMB', 'peakRssMB', 'mainHeapMB', 'textIndexHeapMB', 'textIndexBuildS', 'saveP95Ms', 'voteP99Ms', 'maxEventLoopBlockMs', 'eventLoopP99Ms', 'searchMaxMs'] as const;
+  const keys = ['votesStored', 'openS', 'openCpuS', 'textReadyS', 'rssOpenMB', 'peakRssMB', 'mainHeapMB', 'textIndexHeapMB', 'textIndexBuildS', 'saveP95Ms', 'voteP99Ms', 'maxEventLoopBlockMs', 'eventLoopP99Ms', 'searchMaxMs'] as const;
   console.log(`\nMeridian News bench:scale --store-only; ${machine}; 1-minute load after each size: ${loads.join(', ')}\n`);
   console.log(table(['figure', ...figures.map((f) => `${f.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...figures.map((f) => String(f[key]))])));
   const file = path.join(ROOT, 'bench/results/scale-store.json');

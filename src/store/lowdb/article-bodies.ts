@@ -3,6 +3,36 @@ import fs from 'node:fs';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import { articleFile } from './layout.ts';
 
+const BODY_KEY = Buffer.from('"bodyHtml":"');
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+
+/**
+ * Parses an article file without its body: the body's bytes are cut out before decoding, so a start
+ * neither decodes nor parses the 820 MB of bodies at 100,000 articles (it still reads the files).
+ * `bodyHtml` comes back as ''; anything unexpected falls back to a full parse.
+ */
+export function parseArticleWithoutBody(bytes: Buffer): ArticleRecord {
+  const key = bytes.indexOf(BODY_KEY);
+  if (key >= 0) {
+    const start = key + BODY_KEY.length;
+    // The closing quote: the first one not escaped (preceded by an even run of backslashes).
+    let end = bytes.indexOf(QUOTE, start);
+    while (end > 0) {
+      let slashes = 0;
+      while (bytes[end - 1 - slashes] === BACKSLASH) slashes++;
+      if (slashes % 2 === 0) break;
+      end = bytes.indexOf(QUOTE, end + 1);
+    }
+    if (end > 0) {
+      const record = JSON.parse(`${bytes.toString('utf8', 0, start)}${bytes.toString('utf8', end)}`) as ArticleRecord;
+      // The cut was the record's own body (not a nested key): it reads as the empty string we left.
+      if (record.bodyHtml === '') return record;
+    }
+  }
+  return JSON.parse(bytes.toString('utf8')) as ArticleRecord;
+}
+
 /** Recently read or written bodies kept (about 8 KB each): the front page's articles stay warm. */
 const CACHE_SIZE = 1_000;
 

@@ -7,7 +7,7 @@ import type { Store, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { acquireLock } from './lock.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
-import { ArticleBodies } from './article-bodies.ts';
+import { ArticleBodies, parseArticleWithoutBody } from './article-bodies.ts';
 import { BucketSet, loadArticleFiles } from './layout.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import {
@@ -77,9 +77,9 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<MetaFile>('meta', {}),
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
-    // Bodies are dropped as each file is read: only the listing fields stay in memory.
+    // Bodies are cut out as each file is read (never decoded): only the listing fields stay in memory.
     const bodies = new ArticleBodies(dir);
-    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(bodies.detach(record)));
+    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(bodies.detach(record)), parseArticleWithoutBody);
     const audit = await LowdbAudit.open(dir, readOnly);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
