@@ -334,12 +334,16 @@ async function measureSize(articles: number, votesStored: number, options: Optio
 
     // Publish -> findable through the Pagefind index a reader's browser loads.
     const word = `zephyrine${Date.now().toString(36)}`;
+    const searchMark = server.output().length;
     const f0 = performance.now();
     const created = (await (await admin.post('/api/articles', { title: `Scale findable ${word}`, bodyHtml: `<p>The ${word} story.</p>`, section: 'world', status: 'published' })).json()) as Article;
     const found = await waitUntil(1_200_000, () => findableThroughPagefind(browser, server.url, word, `/article/${created.slug}`), 200);
     const findableS = found ? round((performance.now() - f0) / 1000) : null;
     say(`  publish -> findable through Pagefind: ${findableS ?? 'not within 1,200'} s`);
     await waitForIdleQueue(server.url);
+    // What that publish re-indexed: the search bundles and their pages (the head, at most HEAD_MAX).
+    detail.findableReindexed = [...server.output().slice(searchMark).matchAll(/search index rebuilt: (\d+) pages in (\d+) ms \(bundle ([^)]+)\)/g)].map((m) => `${m[3]}: ${m[1]} pages, ${m[2]} ms`).join('; ');
+    say(`  re-indexed for it: ${detail.findableReindexed || 'nothing logged'}`);
     await server.stop();
 
     // One article changed, then npm run rebuild (incremental where the branch has it).
