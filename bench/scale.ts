@@ -34,12 +34,19 @@ function parseOptions(argv: string[]): Options {
     return i >= 0 ? argv[i + 1] : undefined;
   };
   const sizes = (value('--sizes') ?? '1000,10000,100000').split(',').map((s) => Number(s.trim()));
-  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 200_000)) throw new Error('--sizes takes article counts from 100 to 200000, comma-separated');
+  if (!sizes.length || sizes.some((n) => !Number.isInteger(n) || n < 100 || n > 200_000))
+    throw new Error('--sizes takes article counts from 100 to 200000, comma-separated');
   const votes = Number(value('--votes') ?? 1_000_000);
   const durationS = Number(value('--duration') ?? 10);
   if (!Number.isInteger(votes) || votes < 0) throw new Error('--votes must be a whole number');
   if (!(durationS >= 2 && durationS <= 60)) throw new Error('--duration must be 2-60 seconds');
-  return { sizes: [...new Set(sizes)].sort((a, b) => a - b), votes, durationS, keep: argv.includes('--keep'), storeOnly: argv.includes('--store-only') };
+  return {
+    sizes: [...new Set(sizes)].sort((a, b) => a - b),
+    votes,
+    durationS,
+    keep: argv.includes('--keep'),
+    storeOnly: argv.includes('--store-only'),
+  };
 }
 
 /** One archive size's figures: the shape of bench/results/scale.json. */
@@ -68,10 +75,14 @@ const quantile = (values: number[], q: number) => {
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-
 /** `npm run rebuild` (with args), with heap enough for a 100,000-article build. */
 function rebuild(dataDir: string, outDir: string, args: string[]) {
-  return runNode(path.join(ROOT, 'scripts/rebuild.ts'), args, { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', NODE_OPTIONS: '--max-old-space-size=16384' }, 3 * 3600_000);
+  return runNode(
+    path.join(ROOT, 'scripts/rebuild.ts'),
+    args,
+    { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', NODE_OPTIONS: '--max-old-space-size=16384' },
+    3 * 3600_000,
+  );
 }
 
 type ScaleServer = {
@@ -160,7 +171,11 @@ function pagesWritten(log: string): number {
 }
 
 /** A distinct visitor id per n, in the cookie's alphabet (26 base32 characters). */
-const burstPrefix = Math.random().toString(36).replace(/[^a-z]/g, '').padEnd(8, 'q').slice(0, 8);
+const burstPrefix = Math.random()
+  .toString(36)
+  .replace(/[^a-z]/g, '')
+  .padEnd(8, 'q')
+  .slice(0, 8);
 function visitorId(n: number): string {
   const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
   let tail = '';
@@ -181,7 +196,9 @@ function startFeedServer(): Promise<{ url: string; close: () => Promise<void> }>
         `<item><title>Wire report ${round}-${i}</title><link>http://127.0.0.1/wire/${round}-${i}</link><guid>wire-${Date.now()}-${round}-${i}</guid><pubDate>${new Date().toUTCString()}</pubDate><description>${'Agency copy about the harbour expansion and the vote that follows. '.repeat(30)}</description></item>`,
     ).join('');
     response.writeHead(200, { 'Content-Type': 'application/rss+xml' });
-    response.end(`<?xml version="1.0"?><rss version="2.0"><channel><title>Wire</title><link>http://127.0.0.1/</link><description>Wire</description>${items}</channel></rss>`);
+    response.end(
+      `<?xml version="1.0"?><rss version="2.0"><channel><title>Wire</title><link>http://127.0.0.1/</link><description>Wire</description>${items}</channel></rss>`,
+    );
   });
   return new Promise((resolve) =>
     server.listen(0, '127.0.0.1', () => {
@@ -207,7 +224,13 @@ async function findableThroughPagefind(browser: Browser, origin: string, word: s
   }
 }
 
-async function measureSize(articles: number, votesStored: number, options: Options, workDir: string, browser: Browser): Promise<SizeFigures> {
+async function measureSize(
+  articles: number,
+  votesStored: number,
+  options: Options,
+  workDir: string,
+  browser: Browser,
+): Promise<SizeFigures> {
   const dataDir = path.join(workDir, `data-${articles}`);
   const outDir = path.join(ROOT, '.out', `scale-${articles}`);
   const detail: Record<string, number | string> = {};
@@ -219,7 +242,9 @@ async function measureSize(articles: number, votesStored: number, options: Optio
   const votes = await generateVotes(dataDir, generated.ids, votesStored);
   detail.votesStored = votesStored;
   detail.voteFiles = votes.files;
-  say(`  ${articles} articles (${detail.articleFilesMB} MB of article files) and ${votesStored.toLocaleString('en-US')} votes in ${votes.files} bucket files`);
+  say(
+    `  ${articles} articles (${detail.articleFilesMB} MB of article files) and ${votesStored.toLocaleString('en-US')} votes in ${votes.files} bucket files`,
+  );
 
   say('  full rebuild...');
   fs.rmSync(outDir, { recursive: true, force: true });
@@ -239,7 +264,9 @@ async function measureSize(articles: number, votesStored: number, options: Optio
     detail.textIndexReadyAfterListenS = round((performance.now() - t0) / 1000, 2);
     const memory = memoryOf(server.pid);
     detail.rssAfterStartMB = memory.rssMB;
-    say(`  server listening after ${(server.startMs / 1000).toFixed(1)} s; text index ready ${detail.textIndexReadyAfterListenS} s later; RSS ${memory.rssMB} MB (peak ${memory.peakMB} MB)`);
+    say(
+      `  server listening after ${(server.startMs / 1000).toFixed(1)} s; text index ready ${detail.textIndexReadyAfterListenS} s later; RSS ${memory.rssMB} MB (peak ${memory.peakMB} MB)`,
+    );
     const admin = new ApiClient(server.url);
     await admin.login(ADMIN.username, ADMIN.password);
     await waitForIdleQueue(server.url);
@@ -258,7 +285,9 @@ async function measureSize(articles: number, votesStored: number, options: Optio
     for (let i = 0; i < 40; i++) {
       const article = listed[i % listed.length]!;
       const s0 = performance.now();
-      const response = await admin.put(`/api/articles/${article.id}`, { title: `${article.title.replace(/ \(saved \d+\)$/, '')} (saved ${i})` });
+      const response = await admin.put(`/api/articles/${article.id}`, {
+        title: `${article.title.replace(/ \(saved \d+\)$/, '')} (saved ${i})`,
+      });
       await response.text();
       if (response.status !== 200) throw new Error(`save failed: ${response.status}`);
       saveTimes.push(performance.now() - s0);
@@ -267,13 +296,20 @@ async function measureSize(articles: number, votesStored: number, options: Optio
 
     // Votes from new visitors on the most-voted articles (the first generated ids carry the most votes).
     const voteIds = generated.ids.slice(0, 50);
-    const voteRun = await runLoad({ url: server.url, connections: 10, durationS: options.durationS, votes: { articleIds: voteIds, origin: server.url } });
+    const voteRun = await runLoad({
+      url: server.url,
+      connections: 10,
+      durationS: options.durationS,
+      votes: { articleIds: voteIds, origin: server.url },
+    });
     detail.votesPerS = Math.round(voteRun.rps);
     say(`  saves p95 ${quantile(saveTimes, 0.95).toFixed(1)} ms; votes p99 ${voteRun.p99} ms (${Math.round(voteRun.rps)}/s)`);
     await waitForIdleQueue(server.url);
 
     // The burst: readers under load while saves, votes and a feed ingestion run; event-loop delay read inside the server.
-    const source = (await (await admin.post('/api/news-sources', { name: 'Bench wire', url: feeds.url, section: 'business' })).json()) as { id: string };
+    const source = (await (await admin.post('/api/news-sources', { name: 'Bench wire', url: feeds.url, section: 'business' })).json()) as {
+      id: string;
+    };
     // One ingestion first, so the burst measures the steady state rather than the first load of the feed code.
     await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
     await waitForIdleQueue(server.url);
@@ -289,7 +325,10 @@ async function measureSize(articles: number, votesStored: number, options: Optio
     const burstVotes = async () => {
       let i = 0;
       while (!stop) {
-        const response = await fetch(`${server.url}/api/articles/${voteIds[i % voteIds.length]}/like`, { method: 'POST', headers: { Origin: server.url, Cookie: `vid=${visitorId(i++)}` } });
+        const response = await fetch(`${server.url}/api/articles/${voteIds[i % voteIds.length]}/like`, {
+          method: 'POST',
+          headers: { Origin: server.url, Cookie: `vid=${visitorId(i++)}` },
+        });
         await response.text();
       }
     };
@@ -320,7 +359,10 @@ async function measureSize(articles: number, votesStored: number, options: Optio
       if (created.status !== 201) throw new Error(`publish failed: ${created.status} ${await created.text()}`);
       const article = (await created.json()) as Article;
       const live = await waitUntil(60_000, async () => {
-        const [page, listing] = await Promise.all([fetch(`${server.url}/article/${article.slug}`).then((r) => r.text()), fetch(`${server.url}/section/${section}`).then((r) => r.text())]);
+        const [page, listing] = await Promise.all([
+          fetch(`${server.url}/article/${article.slug}`).then((r) => r.text()),
+          fetch(`${server.url}/section/${section}`).then((r) => r.text()),
+        ]);
         return page.includes(title) && listing.includes(title);
       });
       if (!live) throw new Error(`published article ${article.slug} not live within 60 s`);
@@ -336,13 +378,27 @@ async function measureSize(articles: number, votesStored: number, options: Optio
     const word = `zephyrine${Date.now().toString(36)}`;
     const searchMark = server.output().length;
     const f0 = performance.now();
-    const created = (await (await admin.post('/api/articles', { title: `Scale findable ${word}`, bodyHtml: `<p>The ${word} story.</p>`, section: 'world', status: 'published' })).json()) as Article;
+    const created = (await (
+      await admin.post('/api/articles', {
+        title: `Scale findable ${word}`,
+        bodyHtml: `<p>The ${word} story.</p>`,
+        section: 'world',
+        status: 'published',
+      })
+    ).json()) as Article;
     const found = await waitUntil(1_200_000, () => findableThroughPagefind(browser, server.url, word, `/article/${created.slug}`), 200);
     const findableS = found ? round((performance.now() - f0) / 1000) : null;
     say(`  publish -> findable through Pagefind: ${findableS ?? 'not within 1,200'} s`);
     await waitForIdleQueue(server.url);
     // What that publish re-indexed: the search bundles and their pages (the head, at most HEAD_MAX).
-    detail.findableReindexed = [...server.output().slice(searchMark).matchAll(/search index rebuilt: (\d+) pages in (\d+) ms \(bundle ([^)]+)\)/g)].map((m) => `${m[3]}: ${m[1]} pages, ${m[2]} ms`).join('; ');
+    detail.findableReindexed = [
+      ...server
+        .output()
+        .slice(searchMark)
+        .matchAll(/search index rebuilt: (\d+) pages in (\d+) ms \(bundle ([^)]+)\)/g),
+    ]
+      .map((m) => `${m[3]}: ${m[1]} pages, ${m[2]} ms`)
+      .join('; ');
     say(`  re-indexed for it: ${detail.findableReindexed || 'nothing logged'}`);
     await server.stop();
 
@@ -403,11 +459,31 @@ function checks(sizes: SizeFigures[]): Check[] {
     out.push({ figure: `${key} ${label}`, value: ratio.toFixed(2), target: '<= 1.5', ok: sizes.length > 1 ? ratio <= 1.5 : undefined });
   }
   const at100k = large.articles >= 100_000;
-  out.push({ figure: `startS at ${large.articles}`, value: String(large.startS), target: '<= 15 s at 100k', ok: at100k ? large.startS <= 15 : undefined });
-  out.push({ figure: `rssMB at ${large.articles}`, value: String(large.rssMB), target: '<= 1,536 MB at 100k', ok: at100k ? large.rssMB <= 1536 : undefined });
+  out.push({
+    figure: `startS at ${large.articles}`,
+    value: String(large.startS),
+    target: '<= 15 s at 100k',
+    ok: at100k ? large.startS <= 15 : undefined,
+  });
+  out.push({
+    figure: `rssMB at ${large.articles}`,
+    value: String(large.rssMB),
+    target: '<= 1,536 MB at 100k',
+    ok: at100k ? large.rssMB <= 1536 : undefined,
+  });
   for (const size of sizes) {
-    out.push({ figure: `reader p99 during saves / idle at ${size.articles}`, value: (size.readerP99DuringSavesMs / Math.max(1, size.readerP99IdleMs)).toFixed(2), target: '<= 2', ok: size.readerP99DuringSavesMs <= 2 * Math.max(1, size.readerP99IdleMs) });
-    out.push({ figure: `max event loop block at ${size.articles}`, value: `${size.maxEventLoopBlockMs} ms`, target: '<= 20 ms', ok: size.maxEventLoopBlockMs <= 20 });
+    out.push({
+      figure: `reader p99 during saves / idle at ${size.articles}`,
+      value: (size.readerP99DuringSavesMs / Math.max(1, size.readerP99IdleMs)).toFixed(2),
+      target: '<= 2',
+      ok: size.readerP99DuringSavesMs <= 2 * Math.max(1, size.readerP99IdleMs),
+    });
+    out.push({
+      figure: `max event loop block at ${size.articles}`,
+      value: `${size.maxEventLoopBlockMs} ms`,
+      target: '<= 20 ms',
+      ok: size.maxEventLoopBlockMs <= 20,
+    });
   }
   return out;
 }
@@ -418,7 +494,23 @@ function table(header: string[], lines: string[][]): string {
   return [format(header), widths.map((w) => '-'.repeat(w)).join('  '), ...lines.map(format)].join('\n');
 }
 
-type StoreFigures = { articles: number; votesStored: number; openS: number; openCpuS: number; textReadyS: number; rssOpenMB: number; peakRssMB: number; mainHeapMB: number; textIndexHeapMB: number | null; textIndexBuildS: number | null; saveP95Ms: number; voteP99Ms: number; maxEventLoopBlockMs: number; eventLoopP99Ms: number; searchMaxMs: number };
+type StoreFigures = {
+  articles: number;
+  votesStored: number;
+  openS: number;
+  openCpuS: number;
+  textReadyS: number;
+  rssOpenMB: number;
+  peakRssMB: number;
+  mainHeapMB: number;
+  textIndexHeapMB: number | null;
+  textIndexBuildS: number | null;
+  saveP95Ms: number;
+  voteP99Ms: number;
+  maxEventLoopBlockMs: number;
+  eventLoopP99Ms: number;
+  searchMaxMs: number;
+};
 
 /**
  * --store-only: the store without a build or a server (minutes instead of an hour at 100,000): start,
@@ -447,32 +539,71 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
   } finally {
     if (!options.keep) fs.rmSync(workDir, { recursive: true, force: true });
   }
-  const keys = ['votesStored', 'openS', 'openCpuS', 'textReadyS', 'rssOpenMB', 'peakRssMB', 'mainHeapMB', 'textIndexHeapMB', 'textIndexBuildS', 'saveP95Ms', 'voteP99Ms', 'maxEventLoopBlockMs', 'eventLoopP99Ms', 'searchMaxMs'] as const;
+  const keys = [
+    'votesStored',
+    'openS',
+    'openCpuS',
+    'textReadyS',
+    'rssOpenMB',
+    'peakRssMB',
+    'mainHeapMB',
+    'textIndexHeapMB',
+    'textIndexBuildS',
+    'saveP95Ms',
+    'voteP99Ms',
+    'maxEventLoopBlockMs',
+    'eventLoopP99Ms',
+    'searchMaxMs',
+  ] as const;
   console.log(`\nMeridian News bench:scale --store-only; ${machine}; 1-minute load after each size: ${loads.join(', ')}\n`);
-  console.log(table(['figure', ...figures.map((f) => `${f.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...figures.map((f) => String(f[key]))])));
+  console.log(
+    table(
+      ['figure', ...figures.map((f) => `${f.articles.toLocaleString('en-US')} articles`)],
+      keys.map((key) => [key, ...figures.map((f) => String(f[key]))]),
+    ),
+  );
   const file = path.join(ROOT, 'bench/results/scale-store.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes: figures }, null, 2)}\n`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes: figures }, null, 2)}\n`,
+  );
   console.log(`\nWritten to ${path.relative(ROOT, file)}`);
 }
 
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
   if (options.storeOnly) {
-    await storeOnly(options, `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`);
+    await storeOnly(
+      options,
+      `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
+    );
     return;
   }
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-'));
   const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
   const largest = options.sizes.at(-1)!;
-  say(`sizes ${options.sizes.join(', ')}; ${options.durationS} s per load run; machine: ${machine}; load ${os.loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  say(
+    `sizes ${options.sizes.join(', ')}; ${options.durationS} s per load run; machine: ${machine}; load ${os
+      .loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const sizes: SizeFigures[] = [];
   const loads: number[] = [];
   const browser = await launchBrowser();
   try {
     for (const articles of options.sizes) {
       // A million votes already stored at the largest size; ten per article below it.
-      sizes.push(await measureSize(articles, articles === largest ? Math.max(options.votes, articles * 10) : articles * 10, options, workDir, browser));
+      sizes.push(
+        await measureSize(
+          articles,
+          articles === largest ? Math.max(options.votes, articles * 10) : articles * 10,
+          options,
+          workDir,
+          browser,
+        ),
+      );
       loads.push(Number(os.loadavg()[0]!.toFixed(2)));
     }
   } finally {
@@ -482,14 +613,42 @@ async function main(): Promise<void> {
     else say(`kept: ${workDir}`);
   }
 
-  const keys = ['saveP95Ms', 'voteP99Ms', 'publishLiveP95Ms', 'findableS', 'rebuildOneChangeS', 'fullRebuildS', 'startS', 'rssMB', 'readerP99IdleMs', 'readerP99DuringSavesMs', 'maxEventLoopBlockMs', 'pagesPerPublish'] as const;
-  console.log(`\nMeridian News bench:scale; ${machine}; ${((performance.now() - started) / 1000).toFixed(0)} s in all; 1-minute load after each size: ${loads.join(', ')}\n`);
-  console.log(table(['figure', ...sizes.map((s) => `${s.articles.toLocaleString('en-US')} articles`)], keys.map((key) => [key, ...sizes.map((s) => String(s[key] ?? 'n/a'))])));
+  const keys = [
+    'saveP95Ms',
+    'voteP99Ms',
+    'publishLiveP95Ms',
+    'findableS',
+    'rebuildOneChangeS',
+    'fullRebuildS',
+    'startS',
+    'rssMB',
+    'readerP99IdleMs',
+    'readerP99DuringSavesMs',
+    'maxEventLoopBlockMs',
+    'pagesPerPublish',
+  ] as const;
+  console.log(
+    `\nMeridian News bench:scale; ${machine}; ${((performance.now() - started) / 1000).toFixed(0)} s in all; 1-minute load after each size: ${loads.join(', ')}\n`,
+  );
+  console.log(
+    table(
+      ['figure', ...sizes.map((s) => `${s.articles.toLocaleString('en-US')} articles`)],
+      keys.map((key) => [key, ...sizes.map((s) => String(s[key] ?? 'n/a'))]),
+    ),
+  );
   const results = checks(sizes);
-  console.log(`\n${table(['check', 'value', 'target', 'verdict'], results.map((c) => [c.figure, c.value, c.target, c.ok === undefined ? '' : c.ok ? 'ok' : 'MISSED']))}`);
+  console.log(
+    `\n${table(
+      ['check', 'value', 'target', 'verdict'],
+      results.map((c) => [c.figure, c.value, c.target, c.ok === undefined ? '' : c.ok ? 'ok' : 'MISSED']),
+    )}`,
+  );
   const file = path.join(ROOT, 'bench/results/scale.json');
   fs.mkdirSync(path.dirname(file), { recursive: true });
-  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes, checks: results }, null, 2)}\n`);
+  fs.writeFileSync(
+    file,
+    `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, loadAverages: loads, sizes, checks: results }, null, 2)}\n`,
+  );
   console.log(`\nWritten to ${path.relative(ROOT, file)}`);
 }
 

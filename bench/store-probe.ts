@@ -9,7 +9,8 @@ import { openStore } from '../src/store/index.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: node bench/store-probe.ts DATA_DIR');
-const quantile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
+const quantile = (values: number[], q: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil(q * values.length) - 1)]!;
 const peakMB = () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) / 1024);
 
 const t0 = performance.now();
@@ -45,10 +46,25 @@ const timed = async (into: number[], call: () => Promise<unknown>) => {
 for (let round = 0; round < 100; round++) {
   const article = listed[round % listed.length]!;
   const work: Promise<void>[] = [
-    timed(saves, () => store.articles.replace({ ...article, title: `${article.title} *`, bodyHtml: `${article.bodyHtml}<p>Edit ${round}.</p>`, updatedAt: new Date().toISOString() })),
-    timed(saves, () => store.articles.insert({ ...article, id: `probe-${run}-${round}`, slug: `probe-${run}-${round}`, publishedAt: new Date().toISOString() })),
+    timed(saves, () =>
+      store.articles.replace({
+        ...article,
+        title: `${article.title} *`,
+        bodyHtml: `${article.bodyHtml}<p>Edit ${round}.</p>`,
+        updatedAt: new Date().toISOString(),
+      }),
+    ),
+    timed(saves, () =>
+      store.articles.insert({
+        ...article,
+        id: `probe-${run}-${round}`,
+        slug: `probe-${run}-${round}`,
+        publishedAt: new Date().toISOString(),
+      }),
+    ),
   ];
-  for (let v = 0; v < 10; v++) work.push(timed(votes, () => store.counters.vote(listed[v]!.id, `probe${run}r${round}v${v}`, v % 3 ? 'like' : 'dislike')));
+  for (let v = 0; v < 10; v++)
+    work.push(timed(votes, () => store.counters.vote(listed[v]!.id, `probe${run}r${round}v${v}`, v % 3 ? 'like' : 'dislike')));
   await Promise.all(work);
   // A reader's listing between writes.
   await store.articles.list({ statuses: ['published'], section: article.section }, { offset: 0, limit: 12 });
@@ -56,7 +72,8 @@ for (let round = 0; round < 100; round++) {
 histogram.disable();
 // Searches are reads whose cost grows with the matches (every matching article is scored): timed on their own.
 const searches: number[] = [];
-for (const query of ['election', 'budget reform', 'Lisbon', 'championship final', 'Amara Okafor', 'satellite']) await timed(searches, () => store.articles.search(query, {}, { offset: 0, limit: 12 }));
+for (const query of ['election', 'budget reform', 'Lisbon', 'championship final', 'Amara Okafor', 'satellite'])
+  await timed(searches, () => store.articles.search(query, {}, { offset: 0, limit: 12 }));
 await store.close();
 console.log(
   JSON.stringify({

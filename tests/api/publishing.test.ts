@@ -45,14 +45,17 @@ async function waitForIdle(server: TestServer): Promise<void> {
   const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
   const describeState = () =>
     `jobs ${JSON.stringify(readDataFile(server.dataDir, 'jobs'))}, articles v${readDataFile<{ version: number }>(server.dataDir, 'articles').version}, manifest ${fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : 'none'}`;
-  await waitFor(() => `the regeneration queue to drain (${describeState()})`, async () => {
-    const jobs = readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs').jobs;
-    if (jobs.length > 0) return false;
-    if (!fs.existsSync(manifestFile)) return false;
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
-    const articles = readDataFile<{ version: number }>(server.dataDir, 'articles');
-    return manifest.version === articles.version;
-  });
+  await waitFor(
+    () => `the regeneration queue to drain (${describeState()})`,
+    async () => {
+      const jobs = readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs').jobs;
+      if (jobs.length > 0) return false;
+      if (!fs.existsSync(manifestFile)) return false;
+      const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
+      const articles = readDataFile<{ version: number }>(server.dataDir, 'articles');
+      return manifest.version === articles.version;
+    },
+  );
 }
 
 /** A GET with raw headers (fetch turns conditional requests into no-cache ones). */
@@ -68,7 +71,10 @@ function rawGet(server: TestServer, publicPath: string, headers: Record<string, 
 }
 
 function renderCount(server: TestServer, publicPath: string): number {
-  return server.output().split('\n').filter((line) => line.startsWith(`[publish] ${publicPath} `)).length;
+  return server
+    .output()
+    .split('\n')
+    .filter((line) => line.startsWith(`[publish] ${publicPath} `)).length;
 }
 
 describe('runtime regeneration', () => {
@@ -90,21 +96,30 @@ describe('runtime regeneration', () => {
 
   it('publish -> the static file exists and is served, and the section page, feeds and sitemaps list it', async () => {
     const started = performance.now();
-    const article = await createArticle(admin, { title: 'Harbour bridge reopens', section: 'tech', status: 'published', dek: 'Traffic flows again' });
+    const article = await createArticle(admin, {
+      title: 'Harbour bridge reopens',
+      section: 'tech',
+      status: 'published',
+      dek: 'Traffic flows again',
+    });
     const answered = performance.now();
     const page = await waitFor('the article page', async () => {
       const r = await fetchText(server, `/article/${article.slug}`);
       return r.status === 200 ? r : undefined;
     });
     const served = performance.now();
-    console.log(`[figure] publish API call ${(answered - started).toFixed(0)} ms; API call -> article page served ${(served - started).toFixed(0)} ms`);
+    console.log(
+      `[figure] publish API call ${(answered - started).toFixed(0)} ms; API call -> article page served ${(served - started).toFixed(0)} ms`,
+    );
     const file = fileOf(server, `/article/${article.slug}`);
     expect(fs.existsSync(file)).toBe(true);
     expect(page.text).toBe(fs.readFileSync(file, 'utf8'));
     expect(page.text).toContain('Harbour bridge reopens');
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
 
-    await waitFor('the section page to list it', async () => (await fetchText(server, '/section/tech')).text.includes(`/article/${article.slug}`));
+    await waitFor('the section page to list it', async () =>
+      (await fetchText(server, '/section/tech')).text.includes(`/article/${article.slug}`),
+    );
     const month = `/sitemaps/${article.publishedAt!.slice(0, 7)}.xml`;
     await waitFor('the sitemap index to name its month', async () => (await fetchText(server, '/sitemap.xml')).text.includes(month));
     for (const feed of ['/rss.xml', '/section/tech/rss.xml', month, '/news-sitemap.xml']) {
@@ -128,14 +143,23 @@ describe('runtime regeneration', () => {
     const draft = await createArticle(admin, { title: 'Quiet draft', section: 'business' });
     await admin.put(`/api/articles/${draft.id}`, { title: 'Quiet draft, edited' });
     await waitForIdle(server);
-    expect(server.output().split('\n').slice(linesBefore).filter((l) => l.startsWith('[publish] /'))).toEqual([]);
+    expect(
+      server
+        .output()
+        .split('\n')
+        .slice(linesBefore)
+        .filter((l) => l.startsWith('[publish] /')),
+    ).toEqual([]);
     expect(fs.existsSync(fileOf(server, `/article/${draft.slug}`))).toBe(false);
   });
 
   it('unpublish and delete -> 404, the file gone, and gone from listings, feeds and sitemap', async () => {
     const a = await createArticle(admin, { title: 'Mayor resigns', section: 'politics', status: 'published' });
     const b = await createArticle(admin, { title: 'Council votes', section: 'politics', status: 'published' });
-    await waitFor('both pages', async () => fs.existsSync(fileOf(server, `/article/${a.slug}`)) && fs.existsSync(fileOf(server, `/article/${b.slug}`)));
+    await waitFor(
+      'both pages',
+      async () => fs.existsSync(fileOf(server, `/article/${a.slug}`)) && fs.existsSync(fileOf(server, `/article/${b.slug}`)),
+    );
     await waitForIdle(server);
 
     expect((await admin.put(`/api/articles/${a.id}`, { status: 'draft' })).status).toBe(200);
@@ -150,7 +174,13 @@ describe('runtime regeneration', () => {
     }
     await waitForIdle(server);
     // Other articles of the same month keep its sitemap (this suite publishes many).
-    for (const publicPath of ['/section/politics', '/rss.xml', '/section/politics/rss.xml', `/sitemaps/${a.publishedAt!.slice(0, 7)}.xml`, '/news-sitemap.xml']) {
+    for (const publicPath of [
+      '/section/politics',
+      '/rss.xml',
+      '/section/politics/rss.xml',
+      `/sitemaps/${a.publishedAt!.slice(0, 7)}.xml`,
+      '/news-sitemap.xml',
+    ]) {
       const { status, text } = await fetchText(server, publicPath);
       expect(status, publicPath).toBe(200);
       expect(text, publicPath).not.toContain(`/article/${a.slug}`);
@@ -174,7 +204,8 @@ describe('runtime regeneration', () => {
 
   it('pagination: the 13th article creates page 2, unpublishing one removes it again (404)', async () => {
     const made: Article[] = [];
-    for (let i = 1; i <= 13; i++) made.push(await createArticle(admin, { title: `Match report ${i}`, section: 'sports', status: 'published' }));
+    for (let i = 1; i <= 13; i++)
+      made.push(await createArticle(admin, { title: `Match report ${i}`, section: 'sports', status: 'published' }));
     await waitFor('page 2', async () => (await fetchText(server, '/section/sports/page/2')).status === 200);
     expect((await fetchText(server, '/section/sports/page/2')).text).toContain(`/article/${made[0]!.slug}`);
     await waitForIdle(server);
@@ -185,16 +216,24 @@ describe('runtime regeneration', () => {
   });
 
   it('a publish into a section of many pages writes a bounded set: old archive files stay byte-identical and untouched', async () => {
-    for (let i = 0; i < 12 * 5 + 2; i++) await createArticle(admin, { title: `Market wrap ${i}`, section: 'business', status: 'published' });
+    for (let i = 0; i < 12 * 5 + 2; i++)
+      await createArticle(admin, { title: `Market wrap ${i}`, section: 'business', status: 'published' });
     await waitForIdle(server);
-    const files = () => fs.readdirSync(path.join(server.clientDir, 'section', 'business', 'page')).map(Number).sort((a, b) => a - b);
+    const files = () =>
+      fs
+        .readdirSync(path.join(server.clientDir, 'section', 'business', 'page'))
+        .map(Number)
+        .sort((a, b) => a - b);
     expect(files()).toEqual([2, 3, 4, 5, 6]);
     const snapshot = () =>
-      new Map(files().map((n) => {
-        const file = fileOf(server, `/section/business/page/${n}`);
-        return [n, { bytes: fs.readFileSync(file), mtimeMs: fs.statSync(file).mtimeMs }] as const;
-      }));
-    const health = async () => ((await (await fetch(new URL('/api/health', server.url))).json()) as { publishing: { lastBatchPages: number } }).publishing;
+      new Map(
+        files().map((n) => {
+          const file = fileOf(server, `/section/business/page/${n}`);
+          return [n, { bytes: fs.readFileSync(file), mtimeMs: fs.statSync(file).mtimeMs }] as const;
+        }),
+      );
+    const health = async () =>
+      ((await (await fetch(new URL('/api/health', server.url))).json()) as { publishing: { lastBatchPages: number } }).publishing;
     const before = snapshot();
     const page1Before = fs.readFileSync(fileOf(server, '/section/business'));
     const published = await createArticle(admin, { title: 'Fresh market wrap', section: 'business', status: 'published' });
@@ -211,7 +250,11 @@ describe('runtime regeneration', () => {
     // The article, page 1, the newest archive file, the section feed, the site feed, both sitemaps' parts.
     const { lastBatchPages } = await health();
     expect(lastBatchPages).toBeLessThanOrEqual(9);
-    const queued = server.output().split('\n').filter((l) => /\[publish\] \d+ pages queued/.test(l)).pop();
+    const queued = server
+      .output()
+      .split('\n')
+      .filter((l) => /\[publish\] \d+ pages queued/.test(l))
+      .pop();
     expect(queued).toBe(`[publish] ${lastBatchPages} pages queued for 1 article change(s)`);
   });
 
@@ -234,7 +277,12 @@ describe('runtime regeneration', () => {
   it('render twins refuse outside callers', async () => {
     const article = await createArticle(admin, { title: 'Twin check', section: 'culture', status: 'published' });
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    for (const twin of [`/render-twin/article/${article.slug}`, '/render-twin/section/culture', '/render-twin/sitemap.xml', '/render-twin/section/culture/rss.xml']) {
+    for (const twin of [
+      `/render-twin/article/${article.slug}`,
+      '/render-twin/section/culture',
+      '/render-twin/sitemap.xml',
+      '/render-twin/section/culture/rss.xml',
+    ]) {
       const plain = await fetch(new URL(twin, server.url));
       expect(plain.status, twin).toBe(404);
       const forged = await fetch(new URL(twin, server.url), { headers: { 'x-meridian-render': 'guess' } });
@@ -270,7 +318,11 @@ describe('runtime regeneration', () => {
     const article = await createArticle(admin, { title: 'Quasar discovered', section: 'tech', status: 'published' });
     const month = `head-${article.publishedAt!.slice(0, 10)}`;
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    const builds = () => server.output().split('\n').filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${month})`)).length;
+    const builds = () =>
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${month})`)).length;
     const before = builds();
     await waitFor('a search index rebuild', async () => builds() > before);
     const periods = (await (await fetch(new URL('/pagefind/periods.json', server.url))).json()) as { periods: string[] };
@@ -282,7 +334,9 @@ describe('runtime regeneration', () => {
     // Pagefind's own UI bundles are not shipped with every bundle.
     expect((await fetch(new URL(`/pagefind/${month}/pagefind-ui.js`, server.url))).status).toBe(404);
     // No half-built or retired bundle left behind (the day tier's record is the one dot file that stays).
-    expect(fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.') && name !== '.day-tier.json')).toEqual([]);
+    expect(
+      fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.') && name !== '.day-tier.json'),
+    ).toEqual([]);
   });
 });
 
@@ -327,7 +381,9 @@ describe('jobs, restarts and scheduled publishing', () => {
       const published = readDataFile<{ articles: Article[] }>(dataDir, 'articles').articles.find((a) => a.id === article.id);
       expect(published?.status).toBe('published');
       // The section page is a job of its own, which may land a moment after the article page.
-      await waitFor('/section/business to list it', async () => (await fetchText(second, '/section/business')).text.includes(`/article/${article.slug}`));
+      await waitFor('/section/business to list it', async () =>
+        (await fetchText(second, '/section/business')).text.includes(`/article/${article.slug}`),
+      );
     } finally {
       await second.stop();
     }
@@ -337,11 +393,23 @@ describe('jobs, restarts and scheduled publishing', () => {
     const server = await startServer();
     try {
       const admin = await adminClient(server);
-      const article = await createArticle(admin, { title: 'Midday bulletin', section: 'home', status: 'scheduled', scheduledFor: new Date(Date.now() + 1500).toISOString() });
+      const article = await createArticle(admin, {
+        title: 'Midday bulletin',
+        section: 'home',
+        status: 'scheduled',
+        scheduledFor: new Date(Date.now() + 1500).toISOString(),
+      });
       expect((await fetchText(server, `/article/${article.slug}`)).status).toBe(404);
       await waitFor('the scheduled article page', async () => (await fetchText(server, `/article/${article.slug}`)).status === 200);
-      await waitFor('/section/home to list it', async () => (await fetchText(server, '/section/home')).text.includes(`/article/${article.slug}`));
-      expect(server.output().split('\n').filter((l) => l.includes(`scheduled article published: ${article.slug}`))).toHaveLength(1);
+      await waitFor('/section/home to list it', async () =>
+        (await fetchText(server, '/section/home')).text.includes(`/article/${article.slug}`),
+      );
+      expect(
+        server
+          .output()
+          .split('\n')
+          .filter((l) => l.includes(`scheduled article published: ${article.slug}`)),
+      ).toHaveLength(1);
     } finally {
       await server.stop();
     }

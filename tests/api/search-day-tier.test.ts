@@ -49,7 +49,17 @@ describe("today's search tier", () => {
     today = new Date(now).toISOString().slice(0, 10);
     for (let i = 0; i < DAY; i++) {
       const at = new Date(Math.max(Date.parse(`${today}T00:00:00.000Z`), now - 60_000 + i * 100)).toISOString();
-      await store.articles.insert(articleRecord({ id: `busy-${i}`, slug: `busy-${i}`, title: `Busy day story ${i}`, section: 'world', createdAt: at, updatedAt: at, publishedAt: at }));
+      await store.articles.insert(
+        articleRecord({
+          id: `busy-${i}`,
+          slug: `busy-${i}`,
+          title: `Busy day story ${i}`,
+          section: 'world',
+          createdAt: at,
+          updatedAt: at,
+          publishedAt: at,
+        }),
+      );
     }
     await store.close();
     server = await startServer({ dataDir });
@@ -82,7 +92,11 @@ describe("today's search tier", () => {
       expect(entryOf(block).ino, block).toBe(before[block]!.entry.ino);
     }
     expect(await periodsOnServer()).toEqual([head, ...blocks]);
-    for (const line of server.output().split('\n').filter((l) => l.includes('search index rebuilt'))) expect(Number(/rebuilt: (\d+) pages/.exec(line)![1]), line).toBeLessThanOrEqual(HEAD_MAX);
+    for (const line of server
+      .output()
+      .split('\n')
+      .filter((l) => l.includes('search index rebuilt')))
+      expect(Number(/rebuilt: (\d+) pages/.exec(line)![1]), line).toBeLessThanOrEqual(HEAD_MAX);
   });
 
   it('an edit of an article in a full block re-indexes that block and the head, not the other block', async () => {
@@ -99,9 +113,15 @@ describe("today's search tier", () => {
   });
 
   it('Chromium finds articles of the head and of a full block through Pagefind alone', async () => {
-    const browser = await chromium.launch({ executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium', args: ['--no-sandbox', '--disable-dev-shm-usage'] });
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
     try {
-      for (const [query, title] of [['heron', 'The heron bulletin'], ['kestrel', 'Busy day story renamed to kestrel']] as const) {
+      for (const [query, title] of [
+        ['heron', 'The heron bulletin'],
+        ['kestrel', 'Busy day story renamed to kestrel'],
+      ] as const) {
         const context = await browser.newContext();
         // Only the Pagefind bundles can answer.
         await context.route('**/api/search**', (route) => route.abort());

@@ -3,7 +3,17 @@
  * holds, and that every article sits in exactly one bundle before and after the day rolls over.
  */
 import { describe, expect, it } from 'vitest';
-import { bundleOf, bundleRange, compareBundles, HEAD_MAX, isBundleOfDay, isDayTier, planDayTier, planSearchBundles, searchJobOf } from '../../src/server/publishing/search-index.ts';
+import {
+  bundleOf,
+  bundleRange,
+  compareBundles,
+  HEAD_MAX,
+  isBundleOfDay,
+  isDayTier,
+  planDayTier,
+  planSearchBundles,
+  searchJobOf,
+} from '../../src/server/publishing/search-index.ts';
 
 const at = (iso: string) => ({ publishedAt: iso, updatedAt: iso });
 
@@ -54,7 +64,10 @@ describe('search tiers', () => {
   });
 
   it('a day rolling over moves only the head (and yesterday) into the month so far; closed months keep their name and members', () => {
-    const articles = Array.from({ length: 54 }, (_, i) => ({ slug: `s${i}`, ...at(new Date(Date.UTC(2026, 9, 1) + i * 86_400_000 + 3_600_000).toISOString()) }));
+    const articles = Array.from({ length: 54 }, (_, i) => ({
+      slug: `s${i}`,
+      ...at(new Date(Date.UTC(2026, 9, 1) + i * 86_400_000 + 3_600_000).toISOString()),
+    }));
     const before = planSearchBundles(articles, '2026-11-23');
     const after = planSearchBundles(articles, '2026-11-24');
     expect(after.get('2026-10')).toEqual(before.get('2026-10'));
@@ -65,7 +78,12 @@ describe('search tiers', () => {
   });
 
   it('sorts names newest first and tells which bundles a day can hold', () => {
-    expect(['2026-10', 'head-2026-11-23', '2025-12', '2026-11-22'].sort(compareBundles)).toEqual(['head-2026-11-23', '2026-11-22', '2026-10', '2025-12']);
+    expect(['2026-10', 'head-2026-11-23', '2025-12', '2026-11-22'].sort(compareBundles)).toEqual([
+      'head-2026-11-23',
+      '2026-11-22',
+      '2026-10',
+      '2025-12',
+    ]);
     expect(isBundleOfDay('head-2026-11-23', '2026-11-23')).toBe(true);
     expect(isBundleOfDay('head-2026-11-22', '2026-11-23')).toBe(false);
     expect(isBundleOfDay('2026-11-22', '2026-11-23')).toBe(true);
@@ -85,7 +103,11 @@ describe('search tiers', () => {
 
   it("cuts today's tier into full blocks of HEAD_MAX, oldest first, with the rest in the head; a new article changes the head only", () => {
     const today = '2026-11-23';
-    const day = (n: number) => Array.from({ length: n }, (_, i) => ({ slug: `t${String(i).padStart(3, '0')}`, ...at(new Date(Date.UTC(2026, 10, 23, 0, 0, i * 10)).toISOString()) }));
+    const day = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        slug: `t${String(i).padStart(3, '0')}`,
+        ...at(new Date(Date.UTC(2026, 10, 23, 0, 0, i * 10)).toISOString()),
+      }));
     const articles = [...day(HEAD_MAX * 2 + 5), { slug: 'old', ...at('2026-11-02T09:00:00.000Z') }];
     const plan = planSearchBundles([...articles].reverse(), today);
     expect([...plan.keys()]).toEqual([`head-${today}`, `${today}-b001`, `${today}-b000`, '2026-11-22']);
@@ -104,7 +126,8 @@ describe('search tiers', () => {
     expect([...rolled.keys()]).toEqual([`head-${today}`, `${today}-b000`]);
     expect(rolled.get(`head-${today}`)!.map((a) => a.slug)).toEqual(['zz']);
     // At any archive size a publish re-indexes at most HEAD_MAX pages of the head.
-    for (const n of [1, 30, 270, 2700]) expect(Math.max(...[...planDayTier(day(n), today).values()].map((b) => b.length))).toBeLessThanOrEqual(HEAD_MAX);
+    for (const n of [1, 30, 270, 2700])
+      expect(Math.max(...[...planDayTier(day(n), today).values()].map((b) => b.length))).toBeLessThanOrEqual(HEAD_MAX);
     // The next day, the blocks fold into the month so far with the rest of the head.
     const after = planSearchBundles(articles, '2026-11-24');
     expect([...after.keys()]).toEqual(['2026-11-23']);
@@ -112,6 +135,11 @@ describe('search tiers', () => {
     expect(isDayTier(`${today}-b001`, '2026-11-24')).toBe(false);
     expect(isBundleOfDay(`${today}-b001`, today)).toBe(true);
     expect(searchJobOf(`/pagefind/${today}-b001`)).toEqual({ kind: 'bundle', bundle: `${today}-b001` });
-    expect([`${today}-b000`, '2026-11-22', `head-${today}`, `${today}-b001`].sort(compareBundles)).toEqual([`head-${today}`, `${today}-b001`, `${today}-b000`, '2026-11-22']);
+    expect([`${today}-b000`, '2026-11-22', `head-${today}`, `${today}-b001`].sort(compareBundles)).toEqual([
+      `head-${today}`,
+      `${today}-b001`,
+      `${today}-b000`,
+      '2026-11-22',
+    ]);
   });
 });

@@ -28,7 +28,15 @@ async function seeded(count: number): Promise<{ dir: string; ids: string[] }> {
 
 describe('bodies on disk', () => {
   it('parses an article file without its body, whatever the body and the other fields hold', () => {
-    const bodies = ['<p>plain</p>', '', 'ends with a backslash \\', 'quotes "inside" and \\" mixed', '"bodyHtml":"x"', 'üñîçødé ✓ \u2028 line', '\\\"'];
+    const bodies = [
+      '<p>plain</p>',
+      '',
+      'ends with a backslash \\',
+      'quotes "inside" and \\" mixed',
+      '"bodyHtml":"x"',
+      'üñîçødé ✓ \u2028 line',
+      '\\\"',
+    ];
     const titles = ['A title', 'A "bodyHtml":"tricky" title', 'back\\slash'];
     for (const bodyHtml of bodies) {
       for (const title of titles) {
@@ -113,20 +121,41 @@ describe('date ranges', () => {
     const inserted = [];
     for (let i = 0; i < 60; i++) {
       const at = new Date(Date.UTC(2026, 9, 1) + i * 43_200_000).toISOString();
-      const article = articleRecord({ id: `range-${i}`, slug: `range-${i}`, section: i % 2 ? 'world' : 'tech', publishedAt: at, createdAt: at, updatedAt: at, status: i % 7 === 3 ? 'draft' : 'published' });
+      const article = articleRecord({
+        id: `range-${i}`,
+        slug: `range-${i}`,
+        section: i % 2 ? 'world' : 'tech',
+        publishedAt: at,
+        createdAt: at,
+        updatedAt: at,
+        status: i % 7 === 3 ? 'draft' : 'published',
+      });
       await store.articles.insert(article);
       inserted.push(article);
     }
-    const ranges: [string | undefined, string | undefined][] = [['2026-10-05', '2026-10-09'], ['2026-10-05T12:00:00.000Z', undefined], [undefined, '2026-10-02'], ['2027-01-01', undefined], ['2026-10-10T00:00:00.000Z', '2026-10-10T11:59:59.999Z']];
+    const ranges: [string | undefined, string | undefined][] = [
+      ['2026-10-05', '2026-10-09'],
+      ['2026-10-05T12:00:00.000Z', undefined],
+      [undefined, '2026-10-02'],
+      ['2027-01-01', undefined],
+      ['2026-10-10T00:00:00.000Z', '2026-10-10T11:59:59.999Z'],
+    ];
     for (const [dateFrom, dateTo] of ranges) {
       for (const section of [undefined, 'world'] as const) {
         const expected = inserted
           .filter((a) => a.status === 'published' && (!section || a.section === section))
-          .filter((a) => (!dateFrom || a.publishedAt! >= (dateFrom.length === 10 ? `${dateFrom}T00:00:00.000Z` : dateFrom)) && (!dateTo || a.publishedAt! <= (dateTo.length === 10 ? `${dateTo}T23:59:59.999Z` : dateTo)))
+          .filter(
+            (a) =>
+              (!dateFrom || a.publishedAt! >= (dateFrom.length === 10 ? `${dateFrom}T00:00:00.000Z` : dateFrom)) &&
+              (!dateTo || a.publishedAt! <= (dateTo.length === 10 ? `${dateTo}T23:59:59.999Z` : dateTo)),
+          )
           .map((a) => a.id)
           .reverse();
         const filter = { statuses: ['published' as const], section, dateFrom, dateTo };
-        expect((await store.articles.list(filter, { offset: 0, limit: 100 })).map((a) => a.id), `${dateFrom}..${dateTo} ${section}`).toEqual(expected);
+        expect(
+          (await store.articles.list(filter, { offset: 0, limit: 100 })).map((a) => a.id),
+          `${dateFrom}..${dateTo} ${section}`,
+        ).toEqual(expected);
         expect(await store.articles.count(filter)).toBe(expected.length);
         expect((await store.articles.list(filter, { offset: 2, limit: 3 })).map((a) => a.id)).toEqual(expected.slice(2, 5));
       }

@@ -47,7 +47,11 @@ describe('SortedList', () => {
   it('finds a range bound by binary search, across chunks', () => {
     const items = Array.from({ length: 3000 }, (_, i) => ({ key: Math.floor(i / 3), id: i }));
     const list = new SortedList(compare, items);
-    for (const k of [-1, 0, 1, 170, 171, 512, 999, 1000, 2000]) expect(list.firstIndex((item) => item.key >= k), String(k)).toBe(items.findIndex((item) => item.key >= k) === -1 ? 3000 : items.findIndex((item) => item.key >= k));
+    for (const k of [-1, 0, 1, 170, 171, 512, 999, 1000, 2000])
+      expect(
+        list.firstIndex((item) => item.key >= k),
+        String(k),
+      ).toBe(items.findIndex((item) => item.key >= k) === -1 ? 3000 : items.findIndex((item) => item.key >= k));
     expect(new SortedList(compare).firstIndex(() => true)).toBe(0);
   });
 });

@@ -43,7 +43,8 @@ function loadPagefind(): Promise<Engine | undefined> {
       const response = await fetch(PAGEFIND_PERIODS_URL, { cache: 'no-cache' });
       if (!response.ok) return undefined;
       const { periods } = (await response.json()) as { periods?: unknown };
-      if (!Array.isArray(periods) || periods.length === 0 || !periods.every((p) => typeof p === 'string' && BUNDLE.test(p))) return undefined;
+      if (!Array.isArray(periods) || periods.length === 0 || !periods.every((p) => typeof p === 'string' && BUNDLE.test(p)))
+        return undefined;
       const [newest, ...rest] = periods as string[];
       // A runtime URL on purpose: the index is produced after the build and must not be bundled.
       const pagefind = (await import(/* @vite-ignore */ `/pagefind/${newest}/pagefind.js`)) as Pagefind;
@@ -103,7 +104,12 @@ async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<S
     results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
   }
   const data = await Promise.all(results.slice(start, start + SEARCH_PAGE_SIZE).map((r) => r.data()));
-  return { items: data.map((d) => cardFromPagefind(d.url, d.meta)), total: results.length, engine: 'pagefind', more: loaded.older.length > 0 };
+  return {
+    items: data.map((d) => cardFromPagefind(d.url, d.meta)),
+    total: results.length,
+    engine: 'pagefind',
+    more: loaded.older.length > 0,
+  };
 }
 
 async function searchApi(request: SearchRequest, signal?: AbortSignal): Promise<SearchAnswer> {

@@ -102,7 +102,9 @@ export function compareBundles(a: string, b: string): number {
  */
 export function planDayTier<T extends Indexable>(articles: Iterable<T>, today: string): Map<string, T[]> {
   const date = (a: Indexable) => a.publishedAt ?? a.updatedAt;
-  const sorted = [...articles].sort((a, b) => (date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  const sorted = [...articles].sort((a, b) =>
+    date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0,
+  );
   const tier = new Map<string, T[]>();
   if (sorted.length === 0) return tier;
   const blocks = Math.ceil(sorted.length / HEAD_MAX);
@@ -126,7 +128,11 @@ export function planSearchBundles(articles: Iterable<Indexable>, today: string):
     if (slugs) slugs.push(article.slug);
     else plan.set(name, [article.slug]);
   }
-  for (const [name, members] of planDayTier(day, today)) plan.set(name, members.map((a) => a.slug));
+  for (const [name, members] of planDayTier(day, today))
+    plan.set(
+      name,
+      members.map((a) => a.slug),
+    );
   return new Map([...plan].sort((a, b) => compareBundles(a[0], b[0])));
 }
 
@@ -167,7 +173,9 @@ export async function listIndexedPeriods(clientDir: string): Promise<string[]> {
 /** The bundles periods.json names now (empty when there is none). */
 export async function readPeriodsFile(clientDir: string): Promise<string[]> {
   try {
-    const { periods } = JSON.parse(await fs.readFile(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE), 'utf8')) as { periods?: unknown };
+    const { periods } = JSON.parse(await fs.readFile(path.join(path.resolve(clientDir), PAGEFIND_DIR, PERIODS_FILE), 'utf8')) as {
+      periods?: unknown;
+    };
     return Array.isArray(periods) ? periods.filter((p): p is string => typeof p === 'string' && BUNDLE.test(p)) : [];
   } catch {
     return [];
@@ -338,9 +346,15 @@ export async function staleDayBundles(clientDir: string, tier: ReadonlyMap<strin
       stale.push(name);
       continue;
     }
-    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then((s) => s.mtimeMs, () => 0);
+    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
     for (const slug of slugs) {
-      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then((s) => s.mtimeMs, () => Infinity);
+      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
+        (s) => s.mtimeMs,
+        () => Infinity,
+      );
       if (renderedAt >= indexedAt) {
         stale.push(name);
         break;
@@ -371,7 +385,9 @@ export async function syncSearchBundles(
   const onDisk = new Set(await listIndexedPeriods(root));
   const previous = new Set(retire === 'later' ? await readPeriodsFile(root) : []);
   const results: PeriodIndexResult[] = [];
-  for (const [name, slugs] of plan) if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name))) results.push(await indexBundle(root, name, slugs));
+  for (const [name, slugs] of plan)
+    if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name)))
+      results.push(await indexBundle(root, name, slugs));
   const periods = await writePeriodsFile(root, plan.keys());
   await recordDayTier(root, new Map(results.filter((r) => !r.removed).map((r) => [r.period, plan.get(r.period)!])), periods);
   const removed: string[] = [];
@@ -388,7 +404,10 @@ export async function syncSearchBundles(
 }
 
 /** Indexes every bundle of the site afresh and removes everything else: the whole-site rebuild path. */
-export async function buildSearchIndex(clientDir: string, plan: ReadonlyMap<string, readonly string[]>): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
+export async function buildSearchIndex(
+  clientDir: string,
+  plan: ReadonlyMap<string, readonly string[]>,
+): Promise<SearchIndexResult & { bundles: PeriodIndexResult[] }> {
   const { results, ms } = await syncSearchBundles(clientDir, plan, 'all');
   return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms, bundles: results };
 }
@@ -402,7 +421,8 @@ export async function removeSearchLeftovers(clientDir: string): Promise<void> {
   } catch {
     return;
   }
-  for (const name of names) if (name.startsWith('.next-') || name.startsWith('.old-')) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+  for (const name of names)
+    if (name.startsWith('.next-') || name.startsWith('.old-')) await fs.rm(path.join(dir, name), { recursive: true, force: true });
 }
 
 /** Stops Pagefind's indexing process (started on first use). */

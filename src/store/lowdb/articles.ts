@@ -81,11 +81,21 @@ export class LowdbArticles implements ArticleRepository {
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
 
   /** `records` come from `bodies.detach`: listing fields in memory, bodies on disk. */
-  constructor(dir: string, version: JsonCollection<ArticlesVersionFile>, records: Iterable<ArticleRecord>, bodies: ArticleBodies, readOnly: boolean) {
+  constructor(
+    dir: string,
+    version: JsonCollection<ArticlesVersionFile>,
+    records: Iterable<ArticleRecord>,
+    bodies: ArticleBodies,
+    readOnly: boolean,
+  ) {
     this.#dir = dir;
     this.#bodies = bodies;
     // The text index reads the article files itself, in a worker thread (see TextSearch).
-    this.#text = new TextSearch(dir, (index: TextIndex) => loadArticleFiles<ArticleRecord>(dir, (_file, record) => index.add(record.id, textFieldsOf(record))), readOnly);
+    this.#text = new TextSearch(
+      dir,
+      (index: TextIndex) => loadArticleFiles<ArticleRecord>(dir, (_file, record) => index.add(record.id, textFieldsOf(record))),
+      readOnly,
+    );
     this.#version = version;
     this.#readOnly = readOnly;
     const all: ArticleRecord[] = [];
@@ -226,7 +236,8 @@ export class LowdbArticles implements ArticleRepository {
     const scores = await this.#text.query(query);
     const keep = page.offset + page.limit;
     const top: { article: ArticleRecord; score: number }[] = [];
-    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) => b.score - a.score || byRecent(a.article, b.article);
+    const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) =>
+      b.score - a.score || byRecent(a.article, b.article);
     let total = 0;
     for (const [id, score] of scores) {
       const article = this.#byId.get(id);
@@ -352,7 +363,13 @@ export class LowdbArticles implements ArticleRepository {
     const article = this.#byId.get(id);
     if (!article || article.status !== 'scheduled') return undefined;
     const { scheduledFor: _dropped, ...rest } = article;
-    const published: ArticleRecord = { ...rest, status: 'published', publishedAt: article.publishedAt ?? now, updatedAt: now, version: (article.version ?? 1) + 1 };
+    const published: ArticleRecord = {
+      ...rest,
+      status: 'published',
+      publishedAt: article.publishedAt ?? now,
+      updatedAt: now,
+      version: (article.version ?? 1) + 1,
+    };
     this.#unindex(article);
     this.#index(published);
     await this.#persist(article.id);

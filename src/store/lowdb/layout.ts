@@ -174,7 +174,11 @@ export class BucketSet<T> {
  * before the server listens, and 100,000 small reads through the thread pool (open, stat, read,
  * close each) cost several times what plain reads in a loop do.
  */
-export function loadArticleFiles<T>(dir: string, onRecord: (file: string, record: T) => void, parse: (bytes: Buffer) => T = (bytes) => JSON.parse(bytes.toString('utf8')) as T): void {
+export function loadArticleFiles<T>(
+  dir: string,
+  onRecord: (file: string, record: T) => void,
+  parse: (bytes: Buffer) => T = (bytes) => JSON.parse(bytes.toString('utf8')) as T,
+): void {
   const root = collectionFolder(dir, 'articles');
   let shards: string[];
   try {

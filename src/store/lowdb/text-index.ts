@@ -22,7 +22,14 @@ export function stripTags(html: string): string {
 
 export type IndexedFields = { title: string; dek?: string | undefined; body: string; extra: string };
 
-type TextSource = { title: string; dek?: string | undefined; bodyHtml: string; authorName: string; sourceLabel?: string | undefined; tags: readonly string[] };
+type TextSource = {
+  title: string;
+  dek?: string | undefined;
+  bodyHtml: string;
+  authorName: string;
+  sourceLabel?: string | undefined;
+  tags: readonly string[];
+};
 
 /** What an article contributes to the index (the same at start and on a write). */
 export function textFieldsOf(article: TextSource): IndexedFields {
