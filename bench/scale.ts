@@ -379,6 +379,7 @@ async function measureSize(
 
     // Publish -> findable through the Pagefind index a reader's browser loads.
     const word = `zephyrine${Date.now().toString(36)}`;
+    const searchMark = server.output().length;
     const f0 = performance.now();
     const created = (await (
       await admin.post('/api/articles', {
@@ -392,6 +393,16 @@ async function measureSize(
     const findableS = found ? round((performance.now() - f0) / 1000) : null;
     say(`  publish -> findable through Pagefind: ${findableS ?? 'not within 1,200'} s`);
     await waitForIdleQueue(server.url);
+    // What that publish re-indexed: the search bundles and their pages (the head, at most HEAD_MAX).
+    detail.findableReindexed = [
+      ...server
+        .output()
+        .slice(searchMark)
+        .matchAll(/search index rebuilt: (\d+) pages in (\d+) ms \(bundle ([^)]+)\)/g),
+    ]
+      .map((m) => `${m[3]}: ${m[1]} pages, ${m[2]} ms`)
+      .join('; ');
+    say(`  re-indexed for it: ${detail.findableReindexed || 'nothing logged'}`);
     await server.stop();
 
     // One article changed, then npm run rebuild (incremental where the branch has it).
@@ -490,9 +501,13 @@ type StoreFigures = {
   articles: number;
   votesStored: number;
   openS: number;
+  openCpuS: number;
   textReadyS: number;
   rssOpenMB: number;
   peakRssMB: number;
+  mainHeapMB: number;
+  textIndexHeapMB: number | null;
+  textIndexBuildS: number | null;
   saveP95Ms: number;
   voteP99Ms: number;
   maxEventLoopBlockMs: number;
@@ -516,7 +531,7 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
       const generated = await generateStore(dataDir, articles, say);
       const votesStored = articles === largest ? Math.max(options.votes, articles * 10) : articles * 10;
       await generateVotes(dataDir, generated.ids, votesStored);
-      const probe = await runNode(path.join(ROOT, 'bench/store-probe.ts'), [dataDir], {}, 1_800_000);
+      const probe = await runNode(path.join(ROOT, 'bench/store-probe.ts'), [dataDir], { NODE_OPTIONS: '--expose-gc' }, 1_800_000);
       const line = probe.output.trim().split('\n').at(-1) ?? '';
       if (probe.code !== 0 || !line.startsWith('{')) throw new Error(`store probe failed: ${probe.output.slice(-2000)}`);
       figures.push({ articles, votesStored, ...(JSON.parse(line) as Omit<StoreFigures, 'articles' | 'votesStored'>) });
@@ -530,9 +545,13 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
   const keys = [
     'votesStored',
     'openS',
+    'openCpuS',
     'textReadyS',
     'rssOpenMB',
     'peakRssMB',
+    'mainHeapMB',
+    'textIndexHeapMB',
+    'textIndexBuildS',
     'saveP95Ms',
     'voteP99Ms',
     'maxEventLoopBlockMs',

@@ -14,11 +14,20 @@ const quantile = (values: number[], q: number) =>
 const peakMB = () => Math.round(Number(/VmHWM:\s+(\d+) kB/.exec(fs.readFileSync('/proc/self/status', 'utf8'))![1]) / 1024);
 
 const t0 = performance.now();
+const cpu0 = process.threadCpuUsage();
 const store = await openStore(dir);
 const openS = (performance.now() - t0) / 1000;
+// The main thread's CPU time for the open: what the code costs, whatever else the machine runs.
+const openCpu = process.threadCpuUsage(cpu0);
+const openCpuS = (openCpu.user + openCpu.system) / 1e6;
 const rssOpenMB = Math.round(process.memoryUsage().rss / 1048576);
+// The main thread's heap after start: the listing indexes, slugs, origins and the bucketed collections.
+globalThis.gc?.();
+const mainHeapMB = Math.round(process.memoryUsage().heapUsed / 1048576);
 await store.articles.search('election', {}, { offset: 0, limit: 12 });
 const textReadyS = (performance.now() - t0) / 1000;
+// The text index's own heap, measured inside its worker thread (lowdb only).
+const textIndex = await (store.articles as { textReady?: () => Promise<{ heapMB: number; buildMs: number }> }).textReady?.();
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
@@ -69,9 +78,13 @@ await store.close();
 console.log(
   JSON.stringify({
     openS: Number(openS.toFixed(2)),
+    openCpuS: Number(openCpuS.toFixed(2)),
     textReadyS: Number(textReadyS.toFixed(2)),
     rssOpenMB,
     peakRssMB: peakMB(),
+    mainHeapMB,
+    textIndexHeapMB: textIndex?.heapMB ?? null,
+    textIndexBuildS: textIndex ? Number((textIndex.buildMs / 1000).toFixed(2)) : null,
     saveP95Ms: Number(quantile(saves, 0.95).toFixed(1)),
     voteP99Ms: Number(quantile(votes, 0.99).toFixed(1)),
     maxEventLoopBlockMs: Number((histogram.max / 1e6).toFixed(1)),

@@ -7,7 +7,10 @@ import {
   bundleOf,
   bundleRange,
   compareBundles,
+  HEAD_MAX,
   isBundleOfDay,
+  isDayTier,
+  planDayTier,
   planSearchBundles,
   searchJobOf,
 } from '../../src/server/publishing/search-index.ts';
@@ -96,5 +99,47 @@ describe('search tiers', () => {
     expect(searchJobOf('/pagefind/all')).toEqual({ kind: 'all' });
     expect(searchJobOf('/pagefind/../etc')).toBeUndefined();
     expect(searchJobOf('/article/2026-10')).toBeUndefined();
+  });
+
+  it("cuts today's tier into full blocks of HEAD_MAX, oldest first, with the rest in the head; a new article changes the head only", () => {
+    const today = '2026-11-23';
+    const day = (n: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        slug: `t${String(i).padStart(3, '0')}`,
+        ...at(new Date(Date.UTC(2026, 10, 23, 0, 0, i * 10)).toISOString()),
+      }));
+    const articles = [...day(HEAD_MAX * 2 + 5), { slug: 'old', ...at('2026-11-02T09:00:00.000Z') }];
+    const plan = planSearchBundles([...articles].reverse(), today);
+    expect([...plan.keys()]).toEqual([`head-${today}`, `${today}-b001`, `${today}-b000`, '2026-11-22']);
+    expect(plan.get(`head-${today}`)).toHaveLength(5);
+    expect(plan.get(`${today}-b000`)).toEqual(day(HEAD_MAX).map((a) => a.slug));
+    expect([...plan.values()].flat().sort()).toEqual(articles.map((a) => a.slug).sort());
+    // One more (dated later): the full blocks are the same, the head grows by one.
+    const next = planSearchBundles([...articles, { slug: 'new', ...at('2026-11-23T23:00:00.000Z') }], today);
+    expect(next.get(`${today}-b000`)).toEqual(plan.get(`${today}-b000`));
+    expect(next.get(`${today}-b001`)).toEqual(plan.get(`${today}-b001`));
+    expect(next.get(`head-${today}`)).toEqual([...plan.get(`head-${today}`)!, 'new']);
+    // A full head becomes a block when the next article comes in; the head starts again with one.
+    const full = planDayTier(day(HEAD_MAX), today);
+    expect([...full.keys()]).toEqual([`head-${today}`]);
+    const rolled = planDayTier([...day(HEAD_MAX), { slug: 'zz', ...at('2026-11-23T23:59:00.000Z') }], today);
+    expect([...rolled.keys()]).toEqual([`head-${today}`, `${today}-b000`]);
+    expect(rolled.get(`head-${today}`)!.map((a) => a.slug)).toEqual(['zz']);
+    // At any archive size a publish re-indexes at most HEAD_MAX pages of the head.
+    for (const n of [1, 30, 270, 2700])
+      expect(Math.max(...[...planDayTier(day(n), today).values()].map((b) => b.length))).toBeLessThanOrEqual(HEAD_MAX);
+    // The next day, the blocks fold into the month so far with the rest of the head.
+    const after = planSearchBundles(articles, '2026-11-24');
+    expect([...after.keys()]).toEqual(['2026-11-23']);
+    expect(isDayTier(`${today}-b001`, today)).toBe(true);
+    expect(isDayTier(`${today}-b001`, '2026-11-24')).toBe(false);
+    expect(isBundleOfDay(`${today}-b001`, today)).toBe(true);
+    expect(searchJobOf(`/pagefind/${today}-b001`)).toEqual({ kind: 'bundle', bundle: `${today}-b001` });
+    expect([`${today}-b000`, '2026-11-22', `head-${today}`, `${today}-b001`].sort(compareBundles)).toEqual([
+      `head-${today}`,
+      `${today}-b001`,
+      `${today}-b000`,
+      '2026-11-22',
+    ]);
   });
 });

@@ -43,4 +43,15 @@ describe('SortedList', () => {
     list.insert({ key: 511, id: -1 });
     expect(list.slice(510, 514).map((i) => i.id)).toEqual([510, -1, 511, 512]);
   });
+
+  it('finds a range bound by binary search, across chunks', () => {
+    const items = Array.from({ length: 3000 }, (_, i) => ({ key: Math.floor(i / 3), id: i }));
+    const list = new SortedList(compare, items);
+    for (const k of [-1, 0, 1, 170, 171, 512, 999, 1000, 2000])
+      expect(
+        list.firstIndex((item) => item.key >= k),
+        String(k),
+      ).toBe(items.findIndex((item) => item.key >= k) === -1 ? 3000 : items.findIndex((item) => item.key >= k));
+    expect(new SortedList(compare).firstIndex(() => true)).toBe(0);
+  });
 });

@@ -16,7 +16,8 @@ export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
  * so the first query stays near its weight budget however long the archive is.
  */
 export const RECENT_BUNDLES = 4;
-const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|head-\d{4}-\d{2}-\d{2})$/;
+// The names search-index.ts gives bundles: closed month, month so far, a full block of today, today's head.
+const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
 
 export type SearchRequest = { q: string; section: string; page: number };
 /** `more`: older bundles were not searched yet; `total` counts the recent ones only (asking for a page past them merges the rest). */

@@ -3,6 +3,8 @@
  * publish re-indexes, the current month up to yesterday, and one bundle per closed month that a publish
  * never touches; /pagefind/periods.json names the complete set, and a daily compaction folds the head
  * into its month by building the new bundles under new names and then swapping periods.json at once.
+ * Today's articles are cut, oldest first, into blocks of HEAD_MAX: the head is the newest block, so a
+ * publish re-indexes at most HEAD_MAX pages (and, when the head fills, one full block) at any size.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -15,9 +17,19 @@ export const PAGEFIND_DIR = 'pagefind';
 export const PERIODS_FILE = 'periods.json';
 /**
  * Bundle names: `YYYY-MM` (a closed month, all its articles), `YYYY-MM-DD` (the current month from its
- * first day through DD, yesterday) and `head-YYYY-MM-DD` (published on that day, today, or later).
+ * first day through DD, yesterday), `YYYY-MM-DD-bNNN` (the NNN-th full block of HEAD_MAX articles of
+ * that day, today) and `head-YYYY-MM-DD` (the rest of today's articles, and any dated later).
  */
-export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|head-\d{4}-\d{2}-\d{2})$/;
+export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
+/**
+ * Articles per block of today's tier (and at most in the head). The head's re-index is what a
+ * publish waits for; a day of 270 articles (100,000 a year) in one head made that 10x the cost at
+ * 1,000 a year. Small enough to index in about a second, large enough that a day has few blocks.
+ */
+export const HEAD_MAX = 24;
+const DAY_BLOCK = /^(\d{4}-\d{2}-\d{2})-b\d{3}$/;
+/** The slugs each bundle of today's tier was indexed with (a dot file: never served). */
+const DAY_TIER_FILE = '.day-tier.json';
 /** Slugs per addDirectory glob. */
 const GLOB_CHUNK = 2000;
 /** Slugs are [A-Za-z0-9._~-] (paths.ts), so none can change a glob's meaning. */
@@ -65,25 +77,62 @@ export function bundleRange(name: string): { from: string; to: string } {
 /** Whether `name` is a bundle today's plan can hold (so re-indexing it alone keeps every article in one bundle). */
 export function isBundleOfDay(name: string, today: string): boolean {
   if (name.startsWith('head-')) return name === `head-${today}`;
+  const block = DAY_BLOCK.exec(name);
+  if (block) return block[1] === today;
   if (name.length === 7) return name < today.slice(0, 7);
   return name === bundleOf({ publishedAt: bundleRange(name).to, updatedAt: '' }, today);
 }
 
-/** Newest first: the head, then the current month so far, then closed months. */
+/** Whether `name` is part of today's tier (its head or one of its full blocks). */
+export function isDayTier(name: string, today: string): boolean {
+  return name === `head-${today}` || DAY_BLOCK.exec(name)?.[1] === today;
+}
+
+/** Newest first: the head, today's blocks (newest first), then the current month so far, then closed months. */
 export function compareBundles(a: string, b: string): number {
-  const key = (name: string) => (name.startsWith('head-') ? `9${name.slice(5)}` : `0${name}`);
+  const key = (name: string) => (name.startsWith('head-') ? `9${name.slice(5)}` : DAY_BLOCK.test(name) ? `8${name}` : `0${name}`);
   return key(a) < key(b) ? 1 : key(a) > key(b) ? -1 : 0;
+}
+
+/**
+ * Today's tier (the articles bundleOf puts in today's head, any order): oldest first (date, then
+ * slug), cut into blocks of HEAD_MAX; the last block is the head, the others `{today}-bNNN`. A new
+ * article (dated now) only ever lands in the head; a full block changes only when an article of it
+ * is edited or one dated earlier today comes in (a back-dated feed item shifts the blocks after it).
+ */
+export function planDayTier<T extends Indexable>(articles: Iterable<T>, today: string): Map<string, T[]> {
+  const date = (a: Indexable) => a.publishedAt ?? a.updatedAt;
+  const sorted = [...articles].sort((a, b) =>
+    date(a) < date(b) ? -1 : date(a) > date(b) ? 1 : a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0,
+  );
+  const tier = new Map<string, T[]>();
+  if (sorted.length === 0) return tier;
+  const blocks = Math.ceil(sorted.length / HEAD_MAX);
+  // Newest first, as compareBundles orders them.
+  tier.set(`head-${today}`, sorted.slice((blocks - 1) * HEAD_MAX));
+  for (let b = blocks - 2; b >= 0; b--) tier.set(`${today}-b${String(b).padStart(3, '0')}`, sorted.slice(b * HEAD_MAX, (b + 1) * HEAD_MAX));
+  return tier;
 }
 
 /** Every bundle the archive needs on `today`, newest first, with the slugs each indexes. */
 export function planSearchBundles(articles: Iterable<Indexable>, today: string): Map<string, string[]> {
   const plan = new Map<string, string[]>();
+  const day: Indexable[] = [];
   for (const article of articles) {
     const name = bundleOf(article, today);
+    if (name.startsWith('head-')) {
+      day.push(article);
+      continue;
+    }
     const slugs = plan.get(name);
     if (slugs) slugs.push(article.slug);
     else plan.set(name, [article.slug]);
   }
+  for (const [name, members] of planDayTier(day, today))
+    plan.set(
+      name,
+      members.map((a) => a.slug),
+    );
   return new Map([...plan].sort((a, b) => compareBundles(a[0], b[0])));
 }
 
@@ -218,9 +267,15 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
  * periods.json names; the other bundles and names stay as they are. The publish path: `bundles` is
  * the head, or the month of an old article that was edited.
  */
-export async function buildSearchPeriods(clientDir: string, bundles: ReadonlyMap<string, readonly string[]>): Promise<PeriodIndexResult[]> {
+export async function buildSearchPeriods(
+  clientDir: string,
+  bundles: ReadonlyMap<string, readonly string[]>,
+  /** Bundles to stop listing (a block of today's tier that no longer exists): removed by the next compaction. */
+  unlist: Iterable<string> = [],
+): Promise<PeriodIndexResult[]> {
   const root = path.resolve(clientDir);
   const listed = new Set(await readPeriodsFile(root));
+  for (const name of unlist) listed.delete(name);
   const results: PeriodIndexResult[] = [];
   try {
     for (const [name, slugs] of bundles) {
@@ -231,8 +286,72 @@ export async function buildSearchPeriods(clientDir: string, bundles: ReadonlyMap
     }
   } finally {
     await writePeriodsFile(root, listed);
+    await recordDayTier(root, bundles, listed);
   }
   return results;
+}
+
+async function readDayTier(root: string): Promise<Record<string, string[]>> {
+  try {
+    return JSON.parse(await fs.readFile(path.join(root, PAGEFIND_DIR, DAY_TIER_FILE), 'utf8')) as Record<string, string[]>;
+  } catch {
+    return {};
+  }
+}
+
+/** Notes the slugs the day-tier bundles among `indexed` were built from, and forgets bundles no longer listed. */
+async function recordDayTier(root: string, indexed: ReadonlyMap<string, readonly string[]>, listed: Iterable<string>): Promise<void> {
+  const keep = new Set(listed);
+  const before = await readDayTier(root);
+  const after: Record<string, string[]> = {};
+  for (const [name, slugs] of Object.entries(before)) if (keep.has(name)) after[name] = slugs;
+  for (const [name, slugs] of indexed) if (keep.has(name) && (name.startsWith('head-') || DAY_BLOCK.test(name))) after[name] = [...slugs];
+  // Sorted, so a full build and an incremental one write the same bytes.
+  const sorted = Object.fromEntries(Object.entries(after).sort((a, b) => compareBundles(a[0], b[0])));
+  const body = JSON.stringify(sorted);
+  if (body === JSON.stringify(before)) return;
+  const file = path.join(root, PAGEFIND_DIR, DAY_TIER_FILE);
+  if (Object.keys(sorted).length === 0) {
+    await fs.rm(file, { force: true });
+    return;
+  }
+  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
+  await fs.mkdir(path.dirname(file), { recursive: true });
+  await fs.writeFile(temp, body);
+  await fs.rename(temp, file);
+}
+
+/**
+ * The bundles of today's tier (planDayTier's, as slugs) that must be indexed again: the head always
+ * (a publish changes it), a block that is not listed, was built from other slugs, or has a page
+ * rendered after its index was written (an article of it was edited). Costs a stat per article of the day.
+ */
+export async function staleDayBundles(clientDir: string, tier: ReadonlyMap<string, readonly string[]>): Promise<string[]> {
+  const root = path.resolve(clientDir);
+  const listed = new Set(await readPeriodsFile(root));
+  const recorded = await readDayTier(root);
+  const stale: string[] = [];
+  for (const [name, slugs] of tier) {
+    if (name.startsWith('head-') || !listed.has(name) || JSON.stringify(recorded[name] ?? null) !== JSON.stringify(slugs)) {
+      stale.push(name);
+      continue;
+    }
+    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then(
+      (s) => s.mtimeMs,
+      () => 0,
+    );
+    for (const slug of slugs) {
+      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
+        (s) => s.mtimeMs,
+        () => Infinity,
+      );
+      if (renderedAt >= indexedAt) {
+        stale.push(name);
+        break;
+      }
+    }
+  }
+  return stale;
 }
 
 /**
@@ -260,9 +379,10 @@ export async function syncSearchBundles(
     if (rebuild === 'all' || !onDisk.has(name) || (typeof rebuild !== 'string' && rebuild.has(name)))
       results.push(await indexBundle(root, name, slugs));
   const periods = await writePeriodsFile(root, plan.keys());
+  await recordDayTier(root, new Map(results.filter((r) => !r.removed).map((r) => [r.period, plan.get(r.period)!])), periods);
   const removed: string[] = [];
   for (const name of await fs.readdir(dir)) {
-    if (name === PERIODS_FILE || plan.has(name)) continue;
+    if (name === PERIODS_FILE || name === DAY_TIER_FILE || plan.has(name)) continue;
     // Named until this swap: a page that read the old periods.json may still fetch its files.
     if (previous.has(name) && !periods.includes(name)) continue;
     // Bundles of the previous day's tiers, of months without articles, of another layout, leftovers of a crash.

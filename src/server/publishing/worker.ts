@@ -20,6 +20,9 @@ import {
   bundleOf,
   bundleRange,
   isBundleOfDay,
+  isDayTier,
+  planDayTier,
+  staleDayBundles,
   buildSearchPeriods,
   closeSearchIndexer,
   COMPACT_JOB,
@@ -145,10 +148,39 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     return total === 0 ? [] : (await store.articles.list(filter, { offset: 0, limit: total }, 'recent')).map((a) => a.slug);
   }
 
+  /**
+   * Re-indexes what changed in today's tier: the head (every publish changes it) and any full block
+   * that is new, holds other articles than it was built from, or has a page rendered since (see
+   * staleDayBundles); blocks that went away are unlisted. So a publish indexes at most HEAD_MAX pages
+   * (twice that when the head fills), whatever the archive or the day holds.
+   */
+  async function runDayTier(today: string): Promise<{ outcome: FileOutcome; ms: number }> {
+    const started = performance.now();
+    const { from, to } = bundleRange(`head-${today}`);
+    const filter = { statuses: ['published'] as const, dateFrom: from, dateTo: to };
+    const total = await store.articles.count(filter);
+    const day = total === 0 ? [] : await store.articles.list(filter, { offset: 0, limit: total }, 'recent');
+    const tier = new Map([...planDayTier(day, today)].map(([name, members]) => [name, members.map((a) => a.slug)]));
+    const stale = new Map((await staleDayBundles(clientDir, tier)).map((name) => [name, tier.get(name)!]));
+    // The head when the day has no article left: indexing it with none removes it.
+    if (!tier.has(`head-${today}`)) stale.set(`head-${today}`, []);
+    const listed = await readPeriodsFile(clientDir);
+    const gone = listed.filter((name) => isDayTier(name, today) && !tier.has(name) && name !== `head-${today}`);
+    const results = await buildSearchPeriods(clientDir, stale, gone);
+    for (const result of results)
+      log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
+    const ms = performance.now() - started;
+    stats.searchBuilds += results.length;
+    stats.lastSearchMs = ms;
+    return { outcome: results.some((r) => !r.removed) ? 'written' : 'deleted', ms };
+  }
+
   /** Runs one search job: re-index a bundle in place, or compact / re-index the whole plan for today. */
   async function runSearchJob(jobPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
     const job = searchJobOf(jobPath)!;
     const today = searchDay();
+    // Today's head or one of its blocks: the tier is re-planned and what changed in it re-indexed.
+    if (job.kind === 'bundle' && isDayTier(job.bundle, today)) return runDayTier(today);
     if (job.kind === 'bundle') {
       const listed = await readPeriodsFile(clientDir);
       // Today's head, or a listed bundle of today's plan (an old article edited): re-indexed in place.

@@ -3,8 +3,10 @@ import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/a
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { articleFile } from './layout.ts';
+import type { ArticleBodies } from './article-bodies.ts';
 import { SortedList } from './sorted-list.ts';
-import { TextIndex, stripTags } from './text-index.ts';
+import { TextSearch, textFieldsOf, type TextIndex, type TextIndexStats } from './text-index.ts';
+import { loadArticleFiles } from './layout.ts';
 
 /** The collection's version, in a file of its own: bumped (and on disk) before the article file it counts. */
 export type ArticlesVersionFile = { version: number };
@@ -70,18 +72,30 @@ export class LowdbArticles implements ArticleRepository {
   readonly #bySlug = new Map<string, ArticleRecord>();
   readonly #byOrigin = new Map<string, ArticleRecord>();
   readonly #byCanonical = new Map<string, ArticleRecord>();
-  readonly #text = new TextIndex();
+  readonly #bodies: ArticleBodies;
+  readonly #text: TextSearch;
   /** Sorted views, kept sorted on every write (binary search), never rebuilt. */
   readonly #recent: SortedList<ArticleRecord>;
   readonly #updated: SortedList<ArticleRecord>;
   /** Published articles newest first, per section and under '*' for all. */
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
-  /** Articles waiting for the text index, built after start in slices that leave the event loop free. */
-  #textQueue: string[] = [];
-  #textReady: Promise<void> = Promise.resolve();
 
-  constructor(dir: string, version: JsonCollection<ArticlesVersionFile>, records: Iterable<ArticleRecord>, readOnly: boolean) {
+  /** `records` come from `bodies.detach`: listing fields in memory, bodies on disk. */
+  constructor(
+    dir: string,
+    version: JsonCollection<ArticlesVersionFile>,
+    records: Iterable<ArticleRecord>,
+    bodies: ArticleBodies,
+    readOnly: boolean,
+  ) {
     this.#dir = dir;
+    this.#bodies = bodies;
+    // The text index reads the article files itself, in a worker thread (see TextSearch).
+    this.#text = new TextSearch(
+      dir,
+      (index: TextIndex) => loadArticleFiles<ArticleRecord>(dir, (_file, record) => index.add(record.id, textFieldsOf(record))),
+      readOnly,
+    );
     this.#version = version;
     this.#readOnly = readOnly;
     const all: ArticleRecord[] = [];
@@ -101,25 +115,11 @@ export class LowdbArticles implements ArticleRepository {
     for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
     this.#recent = new SortedList(byRecent, recent);
     this.#updated = new SortedList(byUpdated, [...recent].sort(byUpdated));
-    this.#textQueue = [...this.#byId.keys()];
-    if (this.#textQueue.length) this.#textReady = this.#buildText();
   }
 
-  /** Indexes the text of the queued articles, about 10 ms at a time, yielding to readers in between. */
-  async #buildText(): Promise<void> {
-    while (this.#textQueue.length) {
-      await new Promise((resolve) => setImmediate(resolve));
-      const until = performance.now() + 10;
-      while (this.#textQueue.length && performance.now() < until) {
-        const article = this.#byId.get(this.#textQueue.pop()!);
-        if (article) this.#indexText(article);
-      }
-    }
-  }
-
-  /** Resolves once every article loaded at start is in the text index (searches wait for it). */
-  textReady(): Promise<void> {
-    return this.#textReady;
+  /** Resolves once every article on disk at start is in the text index (searches wait for it), with its size. */
+  textReady(): Promise<TextIndexStats> {
+    return this.#text.ready();
   }
 
   #publishedList(section: string): SortedList<ArticleRecord> {
@@ -137,18 +137,11 @@ export class LowdbArticles implements ArticleRepository {
     }
   }
 
-  #indexText(article: ArticleRecord): void {
-    this.#text.add(article.id, {
-      title: article.title,
-      dek: article.dek,
-      body: stripTags(article.bodyHtml),
-      extra: [article.authorName, article.sourceLabel ?? '', ...article.tags].join(' '),
-    });
-  }
-
+  /** Indexes a new record (its body in hand) and moves the body out of memory once its file is written. */
   #index(article: ArticleRecord): void {
+    this.#text.add(article.id, textFieldsOf(article));
+    this.#bodies.hold(article);
     this.#indexMaps(article);
-    this.#indexText(article);
     this.#recent.insert(article);
     this.#updated.insert(article);
     if (article.status === 'published') {
@@ -158,6 +151,7 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   #unindex(article: ArticleRecord): void {
+    this.#bodies.freeze(article);
     this.#byId.delete(article.id);
     if (this.#bySlug.get(article.slug)?.id === article.id) this.#bySlug.delete(article.slug);
     if (article.origin) {
@@ -177,14 +171,25 @@ export class LowdbArticles implements ArticleRepository {
     return sort === 'updated' ? this.#updated : this.#recent;
   }
 
-  /** Candidates for a filter: the narrowest prebuilt list that contains every match. */
+  /**
+   * Candidates for a filter: the narrowest prebuilt list that contains every match. A date range on
+   * published articles is cut out of the sorted list by binary search (the search worker asks for a
+   * day or a month at a time: scanning 100,000 articles for it blocked the event loop for tens of ms).
+   */
   #candidates(filter: ArticleFilter, sort: ArticleSort): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
-      const list = this.#publishedBySection.get(filter.section ?? '*') ?? [];
-      const rest = { ...filter, section: undefined, statuses: undefined };
+      const list = this.#publishedBySection.get(filter.section ?? '*') ?? new SortedList(byRecent);
+      const rest = { ...filter, section: undefined, statuses: undefined, dateFrom: undefined, dateTo: undefined };
       const exact = Object.values(rest).every((v) => v === undefined);
-      return { list, exact };
+      const from = bound(filter.dateFrom, false);
+      const to = bound(filter.dateTo, true);
+      if (!from && !to) return { list, exact };
+      // Newest first: the range starts at the first article not after `to` and ends before the first one before `from`.
+      const start = to ? list.firstIndex((a) => sortDate(a) <= to) : 0;
+      const end = from ? list.firstIndex((a) => sortDate(a) < from) : list.length;
+      // Dates are compared as stored (ISO strings, as the list is sorted); matchesFilter still checks each one.
+      return { list: list.slice(start, Math.max(start, end)), exact: false };
     }
     return { list: this.#sorted(sort), exact: false };
   }
@@ -228,8 +233,7 @@ export class LowdbArticles implements ArticleRepository {
    * articles at 100,000, and sorting them all took seconds.
    */
   async search(query: string, filter: ArticleFilter, page: Page) {
-    await this.#textReady;
-    const scores = this.#text.query(query);
+    const scores = await this.#text.query(query);
     const keep = page.offset + page.limit;
     const top: { article: ArticleRecord; score: number }[] = [];
     const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) =>
@@ -292,7 +296,17 @@ export class LowdbArticles implements ArticleRepository {
    * Writes one article's file (or deletes it) after the version bump is on disk: a crash in between
    * leaves a version bumped for nothing (a harmless extra render), never a change the version misses.
    */
-  async #persist(id: string): Promise<void> {
+  async #persist(id: string, held = true): Promise<void> {
+    try {
+      await this.#write(id);
+    } finally {
+      // The body held for this write may leave memory: the file has it (after a failed write the
+      // record reads the body the file still has, which is what a restart would see).
+      if (held) this.#bodies.written(id);
+    }
+  }
+
+  async #write(id: string): Promise<void> {
     if (this.#readOnly) throw new Error('The store was opened read-only');
     this.#version.data.version++;
     await this.#version.write();
@@ -300,6 +314,7 @@ export class LowdbArticles implements ArticleRepository {
     let file = this.#files.get(id);
     if (!file) this.#files.set(id, (file = JsonCollection.of(articleFile(this.#dir, id), (article ?? {}) as ArticleRecord, false)));
     if (!article) {
+      this.#bodies.forget(id);
       await file.remove();
       // Forget the handle only if nothing re-created the article meanwhile.
       if (!this.#byId.has(id)) this.#files.delete(id);
@@ -365,13 +380,18 @@ export class LowdbArticles implements ArticleRepository {
     const article = this.#byId.get(id);
     if (!article) return false;
     this.#unindex(article);
-    await this.#persist(id);
+    await this.#persist(id, false);
     return true;
   }
 
   /** Resolves once no article file is being written. */
   async settle(): Promise<void> {
     await Promise.all([this.#version.settle(), ...[...this.#files.values()].map((f) => f.settle())]);
+  }
+
+  /** Stops the text index worker (after settle, at close). */
+  async closeText(): Promise<void> {
+    await this.#text.close();
   }
 
   async version() {

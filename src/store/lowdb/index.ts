@@ -7,6 +7,7 @@ import type { Store, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { acquireLock } from '../lock-file.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
+import { ArticleBodies, parseArticleWithoutBody } from './article-bodies.ts';
 import { BucketSet, loadArticleFiles } from './layout.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import { MemoryLimits } from '../memory-limits.ts';
@@ -65,13 +66,15 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<MetaFile>('meta', {}),
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
-    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(record));
+    // Bodies are cut out as each file is read (never decoded): only the listing fields stay in memory.
+    const bodies = new ArticleBodies(dir);
+    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(bodies.detach(record)), parseArticleWithoutBody);
     const audit = await LowdbAudit.open(dir, readOnly);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
       await meta.write();
     }
-    const articles = new LowdbArticles(dir, version, records, readOnly);
+    const articles = new LowdbArticles(dir, version, records, bodies, readOnly);
     const counters = new LowdbCounters(views, votes, adjustments);
     const commentRepo = new LowdbComments(comments);
     const subscriberRepo = new LowdbSubscriberList(subscribers);
@@ -112,6 +115,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
           briefings.settle(),
           audit.settled(),
         ]);
+        await articles.closeText();
         release();
       },
     };

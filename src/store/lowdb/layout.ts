@@ -168,7 +168,11 @@ export class BucketSet<T> {
  * before the server listens, and 100,000 small reads through the thread pool (open, stat, read,
  * close each) cost several times what plain reads in a loop do.
  */
-export function loadArticleFiles<T>(dir: string, onRecord: (file: string, record: T) => void): void {
+export function loadArticleFiles<T>(
+  dir: string,
+  onRecord: (file: string, record: T) => void,
+  parse: (bytes: Buffer) => T = (bytes) => JSON.parse(bytes.toString('utf8')) as T,
+): void {
   const root = collectionFolder(dir, 'articles');
   let shards: string[];
   try {
@@ -181,9 +185,9 @@ export function loadArticleFiles<T>(dir: string, onRecord: (file: string, record
     for (const name of fs.readdirSync(path.join(root, shard))) {
       if (!name.endsWith('.json') || name.startsWith('.')) continue;
       const file = path.join(root, shard, name);
-      const text = fs.readFileSync(file, 'utf8');
+      const bytes = fs.readFileSync(file);
       try {
-        onRecord(file, JSON.parse(text) as T);
+        onRecord(file, parse(bytes));
       } catch (error) {
         throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
       }

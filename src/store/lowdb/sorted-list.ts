@@ -69,6 +69,34 @@ export class SortedList<T> implements Iterable<T> {
     return true;
   }
 
+  /**
+   * The position of the first item for which `after` holds, given that it holds for every item behind
+   * that one too (a sorted list's range bound): a binary search over chunks, then within one.
+   */
+  firstIndex(after: (item: T) => boolean): number {
+    let lo = 0;
+    let hi = this.#chunks.length;
+    // The first chunk whose last item satisfies the predicate holds the answer.
+    while (lo < hi) {
+      const mid = (lo + hi) >> 1;
+      const chunk = this.#chunks[mid]!;
+      if (after(chunk[chunk.length - 1]!)) hi = mid;
+      else lo = mid + 1;
+    }
+    let index = 0;
+    for (let c = 0; c < lo; c++) index += this.#chunks[c]!.length;
+    if (lo === this.#chunks.length) return index;
+    const chunk = this.#chunks[lo]!;
+    let a = 0;
+    let b = chunk.length;
+    while (a < b) {
+      const mid = (a + b) >> 1;
+      if (after(chunk[mid]!)) b = mid;
+      else a = mid + 1;
+    }
+    return index + a;
+  }
+
   /** Items [start, end) in order, like Array.prototype.slice. */
   slice(start: number, end: number = this.#length): T[] {
     const out: T[] = [];

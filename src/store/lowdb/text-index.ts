@@ -1,4 +1,7 @@
-/** A compact in-memory inverted index for article search: token -> packed (document number, weight) postings. */
+/** A compact in-memory inverted index for article search (token -> packed postings), and its client that keeps it in a worker thread. */
+import fs from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
 
 const WORD = /[\p{L}\p{N}]+/gu;
 const ASCII = /^[\p{ASCII}]*$/u;
@@ -18,6 +21,37 @@ export function stripTags(html: string): string {
 }
 
 export type IndexedFields = { title: string; dek?: string | undefined; body: string; extra: string };
+
+type TextSource = {
+  title: string;
+  dek?: string | undefined;
+  bodyHtml: string;
+  authorName: string;
+  sourceLabel?: string | undefined;
+  tags: readonly string[];
+};
+
+/** What an article contributes to the index (the same at start and on a write). */
+export function textFieldsOf(article: TextSource): IndexedFields {
+  return {
+    title: article.title,
+    dek: article.dek,
+    body: stripTags(article.bodyHtml),
+    extra: [article.authorName, article.sourceLabel ?? '', ...article.tags].join(' '),
+  };
+}
+
+/** Main thread -> index worker. */
+export type TextIndexMessage =
+  | { type: 'add'; id: string; fields: IndexedFields }
+  | { type: 'remove'; id: string }
+  | { type: 'query'; seq: number; text: string }
+  | { type: 'stats'; seq: number };
+/** Index worker -> main thread. */
+export type TextIndexReply =
+  | { type: 'ready'; documents: number; ms: number; heapMB: number }
+  | { type: 'result'; seq: number; ids: string[]; scores: Float64Array }
+  | { type: 'stats'; seq: number; documents: number; heapMB: number };
 
 const WEIGHTS = { title: 8, dek: 4, extra: 2, body: 1 } as const;
 
@@ -42,6 +76,13 @@ class Posting {
     this.docs[this.length] = doc;
     this.weights[this.length] = Math.min(weight, 65535);
     this.length++;
+  }
+
+  /** Gives back the room doubling left at the end (up to half the arrays once a bulk load is done). */
+  trim(): void {
+    if (this.docs.length === this.length) return;
+    this.docs = this.docs.slice(0, Math.max(1, this.length));
+    this.weights = this.weights.slice(0, Math.max(1, this.length));
   }
 
   /** Drops entries of removed documents, in place. */
@@ -74,6 +115,11 @@ export class TextIndex {
 
   get size(): number {
     return this.#docOf.size;
+  }
+
+  /** After a bulk load: postings shrunk to their length (a later add grows one again by doubling). */
+  trim(): void {
+    for (const posting of this.#postings.values()) posting.trim();
   }
 
   add(id: string, fields: IndexedFields): void {
@@ -185,5 +231,134 @@ export class TextIndex {
       scores = next;
     });
     return scores ?? new Map();
+  }
+}
+
+/** Measured at start: how long the index took and the heap it holds (the issue asks the indexes' memory be measured). */
+export type TextIndexStats = { documents: number; buildMs: number; heapMB: number; inWorker: boolean };
+
+// Not a literal inside `new URL(...)`: a bundler would copy the file as an asset without its imports.
+const WORKER_NAME = './text-index-worker.ts';
+const WORKER_FILE = new URL(WORKER_NAME, import.meta.url);
+
+/**
+ * The store's handle on the text index. Normally the index lives in a worker thread that builds
+ * itself from the article files (start does not wait for it; searches do), and writes are posted to
+ * it, so the server's event loop never tokenises a body. Where the worker file is not beside this
+ * module (code bundled by a build), the index is built in this thread on the first search instead.
+ * `lazy` (read-only snapshots: builds and reports, which rarely search) starts either on first use.
+ */
+export class TextSearch {
+  #worker: Worker | undefined;
+  #local: TextIndex | undefined;
+  /** Writes made before a local index is built: replayed onto it. */
+  #localBacklog: TextIndexMessage[] = [];
+  #seq = 0;
+  readonly #pending = new Map<number, (reply: TextIndexReply) => void>();
+  #ready: Promise<TextIndexStats> | undefined;
+  #failed: Error | undefined;
+  readonly #start: () => void;
+
+  constructor(dir: string, loadLocal: (index: TextIndex) => void, lazy = false) {
+    this.#start = () => this.#begin(dir, loadLocal);
+    if (!lazy) this.#start();
+  }
+
+  #begin(dir: string, loadLocal: (index: TextIndex) => void): void {
+    const file = WORKER_FILE.protocol === 'file:' ? fileURLToPath(WORKER_FILE) : '';
+    if (!file || !fs.existsSync(file)) {
+      let built: Promise<TextIndexStats> | undefined;
+      this.#ready = {
+        // Lazy: built the first time a search needs it.
+        then: (resolve: (value: TextIndexStats) => unknown, reject: (error: unknown) => unknown) => {
+          built ??= Promise.resolve().then(() => {
+            const started = performance.now();
+            const index = new TextIndex();
+            loadLocal(index);
+            for (const message of this.#localBacklog) this.#applyLocal(index, message);
+            this.#localBacklog = [];
+            this.#local = index;
+            return { documents: index.size, buildMs: Math.round(performance.now() - started), heapMB: 0, inWorker: false };
+          });
+          return built.then(resolve, reject);
+        },
+      } as Promise<TextIndexStats>;
+      return;
+    }
+    const worker = new Worker(file, { workerData: { dir } });
+    worker.unref();
+    this.#worker = worker;
+    this.#ready = new Promise<TextIndexStats>((resolve, reject) => {
+      worker.on('message', (reply: TextIndexReply) => {
+        if (reply.type === 'ready') resolve({ documents: reply.documents, buildMs: reply.ms, heapMB: reply.heapMB, inWorker: true });
+        else {
+          this.#pending.get(reply.seq)?.(reply);
+          this.#pending.delete(reply.seq);
+        }
+      });
+      worker.on('error', (error) => {
+        this.#failed = error;
+        reject(error);
+      });
+      worker.on('exit', (code) => {
+        this.#failed ??= new Error(`The text index worker stopped (exit code ${code})`);
+        reject(this.#failed);
+        for (const settle of this.#pending.values()) settle({ type: 'stats', seq: -1, documents: 0, heapMB: 0 });
+        this.#pending.clear();
+      });
+    });
+    // Nobody may be waiting yet; a failure is reported to the next search.
+    this.#ready.catch(() => {});
+  }
+
+  #applyLocal(index: TextIndex, message: TextIndexMessage): void {
+    if (message.type === 'add') index.add(message.id, message.fields);
+    else if (message.type === 'remove') index.remove(message.id);
+  }
+
+  #send(message: TextIndexMessage): void {
+    // Not started (lazy): the worker will read the files as they are then.
+    if (!this.#ready) return;
+    if (this.#worker) {
+      if (!this.#failed) this.#worker.postMessage(message);
+    } else if (this.#local) this.#applyLocal(this.#local, message);
+    else this.#localBacklog.push(message);
+  }
+
+  add(id: string, fields: IndexedFields): void {
+    this.#send({ type: 'add', id, fields });
+  }
+
+  remove(id: string): void {
+    this.#send({ type: 'remove', id });
+  }
+
+  /** Resolves once the articles on disk at start are indexed. */
+  ready(): Promise<TextIndexStats> {
+    if (!this.#ready) this.#start();
+    return this.#ready!;
+  }
+
+  async query(text: string): Promise<Map<string, number>> {
+    await this.ready();
+    if (this.#local) return this.#local.query(text);
+    if (this.#failed) throw this.#failed;
+    const seq = ++this.#seq;
+    const reply = await new Promise<TextIndexReply>((resolve) => {
+      this.#pending.set(seq, resolve);
+      this.#worker!.postMessage({ type: 'query', seq, text } satisfies TextIndexMessage);
+    });
+    if (reply.type !== 'result') throw this.#failed ?? new Error('The text index worker did not answer');
+    const scores = new Map<string, number>();
+    for (let i = 0; i < reply.ids.length; i++) scores.set(reply.ids[i]!, reply.scores[i]!);
+    return scores;
+  }
+
+  /** Stops the worker (store close). */
+  async close(): Promise<void> {
+    const worker = this.#worker;
+    this.#worker = undefined;
+    this.#failed ??= new Error('The store is closed');
+    if (worker) await worker.terminate();
   }
 }
