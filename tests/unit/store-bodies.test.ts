@@ -35,7 +35,7 @@ describe('bodies on disk', () => {
       'quotes "inside" and \\" mixed',
       '"bodyHtml":"x"',
       'üñîçødé ✓ \u2028 line',
-      '\\\"',
+      '\\"',
     ];
     const titles = ['A title', 'A "bodyHtml":"tricky" title', 'back\\slash'];
     for (const bodyHtml of bodies) {

@@ -51,13 +51,13 @@ export class ArticleBodies {
 
   constructor(dir: string) {
     this.#dir = dir;
-    const bodies = this;
+    const read = (id: string) => this.#read(id);
     // One getter and one setter shared by every record, so V8 shares their shapes too.
     this.#descriptor = {
       enumerable: true,
       configurable: true,
       get(this: ArticleRecord) {
-        return bodies.#read(this.id);
+        return read(this.id);
       },
       set(this: ArticleRecord, value: string) {
         Object.defineProperty(this, 'bodyHtml', { value, writable: true, enumerable: true, configurable: true });

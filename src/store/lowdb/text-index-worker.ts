@@ -1,4 +1,7 @@
-/** The article text index in a worker thread: it reads the article files itself at start, so tokenising 100,000 bodies never runs on the server's event loop. */
+/**
+ * The article text index in a worker thread: it reads the article files itself at start, so
+ * tokenising 100,000 bodies never runs on the server's event loop.
+ */
 import { parentPort, workerData } from 'node:worker_threads';
 import { getHeapStatistics } from 'node:v8';
 import { loadArticleFiles } from './layout.ts';
