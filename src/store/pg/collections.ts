@@ -233,15 +233,27 @@ export class PgJobs implements JobRepository {
   async complete(id: string, startedAt: string) {
     if (!/^\d+$/.test(id)) return;
     const removed = await this.#db.query('DELETE FROM jobs WHERE id = $1 AND queued_at <= $2', [id, startedAt]);
-    if (!removed.rowCount) await this.#db.query('UPDATE jobs SET attempts = 0 WHERE id = $1 AND queued_at > $2', [id, startedAt]);
+    if (!removed.rowCount) await this.#db.query('UPDATE jobs SET attempts = 0, claimed_by = NULL, lease_until = NULL WHERE id = $1 AND queued_at > $2', [id, startedAt]);
   }
   /** Counts the attempt and moves the job to the back, so one broken page does not block the others. */
   async fail(id: string, error: string) {
     if (!/^\d+$/.test(id)) return;
-    await this.#db.query(`UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq') WHERE id = $1`, [id, error]);
+    await this.#db.query(`UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq'), claimed_by = NULL, lease_until = NULL WHERE id = $1`, [id, error]);
   }
   async size() {
     return (await this.#db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n;
+  }
+  /**
+   * One conditional UPDATE: free, already ours, or a lease run out (its server was killed). The row
+   * lock makes two servers asking at once queue up, and the second sees the first one's lease.
+   */
+  async claim(id: string, owner: string, leaseUntil: number, now: number) {
+    if (!/^\d+$/.test(id)) return false;
+    const { rowCount } = await this.#db.query(
+      `UPDATE jobs SET claimed_by = $2, lease_until = $3 WHERE id = $1 AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until <= $4)`,
+      [id, owner, leaseUntil, now],
+    );
+    return rowCount === 1;
   }
 }
 

@@ -1,0 +1,154 @@
+/**
+ * Two real servers on one real PostgreSQL database, each serving its own copy of the pages: a
+ * publish through one is live on the other, the CDN is purged once, a server killed during a burst
+ * of writes loses nothing acknowledged and the other takes over its claimed jobs, and a scheduled
+ * article is published exactly once.
+ */
+import http from 'node:http';
+import type net from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { databaseFor } from '../helpers/postgres.ts';
+import { createPool } from '../../src/store/pg/db.ts';
+import { adminClient, createArticle, type TestClient } from './support.ts';
+import type { PurgeBody } from '../../src/server/publishing/purge.ts';
+
+/** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
+async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
+const status = async (server: TestServer, publicPath: string) => {
+  const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });
+  await response.body?.cancel();
+  return response.status;
+};
+const text = async (server: TestServer, publicPath: string) => (await fetch(new URL(publicPath, server.url))).text();
+const ownerOf = (server: TestServer) => /\[publish\] worker ([0-9a-f-]{36})/.exec(server.output())?.[1];
+
+describe('two servers on one PostgreSQL database', () => {
+  let databaseUrl: string;
+  let db: ReturnType<typeof createPool>;
+  let a: TestServer;
+  let b: TestServer;
+  let adminA: TestClient;
+  let adminB: TestClient;
+  const purged: string[] = [];
+  let purgeServer: http.Server;
+
+  /** A's worker takes jobs at once; B's waits 1.5 s for a page to settle, so A is the one holding claims when it is killed. */
+  const start = (name: 'a' | 'b', dataDir = makeDataDir(`meridian-multi-${name}-`)) =>
+    startServer({
+      dataDir,
+      env: {
+        DATABASE_URL: databaseUrl,
+        JOB_LEASE_MS: '3000',
+        REGENERATION_SETTLE_MS: name === 'a' ? '0' : '1500',
+        PURGE_URL: `http://127.0.0.1:${(purgeServer.address() as net.AddressInfo).port}/purge`,
+        SITE_URL: 'https://news.example',
+      },
+    });
+
+  beforeAll(async () => {
+    purgeServer = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        purged.push(...(JSON.parse(body) as PurgeBody).paths);
+        res.end('ok');
+      });
+    });
+    await new Promise<void>((resolve) => purgeServer.listen(0, '127.0.0.1', resolve));
+    databaseUrl = await databaseFor(makeDataDir('meridian-multi-db-'));
+    db = createPool(databaseUrl, false);
+    a = await start('a');
+    b = await start('b');
+    adminA = await adminClient(a);
+    adminB = await adminClient(b);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await db?.end();
+    purgeServer?.close();
+  });
+
+  it('a publish through A is live on B, rendered once, and the CDN is purged once', async () => {
+    const started = performance.now();
+    const article = await createArticle(adminA, { title: 'Harbour bridge reopens', section: 'world', status: 'published' });
+    const acknowledged = performance.now();
+    const articlePath = `/article/${article.slug}`;
+    await waitFor('the article on B', async () => (await status(b, articlePath)) === 200);
+    const liveOnB = performance.now();
+    console.log(`publish -> live on the other server: ${(liveOnB - acknowledged).toFixed(0)} ms after the API answered (${(liveOnB - started).toFixed(0)} ms after the request)`);
+    // A generous bound (the machine is shared); the figure above is what the issue asks about.
+    expect(liveOnB - acknowledged).toBeLessThan(10_000);
+    expect(await text(b, articlePath)).toContain('Harbour bridge reopens');
+    expect(await text(b, '/section/world')).toContain('Harbour bridge reopens');
+    // B copied the page A rendered: B never rendered it itself.
+    const renders = (server: TestServer) => server.output().split('\n').filter((l) => l.startsWith(`[publish] ${articlePath} `)).length;
+    await waitFor('the purge notification', async () => purged.includes(articlePath));
+    await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(renders(a) + renders(b)).toBe(1);
+    expect(purged.filter((p) => p === articlePath)).toHaveLength(1);
+  });
+
+  it('publishes a scheduled article exactly once with both servers running', async () => {
+    const article = await createArticle(adminB, { title: 'Midnight results', section: 'business', status: 'scheduled', scheduledFor: new Date(Date.now() + 1500).toISOString() });
+    const articlePath = `/article/${article.slug}`;
+    await waitFor('the scheduled article on both servers', async () => (await status(a, articlePath)) === 200 && (await status(b, articlePath)) === 200);
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    const published = (server: TestServer) => server.output().split('\n').filter((l) => l.includes(`scheduled article published: ${article.slug}`)).length;
+    expect(published(a) + published(b)).toBe(1);
+  });
+
+  it('SIGKILL of A during a burst of writes: nothing acknowledged is lost, B takes over the jobs A had claimed', async () => {
+    const ownerA = ownerOf(a);
+    expect(ownerA).toBeDefined();
+    const acknowledged: { id: string; slug: string }[] = [];
+    let writing = true;
+    let failed = 0;
+    const writer = async (n: number) => {
+      for (let i = 0; writing; i++) {
+        try {
+          const response = await adminA.post('/api/articles', { title: `Burst ${n}-${i}`, section: 'tech', status: 'published', bodyHtml: '<p>Body text.</p>' });
+          if (response.status === 201) acknowledged.push((await response.json()) as { id: string; slug: string });
+          else await response.body?.cancel();
+        } catch {
+          // The connection died with A: not acknowledged, so not promised.
+          failed++;
+          break;
+        }
+      }
+    };
+    const writers = [writer(1), writer(2), writer(3)];
+    // Kill A the moment it holds a claimed job (a page it is rendering), with writes still in flight.
+    const held = await waitFor('A to hold a claimed job', async () => {
+      const { rows } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1 AND lease_until > $2', [ownerA, Date.now()]);
+      return acknowledged.length >= 5 && rows.length > 0 ? rows.map((r) => r.path) : undefined;
+    });
+    await a.kill();
+    writing = false;
+    await Promise.all(writers);
+    const { rows: stillHeld } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1', [ownerA]);
+    console.log(`killed A with ${held.length} claimed job(s) (${held.join(', ')}), ${stillHeld.length} still held by it after the kill; ${acknowledged.length} writes acknowledged, ${failed} writers cut off`);
+
+    // Everything acknowledged is in the store and, once B has taken over the queue, served by B.
+    for (const article of acknowledged) {
+      const response = await adminB.get(`/api/articles/${article.id}`);
+      expect(response.status, article.slug).toBe(200);
+      await response.body?.cancel();
+    }
+    await waitFor('the queue to drain on B', async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n === 0, 60_000);
+    for (const article of acknowledged) expect(await status(b, `/article/${article.slug}`), article.slug).toBe(200);
+    for (const jobPath of stillHeld.map((r) => r.path)) {
+      expect(b.output().split('\n').some((l) => l.startsWith(`[publish] ${jobPath} `)), `B rendered ${jobPath}`).toBe(true);
+    }
+  });
+});
