@@ -92,4 +92,33 @@ describe('one PostgreSQL database, two servers', () => {
     await c.jobs.enqueue(['/z', '/a', '/m'], '2025-01-01T00:00:00.000Z');
     expect((await c.jobs.list(10)).map((j) => j.path)).toEqual(['/z', '/a', '/m']);
   });
+
+  it('gives a job to one server until its lease runs out, then to another', async () => {
+    const [a, b] = await twoServers();
+    await a.jobs.enqueue(['/article/x'], '2025-01-01T00:00:00.000Z');
+    const [job] = await b.jobs.list(1);
+    const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).jobs.claim(job!.id, i % 2 ? 'a' : 'b', 5000, 1000)));
+    expect(claims.filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    const holder = (await a.jobs.claim(job!.id, 'a', 5000, 1000)) ? 'a' : 'b';
+    const other = holder === 'a' ? 'b' : 'a';
+    // Every claim that succeeded was the holder's own.
+    claims.forEach((won, i) => won && expect(i % 2 ? 'a' : 'b').toBe(holder));
+    expect(await b.jobs.claim(job!.id, other, 9000, 4999)).toBe(false);
+    // The holder was killed: its lease runs out and the other server takes the job.
+    expect(await b.jobs.claim(job!.id, other, 9000, 5000)).toBe(true);
+    expect(await a.jobs.claim(job!.id, holder, 9000, 6000)).toBe(false);
+    // A failure gives the claim up: anyone may retry it.
+    await b.jobs.fail(job!.id, 'boom');
+    expect(await a.jobs.claim(job!.id, holder, 12_000, 6000)).toBe(true);
+  });
+
+  it('tells the other server of a page stored, once it is committed', async () => {
+    const [a, b] = await twoServers();
+    const heard: string[] = [];
+    const stop = await b.pages.listen((note) => void b.pages.get(note.path).then((page) => heard.push(`${note.origin} ${new TextDecoder().decode(page!.body)}`)));
+    await a.pages.put('/article/x', new TextEncoder().encode('<p>new</p>'), 'server-a');
+    for (let i = 0; i < 200 && heard.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await stop();
+    expect(heard).toEqual(['server-a <p>new</p>']);
+  });
 });

@@ -349,6 +349,52 @@ describe('jobs', () => {
     expect(jobs.map((j) => j.path)).toEqual(['/b', '/a']);
     expect(jobs[1]).toMatchObject({ attempts: 1, lastError: 'boom' });
   });
+
+  it('claims a queued job for its owner (and not a job that is gone)', async () => {
+    await store.jobs.enqueue(['/a'], '2025-01-01T00:00:00.000Z');
+    const [a] = await store.jobs.list(1);
+    expect(await store.jobs.claim(a!.id, 'me', 10_000, 1000)).toBe(true);
+    expect(await store.jobs.claim(a!.id, 'me', 20_000, 2000)).toBe(true);
+    await store.jobs.complete(a!.id, '2025-01-01T00:00:05.000Z');
+    expect(await store.jobs.claim(a!.id, 'me', 20_000, 3000)).toBe(false);
+  });
+});
+
+describe('rendered pages', () => {
+  it('tells its listeners of every page put, with its sequence and origin', async () => {
+    const heard: { path: string; seq: number; origin: string }[] = [];
+    const stop = await store.pages.listen((note) => heard.push(note));
+    const first = await store.pages.put('/article/a', new TextEncoder().encode('<p>a</p>'), 'server-1');
+    const second = await store.pages.put('/article/a', undefined, 'server-2');
+    expect(second).toBeGreaterThan(first);
+    for (let i = 0; i < 200 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await stop();
+    expect(heard).toEqual([
+      { path: '/article/a', seq: first, origin: 'server-1' },
+      { path: '/article/a', seq: second, origin: 'server-2' },
+    ]);
+    await store.pages.put('/article/b', undefined, 'server-1');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(heard).toHaveLength(2);
+  });
+
+  it('keeps the bytes for other servers only when the store is shared', async () => {
+    const body = new TextEncoder().encode('<h1>Page</h1>');
+    const seq = await store.pages.put('/section/world', body, 'server-1');
+    await store.pages.put('/article/gone', undefined, 'server-1');
+    expect(store.pages.shared).toBe(kind === 'pg');
+    if (kind === 'lowdb') {
+      expect(await store.pages.get('/section/world')).toBeUndefined();
+      expect(await store.pages.list()).toEqual([]);
+      return;
+    }
+    expect(await store.pages.get('/section/world')).toEqual({ path: '/section/world', body, seq, origin: 'server-1' });
+    expect(await store.pages.get('/article/gone')).toMatchObject({ body: undefined });
+    const listed = await store.pages.list();
+    expect(listed.map((p) => p.path)).toEqual(['/section/world', '/article/gone']);
+    expect(listed[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+    expect(listed[1]!.sha256).toBeUndefined();
+  });
 });
 
 describe('limits and meta', () => {
