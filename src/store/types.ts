@@ -136,6 +136,13 @@ export interface BriefingRepository {
   latest(): Promise<BriefingRun | undefined>;
   /** Inserts or replaces a run; on disk when it resolves. */
   saveRun(run: BriefingRun): Promise<void>;
+  /** Inserts a new run unless one with its id exists; answers whether this call created it (of two servers starting a day's run, one does). */
+  startRun(run: BriefingRun): Promise<boolean>;
+  /**
+   * Records `attempting` for a recipient unless the run's log already holds a state for it other
+   * than a failure marked for retry; answers whether this caller may send (of two servers, one may).
+   */
+  claimDelivery(runId: string, subscriberId: string, at: string): Promise<boolean>;
   /** The send log of a run, by subscriber id. */
   deliveries(runId: string): Promise<Map<string, Delivery>>;
   /** Records recipients' states; on disk (atomic rename) when it resolves. */
@@ -226,6 +233,11 @@ export interface LimitRepository {
   get<T>(key: string, now: number): Promise<T | undefined>;
   set<T>(key: string, value: T, expiresAt: number): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Reads a key (undefined when missing or expired at `now`), changes it and writes it back as one
+   * step: another change of the same key, from any server, waits for it. Answers what was written.
+   */
+  update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }): Promise<T>;
 }
 
 /** Settings the application keeps beside its data (secret, render manifest). */

@@ -112,6 +112,17 @@ describe('one PostgreSQL database, two servers', () => {
     expect(await a.jobs.claim(job!.id, holder, 12_000, 6000)).toBe(true);
   });
 
+  it('counts login failures racing on both servers, starts a briefing run once and gives each recipient to one server', async () => {
+    const [a, b] = await twoServers();
+    const bump = (n = 0) => ({ value: n + 1, expiresAt: 10_000 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).limits.update<number>('login:admin', 0, bump)));
+    expect(await b.limits.get('login:admin', 0)).toBe(20);
+    const run = { id: '2025-01-08-1', date: '2025-01-08', forced: false, trigger: 'schedule' as const, status: 'sending' as const, startedAt: 't', since: 't', subject: 'B', articleIds: [], recipients: 3, sent: 0, failed: 0, unknown: 0 };
+    expect((await Promise.all([a.briefings.startRun(run), b.briefings.startRun(run)])).filter(Boolean)).toHaveLength(1);
+    const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).briefings.claimDelivery(run.id, `s${i % 10}`, `t${i}`)));
+    expect(claims.filter(Boolean)).toHaveLength(10);
+  });
+
   it('tells the other server of a page stored, once it is committed', async () => {
     const [a, b] = await twoServers();
     const heard: string[] = [];

@@ -407,6 +407,11 @@ describe('limits and meta', () => {
     expect(await store.limits.get('v', 100)).toBeUndefined();
     await store.limits.delete('k');
     expect(await store.limits.get('k', 0)).toBeUndefined();
+    // update: read-change-write as one step, from nothing (or an expired value) and from the current value.
+    const bump = (n = 0) => ({ value: n + 1, expiresAt: 5000 });
+    expect(await Promise.all(Array.from({ length: 5 }, () => store.limits.update<number>('u', 0, bump)))).toEqual(expect.arrayContaining([1, 2, 3, 4, 5]));
+    expect(await store.limits.get('u', 4999)).toBe(5);
+    expect(await store.limits.update<number>('u', 5000, bump)).toBe(1);
   });
 
   it('keeps meta values and a stable store id', async () => {
@@ -485,6 +490,19 @@ describe('subscriber list, users, audit, briefings, revisions and trash', () => 
     expect([...deliveries.values()].map((d) => [d.subscriberId, d.state]).sort()).toEqual([['a', 'sent'], ['b', 'attempting']]);
     expect((await store.briefings.deliveries('2025-01-06-1')).size).toBe(0);
     await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
+  });
+
+  it('starts a run once, and lets one caller claim each recipient (again only after a failure marked for retry)', async () => {
+    const run = { id: '2025-01-08-1', date: '2025-01-08', forced: false, trigger: 'schedule' as const, status: 'sending' as const, startedAt: 't', since: 't', subject: 'B', articleIds: [], recipients: 3, sent: 0, failed: 0, unknown: 0 };
+    expect(await Promise.all([store.briefings.startRun(run), store.briefings.startRun({ ...run, subject: 'Other' })])).toEqual([true, false]);
+    expect((await store.briefings.runsFor('2025-01-08')).map((r) => r.subject)).toEqual(['B']);
+    const claims = await Promise.all([store.briefings.claimDelivery(run.id, 'a', 't1'), store.briefings.claimDelivery(run.id, 'a', 't2'), store.briefings.claimDelivery(run.id, 'b', 't3')]);
+    expect(claims).toEqual([true, false, true]);
+    expect((await store.briefings.deliveries(run.id)).get('a')).toMatchObject({ state: 'attempting', at: 't1' });
+    await store.briefings.recordDeliveries(run.id, [{ subscriberId: 'a', state: 'sent', at: 't4' }, { subscriberId: 'b', state: 'failed', at: 't4', error: 'busy', retry: true }]);
+    expect(await store.briefings.claimDelivery(run.id, 'a', 't5')).toBe(false);
+    expect(await store.briefings.claimDelivery(run.id, 'b', 't5')).toBe(true);
+    expect(await store.briefings.claimDelivery(run.id, 'b', 't6')).toBe(false);
   });
 
   it('keeps revisions newest first (a coalesced save rewrites its rev), and a trash that reserves slugs', async () => {

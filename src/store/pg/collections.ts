@@ -299,6 +299,17 @@ export class PgLimits implements LimitRepository {
   async delete(key: string) {
     await this.#db.query('DELETE FROM limits WHERE key = $1', [key]);
   }
+  /** One transaction holding the key's row lock (a placeholder row is inserted first, so there is always one to lock). */
+  async update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }) {
+    return transaction(this.#db, async (client) => {
+      await client.query(`INSERT INTO limits (key, value, expires_at) VALUES ($1, 'null', 0) ON CONFLICT (key) DO NOTHING`, [key]);
+      const { rows } = await client.query<{ value: T; expires_at: string }>('SELECT value, expires_at FROM limits WHERE key = $1 FOR UPDATE', [key]);
+      const row = rows[0]!;
+      const next = change(Number(row.expires_at) > now ? row.value : undefined);
+      await client.query('UPDATE limits SET value = $2, expires_at = $3 WHERE key = $1', [key, toJson(next.value), next.expiresAt]);
+      return next.value;
+    });
+  }
 }
 
 export class PgMeta implements MetaRepository {
