@@ -33,7 +33,7 @@ async function main(): Promise<void> {
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
   // Several servers on one database: pages the others rendered while this one was down are copied in before it serves.
   if (runtime.store.pages.shared) {
-    const synced = await syncStoredPages(runtime.store, clientDir);
+    const synced = await syncStoredPages(runtime.store, { clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images') });
     console.log(`[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`);
   }
   const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler, staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024 });

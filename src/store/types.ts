@@ -244,6 +244,8 @@ export interface LimitRepository {
 export interface MetaRepository {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T): Promise<void>;
+  /** Stores the value unless the key has one; answers the stored value (of two servers creating a secret at once, both get the same one). */
+  setIfAbsent<T>(key: string, value: T): Promise<T>;
 }
 
 export interface Store {

@@ -6,8 +6,9 @@
  */
 import http from 'node:http';
 import type net from 'node:net';
+import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
 import { adminClient, createArticle, type TestClient } from './support.ts';
@@ -107,6 +108,25 @@ describe('two servers on one PostgreSQL database', () => {
     await new Promise((resolve) => setTimeout(resolve, 2000));
     const published = (server: TestServer) => server.output().split('\n').filter((l) => l.includes(`scheduled article published: ${article.slug}`)).length;
     expect(published(a) + published(b)).toBe(1);
+  });
+
+  it('an upload URL from A works once on whichever server the PUT reaches, and both serve the processed image', async () => {
+    const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: { r: 200, g: 90, b: 30 } } }).png().toBuffer();
+    const { uploadURL } = (await (await adminA.post('/api/images/upload-url')).json()) as { uploadURL: string };
+    const put = (server: TestServer) => new ApiClient(server.url).request('PUT', uploadURL, { body: new Uint8Array(png), headers: { 'Content-Type': 'image/png' } });
+    expect((await put(b)).status).toBe(204);
+    // Used: refused on the other server too.
+    expect((await put(a)).status).toBe(410);
+    // Normalised through A (which never saw the bytes): the files reach B's own DATA_DIR/images.
+    const normalized = await adminA.post('/api/images/normalize', { imageUrl: uploadURL });
+    expect(normalized.status, await normalized.clone().text()).toBe(200);
+    const { path: imagePath } = (await normalized.json()) as { path: string };
+    for (const server of [a, b]) {
+      await waitFor(`the image on ${server.url}`, async () => (await status(server, imagePath)) === 200);
+      const response = await fetch(new URL(imagePath, server.url));
+      expect(response.headers.get('content-type')).toBe('image/webp');
+      expect((await sharp(Buffer.from(await response.arrayBuffer())).metadata()).format).toBe('webp');
+    }
   });
 
   it('a server that was down copies the pages published meanwhile before it serves', async () => {

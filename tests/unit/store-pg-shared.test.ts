@@ -121,6 +121,8 @@ describe('one PostgreSQL database, two servers', () => {
     expect((await Promise.all([a.briefings.startRun(run), b.briefings.startRun(run)])).filter(Boolean)).toHaveLength(1);
     const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).briefings.claimDelivery(run.id, `s${i % 10}`, `t${i}`)));
     expect(claims.filter(Boolean)).toHaveLength(10);
+    const secrets = await Promise.all([a.meta.setIfAbsent('appSecret', 'from-a'), b.meta.setIfAbsent('appSecret', 'from-b')]);
+    expect(secrets[0]).toBe(secrets[1]);
   });
 
   it('tells the other server of a page stored, once it is committed', async () => {

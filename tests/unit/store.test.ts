@@ -417,6 +417,8 @@ describe('limits and meta', () => {
   it('keeps meta values and a stable store id', async () => {
     await store.meta.set('manifest', { version: 3 });
     expect(await store.meta.get('manifest')).toEqual({ version: 3 });
+    expect(await Promise.all([store.meta.setIfAbsent('secret', 'first'), store.meta.setIfAbsent('secret', 'second')])).toEqual(['first', 'first']);
+    expect(await store.meta.setIfAbsent('manifest', { version: 4 })).toEqual({ version: 3 });
     expect(store.id).toMatch(/^[0-9a-f-]{36}$/);
     const id = store.id;
     await store.close();

@@ -5,6 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
+import path from 'node:path';
 import type { Store } from '../../store/index.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { fileForPath, isRegenerablePath } from './paths.ts';
@@ -19,25 +20,39 @@ async function localSha256(file: string): Promise<string | undefined> {
   }
 }
 
-/** Brings one served file in line with the stored page; undefined when nothing is stored or the path is not a page. */
-export async function applyStoredPage(store: Store, clientDir: string, publicPath: string): Promise<{ outcome: FileOutcome; seq: number } | undefined> {
-  if (!isRegenerablePath(publicPath)) return undefined;
+/** The served folders a server copies into: its pages (SERVE_DIR) and its processed images (DATA_DIR/images). */
+export type SharedFolders = { clientDir: string; imagesDir: string };
+
+/** A processed image (content-addressed, so never changed once written). */
+const IMAGE_PATH = /^\/images\/[a-f0-9]{16,64}\/\d+\.webp$/;
+
+/** The file a stored path is copied to, with the folder it lives in; undefined for anything else (pending uploads, search notes). */
+function targetOf(folders: SharedFolders, publicPath: string): { file: string; root: string } | undefined {
+  if (isRegenerablePath(publicPath)) return { file: fileForPath(folders.clientDir, publicPath), root: folders.clientDir };
+  if (IMAGE_PATH.test(publicPath)) return { file: path.join(path.resolve(folders.imagesDir), ...publicPath.split('/').slice(2)), root: folders.imagesDir };
+  return undefined;
+}
+
+/** Brings one served file in line with the stored page; undefined when nothing is stored or the path is not served. */
+export async function applyStoredPage(store: Store, folders: SharedFolders, publicPath: string): Promise<{ outcome: FileOutcome; seq: number } | undefined> {
+  const target = targetOf(folders, publicPath);
+  if (!target) return undefined;
   const page = await store.pages.get(publicPath);
   if (!page) return undefined;
-  const file = fileForPath(clientDir, publicPath);
-  const outcome = page.body ? await writeFileAtomic(file, page.body) : await deleteServedFile(file, clientDir);
+  const outcome = page.body ? await writeFileAtomic(target.file, page.body) : await deleteServedFile(target.file, target.root);
   return { outcome, seq: page.seq };
 }
 
 /** Copies every stored page that differs from the served file (compared by SHA-256); a no-op on a store one process owns. */
-export async function syncStoredPages(store: Store, clientDir: string): Promise<{ checked: number; written: number; deleted: number }> {
+export async function syncStoredPages(store: Store, folders: SharedFolders): Promise<{ checked: number; written: number; deleted: number }> {
   const counts = { checked: 0, written: 0, deleted: 0 };
   if (!store.pages.shared) return counts;
   for (const stored of await store.pages.list()) {
-    if (!isRegenerablePath(stored.path)) continue;
+    const target = targetOf(folders, stored.path);
+    if (!target) continue;
     counts.checked++;
-    if ((await localSha256(fileForPath(clientDir, stored.path))) === stored.sha256) continue;
-    const applied = await applyStoredPage(store, clientDir, stored.path);
+    if ((await localSha256(target.file)) === stored.sha256) continue;
+    const applied = await applyStoredPage(store, folders, stored.path);
     if (applied?.outcome === 'written') counts.written++;
     if (applied?.outcome === 'deleted') counts.deleted++;
   }
@@ -59,7 +74,7 @@ export type FollowOptions = {
  * order heard; a page heard again with an older sequence than the one applied is skipped. Starts
  * with a full sync (after LISTEN, so nothing falls between) and syncs again after a reconnect.
  */
-export async function followStoredPages(store: Store, clientDir: string, options: FollowOptions): Promise<() => Promise<void>> {
+export async function followStoredPages(store: Store, folders: SharedFolders, options: FollowOptions): Promise<() => Promise<void>> {
   const applied = new Map<string, number>();
   let chain: Promise<unknown> = Promise.resolve();
   const run = (work: () => Promise<unknown>) => {
@@ -69,7 +84,7 @@ export async function followStoredPages(store: Store, clientDir: string, options
   const sync = (why: string) =>
     run(async () => {
       const started = Date.now();
-      const counts = await syncStoredPages(store, clientDir);
+      const counts = await syncStoredPages(store, folders);
       options.log(`[publish] synced stored pages (${why}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`);
     });
   const stop = await store.pages.listen(
@@ -81,7 +96,7 @@ export async function followStoredPages(store: Store, clientDir: string, options
       }
       void run(async () => {
         if ((applied.get(note.path) ?? 0) >= note.seq) return;
-        const result = await applyStoredPage(store, clientDir, note.path);
+        const result = await applyStoredPage(store, folders, note.path);
         if (!result) return;
         applied.set(note.path, result.seq);
         options.onApplied?.(note.path, result.outcome);

@@ -323,4 +323,8 @@ export class PgMeta implements MetaRepository {
   async set<T>(key: string, value: T) {
     await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, toJson(value)]);
   }
+  async setIfAbsent<T>(key: string, value: T) {
+    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, toJson(value)]);
+    return (await this.get<T>(key)) as T;
+  }
 }
