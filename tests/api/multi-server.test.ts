@@ -2,16 +2,20 @@
  * Two real servers on one real PostgreSQL database, each serving its own copy of the pages: a
  * publish through one is live on the other, the CDN is purged once, a server killed during a burst
  * of writes loses nothing acknowledged and the other takes over its claimed jobs, and a scheduled
- * article is published exactly once.
+ * article is published exactly once. Then the same behind Debian's nginx (deploy/nginx-multi.conf).
  */
+import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import http from 'node:http';
+import os from 'node:os';
+import path from 'node:path';
 import type net from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { ApiClient, makeDataDir, ROOT, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
-import { adminClient, createArticle, type TestClient } from './support.ts';
+import { adminClient, createArticle, TestClient } from './support.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
 
 /** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
@@ -184,5 +188,108 @@ describe('two servers on one PostgreSQL database', () => {
     for (const jobPath of stillHeld.map((r) => r.path)) {
       expect(b.output().split('\n').some((l) => l.startsWith(`[publish] ${jobPath} `)), `B rendered ${jobPath}`).toBe(true);
     }
+  });
+});
+
+const NGINX = '/usr/sbin/nginx';
+
+/** A free TCP port on the loopback interface. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = http.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
+}
+
+/** Debian's nginx as a child process, running deploy/nginx-multi.conf with the servers' ports swapped in. */
+async function startNginx(upstreams: TestServer[]): Promise<{ url: string; stop: () => Promise<void> }> {
+  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-'));
+  const port = await freePort();
+  let conf = fs.readFileSync(path.join(ROOT, 'deploy/nginx-multi.conf'), 'utf8');
+  const ports = upstreams.map((s) => new URL(s.url).port);
+  conf = conf.replace('server 127.0.0.1:4321 ', `server 127.0.0.1:${ports[0]} `).replace('server 127.0.0.1:4322 ', `server 127.0.0.1:${ports[1]} `).replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
+  expect(conf).toContain(`127.0.0.1:${ports[1]} `);
+  const file = path.join(prefix, 'nginx.conf');
+  fs.writeFileSync(file, conf);
+  const child = spawn(NGINX, ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const url = `http://127.0.0.1:${port}`;
+  await waitFor(`nginx to listen (${output})`, async () => {
+    if (child.exitCode !== null) throw new Error(`nginx exited: ${output}`);
+    return fetch(`${url}/robots.txt`).then((r) => r.body?.cancel().then(() => true), () => false);
+  }, 15_000);
+  return {
+    url,
+    stop: async () => {
+      if (child.exitCode === null) child.kill('SIGTERM');
+      await exited;
+      fs.rmSync(prefix, { recursive: true, force: true });
+    },
+  };
+}
+
+describe.skipIf(!fs.existsSync(NGINX))('two servers behind nginx (deploy/nginx-multi.conf)', () => {
+  let databaseUrl: string;
+  let a: TestServer;
+  let b: TestServer;
+  let nginx: { url: string; stop: () => Promise<void> };
+  let admin: TestClient;
+
+  beforeAll(async () => {
+    databaseUrl = await databaseFor(makeDataDir('meridian-nginx-db-'));
+    const env = { DATABASE_URL: databaseUrl, JOB_LEASE_MS: '3000', TRUST_PROXY: '1' };
+    a = await startServer({ env });
+    b = await startServer({ env });
+    nginx = await startNginx([a, b]);
+    admin = new TestClient(nginx.url);
+    await admin.login();
+  });
+
+  afterAll(async () => {
+    await nginx?.stop();
+    await Promise.all([a?.stop(), b?.stop()]);
+  });
+
+  it('publishes through the balancer, live on both servers; with one SIGKILLed mid-burst nothing acknowledged is lost and reads keep working', async () => {
+    const first = await createArticle(admin, { title: 'Balanced bulletin', section: 'world', status: 'published' });
+    const started = performance.now();
+    await waitFor('the article on both servers', async () => (await status(a, `/article/${first.slug}`)) === 200 && (await status(b, `/article/${first.slug}`)) === 200);
+    console.log(`behind nginx: publish -> live on both servers ${(performance.now() - started).toFixed(0)} ms after the API answered`);
+
+    const acknowledged: { id: string; slug: string }[] = [];
+    let writing = true;
+    const writer = async (n: number) => {
+      for (let i = 0; writing; i++) {
+        const response = await admin.post('/api/articles', { title: `Balanced burst ${n}-${i}`, section: 'tech', status: 'published', bodyHtml: '<p>Body text.</p>' }).catch(() => undefined);
+        if (response?.status === 201) acknowledged.push((await response.json()) as { id: string; slug: string });
+        else await response?.body?.cancel();
+      }
+    };
+    const writers = [writer(1), writer(2), writer(3), writer(4)];
+    await waitFor('a few acknowledged writes', async () => acknowledged.length >= 6);
+    await a.kill();
+    const afterKill = acknowledged.length;
+    await waitFor('writes acknowledged after the kill', async () => acknowledged.length >= afterKill + 6);
+    writing = false;
+    await Promise.all(writers);
+    // Reads through the balancer keep being answered (by B) after A died.
+    for (let i = 0; i < 10; i++) expect(await status({ url: nginx.url } as TestServer, `/article/${first.slug}`)).toBe(200);
+    for (const article of acknowledged) {
+      const response = await admin.get(`/api/articles/${article.id}`);
+      expect(response.status, article.slug).toBe(200);
+      await response.body?.cancel();
+    }
+    await waitFor('every acknowledged article served by B', async () => {
+      for (const article of acknowledged) if ((await status(b, `/article/${article.slug}`)) !== 200) return false;
+      return true;
+    }, 60_000);
+    console.log(`behind nginx: ${acknowledged.length} writes acknowledged (${afterKill} before the SIGKILL), all stored and live on the surviving server`);
   });
 });
