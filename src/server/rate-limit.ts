@@ -52,7 +52,8 @@ export async function recordLoginFailure(runtime: Runtime, keys: string[], refus
         return { value: previous, expiresAt: now + THROTTLE_MEMORY_MS };
       }
       const failures = previous.failures + 1;
-      const delay = failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
+      const delay =
+        failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
       return { value: { failures, lockedUntil: now + delay }, expiresAt: now + THROTTLE_MEMORY_MS };
     });
   }

@@ -136,7 +136,7 @@ export interface BriefingRepository {
   latest(): Promise<BriefingRun | undefined>;
   /** Inserts or replaces a run; on disk when it resolves. */
   saveRun(run: BriefingRun): Promise<void>;
-  /** Inserts a new run unless one with its id exists; answers whether this call created it (of two servers starting a day's run, one does). */
+  /** Inserts a new run unless one with its id exists; answers whether this call created it (of two servers starting one, one does). */
   startRun(run: BriefingRun): Promise<boolean>;
   /**
    * Records `attempting` for a recipient unless the run's log already holds a state for it other
@@ -244,7 +244,7 @@ export interface LimitRepository {
 export interface MetaRepository {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T): Promise<void>;
-  /** Stores the value unless the key has one; answers the stored value (of two servers creating a secret at once, both get the same one). */
+  /** Stores the value unless the key has one; answers the stored value (two servers creating a secret at once get the same one). */
   setIfAbsent<T>(key: string, value: T): Promise<T>;
 }
 

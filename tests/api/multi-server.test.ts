@@ -91,14 +91,20 @@ describe('two servers on one PostgreSQL database', () => {
     const articlePath = `/article/${article.slug}`;
     await waitFor('the article on B', async () => (await status(b, articlePath)) === 200);
     const liveOnB = performance.now();
-    console.log(`publish -> live on the other server: ${(liveOnB - acknowledged).toFixed(0)} ms after the API answered (${(liveOnB - started).toFixed(0)} ms after the request)`);
+    console.log(
+      `publish -> live on the other server: ${(liveOnB - acknowledged).toFixed(0)} ms after the API answered (${(liveOnB - started).toFixed(0)} ms after the request)`,
+    );
     // A generous bound (the machine is shared); the figure above is what the issue asks about.
     expect(liveOnB - acknowledged).toBeLessThan(10_000);
     expect(await text(b, articlePath)).toContain('Harbour bridge reopens');
     // The section listing is a page of its own, rendered (by A) after the article.
     await waitFor('the section listing on B', async () => (await text(b, '/section/world')).includes('Harbour bridge reopens'));
     // B copied the page A rendered: B never rendered it itself.
-    const renders = (server: TestServer) => server.output().split('\n').filter((l) => l.startsWith(`[publish] ${articlePath} `)).length;
+    const renders = (server: TestServer) =>
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.startsWith(`[publish] ${articlePath} `)).length;
     await waitFor('the purge notification', async () => purged.includes(articlePath));
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(renders(a) + renders(b)).toBe(1);
@@ -106,18 +112,33 @@ describe('two servers on one PostgreSQL database', () => {
   });
 
   it('publishes a scheduled article exactly once with both servers running', async () => {
-    const article = await createArticle(adminB, { title: 'Midnight results', section: 'business', status: 'scheduled', scheduledFor: new Date(Date.now() + 1500).toISOString() });
+    const article = await createArticle(adminB, {
+      title: 'Midnight results',
+      section: 'business',
+      status: 'scheduled',
+      scheduledFor: new Date(Date.now() + 1500).toISOString(),
+    });
     const articlePath = `/article/${article.slug}`;
-    await waitFor('the scheduled article on both servers', async () => (await status(a, articlePath)) === 200 && (await status(b, articlePath)) === 200);
+    await waitFor(
+      'the scheduled article on both servers',
+      async () => (await status(a, articlePath)) === 200 && (await status(b, articlePath)) === 200,
+    );
     await new Promise((resolve) => setTimeout(resolve, 2000));
-    const published = (server: TestServer) => server.output().split('\n').filter((l) => l.includes(`scheduled article published: ${article.slug}`)).length;
+    const published = (server: TestServer) =>
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`scheduled article published: ${article.slug}`)).length;
     expect(published(a) + published(b)).toBe(1);
   });
 
   it('an upload URL from A works once on whichever server the PUT reaches, and both serve the processed image', async () => {
-    const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: { r: 200, g: 90, b: 30 } } }).png().toBuffer();
+    const png = await sharp({ create: { width: 640, height: 360, channels: 3, background: { r: 200, g: 90, b: 30 } } })
+      .png()
+      .toBuffer();
     const { uploadURL } = (await (await adminA.post('/api/images/upload-url')).json()) as { uploadURL: string };
-    const put = (server: TestServer) => new ApiClient(server.url).request('PUT', uploadURL, { body: new Uint8Array(png), headers: { 'Content-Type': 'image/png' } });
+    const put = (server: TestServer) =>
+      new ApiClient(server.url).request('PUT', uploadURL, { body: new Uint8Array(png), headers: { 'Content-Type': 'image/png' } });
     expect((await put(b)).status).toBe(204);
     // Used: refused on the other server too.
     expect((await put(a)).status).toBe(410);
@@ -137,7 +158,10 @@ describe('two servers on one PostgreSQL database', () => {
     await b.stop();
     const article = await createArticle(adminA, { title: 'Night shift report', section: 'world', status: 'published' });
     const articlePath = `/article/${article.slug}`;
-    await waitFor('A to store the page', async () => (await db.query('SELECT 1 FROM rendered_pages WHERE path = $1', [articlePath])).rowCount === 1);
+    await waitFor(
+      'A to store the page',
+      async () => (await db.query('SELECT 1 FROM rendered_pages WHERE path = $1', [articlePath])).rowCount === 1,
+    );
     b = await start('b', b.dataDir);
     adminB = await adminClient(b);
     // The very first request after B listens: no render of B's own has run yet.
@@ -155,7 +179,12 @@ describe('two servers on one PostgreSQL database', () => {
     const writer = async (n: number) => {
       for (let i = 0; writing; i++) {
         try {
-          const response = await adminA.post('/api/articles', { title: `Burst ${n}-${i}`, section: 'tech', status: 'published', bodyHtml: '<p>Body text.</p>' });
+          const response = await adminA.post('/api/articles', {
+            title: `Burst ${n}-${i}`,
+            section: 'tech',
+            status: 'published',
+            bodyHtml: '<p>Body text.</p>',
+          });
           if (response.status === 201) acknowledged.push((await response.json()) as { id: string; slug: string });
           else await response.body?.cancel();
         } catch {
@@ -168,14 +197,19 @@ describe('two servers on one PostgreSQL database', () => {
     const writers = [writer(1), writer(2), writer(3)];
     // Kill A the moment it holds a claimed job (a page it is rendering), with writes still in flight.
     const held = await waitFor('A to hold a claimed job', async () => {
-      const { rows } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1 AND lease_until > $2', [ownerA, Date.now()]);
+      const { rows } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1 AND lease_until > $2', [
+        ownerA,
+        Date.now(),
+      ]);
       return acknowledged.length >= 5 && rows.length > 0 ? rows.map((r) => r.path) : undefined;
     });
     await a.kill();
     writing = false;
     await Promise.all(writers);
     const { rows: stillHeld } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1', [ownerA]);
-    console.log(`killed A with ${held.length} claimed job(s) (${held.join(', ')}), ${stillHeld.length} still held by it after the kill; ${acknowledged.length} writes acknowledged, ${failed} writers cut off`);
+    console.log(
+      `killed A with ${held.length} claimed job(s) (${held.join(', ')}), ${stillHeld.length} still held by it after the kill; ${acknowledged.length} writes acknowledged, ${failed} writers cut off`,
+    );
 
     // Everything acknowledged is in the store and, once B has taken over the queue, served by B.
     for (const article of acknowledged) {
@@ -183,10 +217,20 @@ describe('two servers on one PostgreSQL database', () => {
       expect(response.status, article.slug).toBe(200);
       await response.body?.cancel();
     }
-    await waitFor('the queue to drain on B', async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n === 0, 60_000);
+    await waitFor(
+      'the queue to drain on B',
+      async () => (await db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n === 0,
+      60_000,
+    );
     for (const article of acknowledged) expect(await status(b, `/article/${article.slug}`), article.slug).toBe(200);
     for (const jobPath of stillHeld.map((r) => r.path)) {
-      expect(b.output().split('\n').some((l) => l.startsWith(`[publish] ${jobPath} `)), `B rendered ${jobPath}`).toBe(true);
+      expect(
+        b
+          .output()
+          .split('\n')
+          .some((l) => l.startsWith(`[publish] ${jobPath} `)),
+        `B rendered ${jobPath}`,
+      ).toBe(true);
     }
   });
 });
@@ -211,7 +255,10 @@ async function startNginx(upstreams: TestServer[]): Promise<{ url: string; stop:
   const port = await freePort();
   let conf = fs.readFileSync(path.join(ROOT, 'deploy/nginx-multi.conf'), 'utf8');
   const ports = upstreams.map((s) => new URL(s.url).port);
-  conf = conf.replace('server 127.0.0.1:4321 ', `server 127.0.0.1:${ports[0]} `).replace('server 127.0.0.1:4322 ', `server 127.0.0.1:${ports[1]} `).replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
+  conf = conf
+    .replace('server 127.0.0.1:4321 ', `server 127.0.0.1:${ports[0]} `)
+    .replace('server 127.0.0.1:4322 ', `server 127.0.0.1:${ports[1]} `)
+    .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
   expect(conf).toContain(`127.0.0.1:${ports[1]} `);
   const file = path.join(prefix, 'nginx.conf');
   fs.writeFileSync(file, conf);
@@ -221,10 +268,17 @@ async function startNginx(upstreams: TestServer[]): Promise<{ url: string; stop:
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${port}`;
-  await waitFor(`nginx to listen (${output})`, async () => {
-    if (child.exitCode !== null) throw new Error(`nginx exited: ${output}`);
-    return fetch(`${url}/robots.txt`).then((r) => r.body?.cancel().then(() => true), () => false);
-  }, 15_000);
+  await waitFor(
+    `nginx to listen (${output})`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`nginx exited: ${output}`);
+      return fetch(`${url}/robots.txt`).then(
+        (r) => r.body?.cancel().then(() => true),
+        () => false,
+      );
+    },
+    15_000,
+  );
   return {
     url,
     stop: async () => {
@@ -260,14 +314,19 @@ describe.skipIf(!fs.existsSync(NGINX))('two servers behind nginx (deploy/nginx-m
   it('publishes through the balancer, live on both servers; with one SIGKILLed mid-burst nothing acknowledged is lost and reads keep working', async () => {
     const first = await createArticle(admin, { title: 'Balanced bulletin', section: 'world', status: 'published' });
     const started = performance.now();
-    await waitFor('the article on both servers', async () => (await status(a, `/article/${first.slug}`)) === 200 && (await status(b, `/article/${first.slug}`)) === 200);
+    await waitFor(
+      'the article on both servers',
+      async () => (await status(a, `/article/${first.slug}`)) === 200 && (await status(b, `/article/${first.slug}`)) === 200,
+    );
     console.log(`behind nginx: publish -> live on both servers ${(performance.now() - started).toFixed(0)} ms after the API answered`);
 
     const acknowledged: { id: string; slug: string }[] = [];
     let writing = true;
     const writer = async (n: number) => {
       for (let i = 0; writing; i++) {
-        const response = await admin.post('/api/articles', { title: `Balanced burst ${n}-${i}`, section: 'tech', status: 'published', bodyHtml: '<p>Body text.</p>' }).catch(() => undefined);
+        const response = await admin
+          .post('/api/articles', { title: `Balanced burst ${n}-${i}`, section: 'tech', status: 'published', bodyHtml: '<p>Body text.</p>' })
+          .catch(() => undefined);
         if (response?.status === 201) acknowledged.push((await response.json()) as { id: string; slug: string });
         else await response?.body?.cancel();
       }
@@ -286,10 +345,16 @@ describe.skipIf(!fs.existsSync(NGINX))('two servers behind nginx (deploy/nginx-m
       expect(response.status, article.slug).toBe(200);
       await response.body?.cancel();
     }
-    await waitFor('every acknowledged article served by B', async () => {
-      for (const article of acknowledged) if ((await status(b, `/article/${article.slug}`)) !== 200) return false;
-      return true;
-    }, 60_000);
-    console.log(`behind nginx: ${acknowledged.length} writes acknowledged (${afterKill} before the SIGKILL), all stored and live on the surviving server`);
+    await waitFor(
+      'every acknowledged article served by B',
+      async () => {
+        for (const article of acknowledged) if ((await status(b, `/article/${article.slug}`)) !== 200) return false;
+        return true;
+      },
+      60_000,
+    );
+    console.log(
+      `behind nginx: ${acknowledged.length} writes acknowledged (${afterKill} before the SIGKILL), all stored and live on the surviving server`,
+    );
   });
 });

@@ -13,7 +13,9 @@ import { searchJobOf } from './search-index.ts';
 
 async function localSha256(file: string): Promise<string | undefined> {
   try {
-    return createHash('sha256').update(await fs.readFile(file)).digest('hex');
+    return createHash('sha256')
+      .update(await fs.readFile(file))
+      .digest('hex');
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
     throw error;
@@ -29,12 +31,17 @@ const IMAGE_PATH = /^\/images\/[a-f0-9]{16,64}\/\d+\.webp$/;
 /** The file a stored path is copied to, with the folder it lives in; undefined for anything else (pending uploads, search notes). */
 function targetOf(folders: SharedFolders, publicPath: string): { file: string; root: string } | undefined {
   if (isRegenerablePath(publicPath)) return { file: fileForPath(folders.clientDir, publicPath), root: folders.clientDir };
-  if (IMAGE_PATH.test(publicPath)) return { file: path.join(path.resolve(folders.imagesDir), ...publicPath.split('/').slice(2)), root: folders.imagesDir };
+  if (IMAGE_PATH.test(publicPath))
+    return { file: path.join(path.resolve(folders.imagesDir), ...publicPath.split('/').slice(2)), root: folders.imagesDir };
   return undefined;
 }
 
 /** Brings one served file in line with the stored page; undefined when nothing is stored or the path is not served. */
-export async function applyStoredPage(store: Store, folders: SharedFolders, publicPath: string): Promise<{ outcome: FileOutcome; seq: number } | undefined> {
+export async function applyStoredPage(
+  store: Store,
+  folders: SharedFolders,
+  publicPath: string,
+): Promise<{ outcome: FileOutcome; seq: number } | undefined> {
   const target = targetOf(folders, publicPath);
   if (!target) return undefined;
   const page = await store.pages.get(publicPath);
@@ -44,7 +51,9 @@ export async function applyStoredPage(store: Store, folders: SharedFolders, publ
 }
 
 /** Copies every stored page that differs from the served file (compared by SHA-256); a no-op on a store one process owns. */
-export async function syncStoredPages(store: Store, folders: SharedFolders): Promise<{ checked: number; written: number; deleted: number }> {
+export type SyncCounts = { checked: number; written: number; deleted: number };
+
+export async function syncStoredPages(store: Store, folders: SharedFolders): Promise<SyncCounts> {
   const counts = { checked: 0, written: 0, deleted: 0 };
   if (!store.pages.shared) return counts;
   for (const stored of await store.pages.list()) {
@@ -85,7 +94,9 @@ export async function followStoredPages(store: Store, folders: SharedFolders, op
     run(async () => {
       const started = Date.now();
       const counts = await syncStoredPages(store, folders);
-      options.log(`[publish] synced stored pages (${why}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`);
+      options.log(
+        `[publish] synced stored pages (${why}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
+      );
     });
   const stop = await store.pages.listen(
     (note) => {

@@ -370,7 +370,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       log(`[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
       const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
-      stopFollowing = await followStoredPages(store, { clientDir, imagesDir }, { owner, onSearchJob: (jobPath) => queueLocal([jobPath]), log });
+      const onSearchJob = (jobPath: string) => queueLocal([jobPath]);
+      stopFollowing = await followStoredPages(store, { clientDir, imagesDir }, { owner, onSearchJob, log });
     }
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);

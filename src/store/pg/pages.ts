@@ -38,11 +38,14 @@ export class PgRenderedPages implements RenderedPageRepository {
   async get(path: string) {
     const { rows } = await this.#db.query<PageRow>('SELECT path, body, seq::text, origin FROM rendered_pages WHERE path = $1', [path]);
     const row = rows[0];
-    return row && { path: row.path, body: row.body === null ? undefined : new Uint8Array(row.body), seq: Number(row.seq), origin: row.origin };
+    if (!row) return undefined;
+    return { path: row.path, body: row.body === null ? undefined : new Uint8Array(row.body), seq: Number(row.seq), origin: row.origin };
   }
 
   async list() {
-    const { rows } = await this.#db.query<{ path: string; seq: string; sha256: string | null }>('SELECT path, seq::text, sha256 FROM rendered_pages ORDER BY seq');
+    const { rows } = await this.#db.query<{ path: string; seq: string; sha256: string | null }>(
+      'SELECT path, seq::text, sha256 FROM rendered_pages ORDER BY seq',
+    );
     return rows.map((r) => ({ path: r.path, seq: Number(r.seq), sha256: r.sha256 ?? undefined }));
   }
 
