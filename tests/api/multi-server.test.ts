@@ -17,6 +17,8 @@ import { databaseFor } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
 import { adminClient, createArticle, TestClient } from './support.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
+import { briefingKey } from '../../src/server/briefing/service.ts';
+import { openStore } from '../../src/store/index.ts';
 
 /** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
@@ -154,6 +156,64 @@ describe('two servers on one PostgreSQL database', () => {
     }
   });
 
+  it("sends the day's briefing once to each subscriber when both servers are asked at once", async () => {
+    await createArticle(adminA, { title: 'Morning markets', section: 'business', status: 'published' });
+    const store = await openStore(makeDataDir('meridian-multi-subscribers-'), 'write', { databaseUrl });
+    try {
+      for (let i = 0; i < 12; i++) {
+        const at = new Date().toISOString();
+        await store.subscribers.upsert({
+          id: `sub-${i}`,
+          email: `reader${i}@example.com`,
+          token: `token${i}token${i}token`,
+          createdAt: at,
+          confirmedAt: at,
+        });
+      }
+    } finally {
+      await store.close();
+    }
+    const { rows } = await db.query<{ value: string }>(`SELECT value FROM meta WHERE key = 'appSecret'`);
+    const key = briefingKey(rows[0]!.value);
+    const ask = (server: TestServer) =>
+      fetch(new URL('/api/newsletter/briefing/run', server.url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', Origin: server.url, 'X-Briefing-Key': key },
+        body: JSON.stringify({ force: false }),
+      }).then(async (r) => ({ status: r.status, body: (await r.json()) as { outcome: string; runId: string } }));
+    const answers = await Promise.all([ask(a), ask(b)]);
+    for (const answer of answers) expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+    // One run for the day, whichever server started it.
+    expect(new Set(answers.map((x) => x.body.runId)).size).toBe(1);
+    // The second either finds the run started ('already-sent') or joins it ('sent'), claiming recipients one by one.
+    for (const answer of answers) expect(['sent', 'already-sent']).toContain(answer.body.outcome);
+    const outbox = (server: TestServer) => {
+      const dir = path.join(server.dataDir, 'outbox');
+      return fs.existsSync(dir) ? fs.readdirSync(dir).map((f) => fs.readFileSync(path.join(dir, f), 'utf8')) : [];
+    };
+    const mails = [...outbox(a), ...outbox(b)];
+    const recipients = mails.map((m) => /^To: (\S+)/m.exec(m)?.[1]).sort();
+    expect(recipients).toEqual(Array.from({ length: 12 }, (_, i) => `reader${i}@example.com`).sort());
+  });
+
+  it('counts every failed sign-in once when guesses reach both servers at once', async () => {
+    const guess = (server: TestServer) =>
+      new TestClient(server.url).post('/api/auth/login', { username: 'guesser', password: 'wrong-password-1' }).then((r) => r.status);
+    const statuses = await Promise.all(Array.from({ length: 24 }, (_, i) => guess(i % 2 ? a : b)));
+    const refused = statuses.filter((s) => s === 401).length;
+    expect(refused + statuses.filter((s) => s === 429).length).toBe(24);
+    const { rows } = await db.query<{ key: string; value: { failures: number } }>(`SELECT key, value FROM limits WHERE key LIKE 'login:%'`);
+    // Every attempt that got as far as the password check was counted, on each key: none lost between the
+    // servers. (An attempt may also count on one key and then be refused on the other, locked meanwhile.)
+    for (const key of ['login:user:guesser', 'login:ip:']) {
+      const failures = rows.find((r) => r.key.startsWith(key))?.value.failures ?? 0;
+      expect(failures, key).toBeGreaterThanOrEqual(refused);
+      expect(failures, key).toBeLessThanOrEqual(24);
+    }
+    // This address is locked out now; the later tests sign in from it.
+    await db.query(`DELETE FROM limits WHERE key LIKE 'login:%'`);
+  });
+
   it('a server that was down copies the pages published meanwhile before it serves', async () => {
     await b.stop();
     const article = await createArticle(adminA, { title: 'Night shift report', section: 'world', status: 'published' });
@@ -195,18 +255,23 @@ describe('two servers on one PostgreSQL database', () => {
       }
     };
     const writers = [writer(1), writer(2), writer(3)];
-    // Kill A the moment it holds a claimed job (a page it is rendering), with writes still in flight.
-    const held = await waitFor('A to hold a claimed job', async () => {
-      const { rows } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1 AND lease_until > $2', [
-        ownerA,
-        Date.now(),
-      ]);
-      return acknowledged.length >= 5 && rows.length > 0 ? rows.map((r) => r.path) : undefined;
+    // Kill A while it holds a claimed job (a page it is rendering), with writes still in flight: it is
+    // frozen (SIGSTOP) when seen holding one, and killed if it still does, else let go on and watched again.
+    const claimedByA = async () =>
+      (await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1', [ownerA])).rows.map((r) => r.path);
+    const held = await waitFor('A to be frozen holding a claimed job', async () => {
+      if (acknowledged.length < 5 || (await claimedByA()).length === 0) return undefined;
+      a.process.kill('SIGSTOP');
+      const frozen = await claimedByA();
+      if (frozen.length > 0) return frozen;
+      a.process.kill('SIGCONT');
+      return undefined;
     });
     await a.kill();
     writing = false;
     await Promise.all(writers);
     const { rows: stillHeld } = await db.query<{ path: string }>('SELECT path FROM jobs WHERE claimed_by = $1', [ownerA]);
+    expect(stillHeld.length).toBeGreaterThan(0);
     console.log(
       `killed A with ${held.length} claimed job(s) (${held.join(', ')}), ${stillHeld.length} still held by it after the kill; ${acknowledged.length} writes acknowledged, ${failed} writers cut off`,
     );
