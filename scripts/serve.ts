@@ -13,7 +13,6 @@ import { outDirOf, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 
-
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = outDirOf(root);
 const entry = path.join(outDir, 'server/entry.mjs');
@@ -36,13 +35,25 @@ async function main(): Promise<void> {
     const synced = await syncStoredPages(runtime.store, { clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images') });
     console.log(`[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`);
   }
-  const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'), handler, staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024 });
+  const server = createHttpServer({
+    clientDir,
+    imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'),
+    handler,
+    staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024,
+  });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const shown = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
     // The regeneration worker renders pages by calling this server's twin routes over loopback.
-    const loopback = config.HOST === '0.0.0.0' ? '127.0.0.1' : config.HOST === '::' ? '[::1]' : config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+    const loopback =
+      config.HOST === '0.0.0.0'
+        ? '127.0.0.1'
+        : config.HOST === '::'
+          ? '[::1]'
+          : config.HOST.includes(':')
+            ? `[${config.HOST}]`
+            : config.HOST;
     attachPublishingSite(runtime, { clientDir, origin: `http://${loopback}:${port}` });
     // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
     announceServer(config.DATA_DIR, `http://${loopback}:${port}`);

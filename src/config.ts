@@ -1,9 +1,7 @@
 /** Runtime configuration: one typed module, every field overridable by an environment variable. */
 import { z } from 'zod';
 
-const booleanFromEnv = z
-  .enum(['true', 'false', '1', '0', 'yes', 'no'])
-  .transform((v) => v === 'true' || v === '1' || v === 'yes');
+const booleanFromEnv = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
 
 const configSchema = z.object({
   /** TCP port of the server. @default 4321 */
@@ -13,7 +11,10 @@ const configSchema = z.object({
   /** Folder with runtime data (JSON collections, uploads, lock file); git-ignored. @default "./data/runtime" */
   DATA_DIR: z.string().min(1).default('data/runtime'),
   /** PostgreSQL database (`postgres://user:pass@host:port/db`): selects the PostgreSQL store; unset keeps the lowdb store in DATA_DIR. */
-  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'Expected a postgres:// URL').optional(),
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, 'Expected a postgres:// URL')
+    .optional(),
   /** Public base URL, used for canonical links, feeds, sitemaps and the Secure cookie flag. @default "http://localhost:4321" */
   SITE_URL: z.url({ protocol: /^https?$/ }).default('http://localhost:4321'),
   /** Site name shown in titles and metadata. @default "Meridian News" */
@@ -46,9 +47,7 @@ const configSchema = z.object({
    * the entry the outermost trusted one appended, never one the client wrote itself. `true` means 1,
    * `false` or 0 none (the socket address counts). @default 0
    */
-  TRUST_PROXY: z
-    .union([booleanFromEnv.transform((trusted) => (trusted ? 1 : 0)), z.coerce.number().int().min(0).max(32)])
-    .default(0),
+  TRUST_PROXY: z.union([booleanFromEnv.transform((trusted) => (trusted ? 1 : 0)), z.coerce.number().int().min(0).max(32)]).default(0),
   /**
    * Memory the server keeps hot static files (and their brotli and gzip twins) in, in MiB. Not 0: a
    * file read from disk is checked against its twins, which is cheap once but not on every request. @default 64
@@ -63,7 +62,9 @@ const configSchema = z.object({
   /** Sender of every mail, `Name <address>` or an address. @default "SITE_NAME <SITE_EMAIL>" */
   MAIL_FROM: z.string().min(3).max(320).optional(),
   /** Local time (HH:MM) the weekday briefing goes out; `off` leaves sending to `npm run briefing` (cron). @default "07:00" */
-  BRIEFING_TIME: z.union([z.literal('off'), z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'Expected HH:MM (24-hour) or off')]).default('07:00'),
+  BRIEFING_TIME: z
+    .union([z.literal('off'), z.string().regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'Expected HH:MM (24-hour) or off')])
+    .default('07:00'),
   /** IANA time zone of BRIEFING_TIME and of the briefing's day. @default "UTC" */
   BRIEFING_TZ: z
     .string()

@@ -48,7 +48,9 @@ async function generateHeroImages(runtime: Runtime, fixtures: SeedFixtures): Pro
     });
   }
   const entries = await Promise.all(
-    [...wanted].map(async ([key, { section, variant }]) => [key, await writeHeroImage(imagesDir, renderHeroSvg(section, variant))] as const),
+    [...wanted].map(
+      async ([key, { section, variant }]) => [key, await writeHeroImage(imagesDir, renderHeroSvg(section, variant))] as const,
+    ),
   );
   // Several servers on one database: the others copy the images into their own DATA_DIR/images.
   if (runtime.store.pages.shared) {
@@ -128,7 +130,9 @@ async function seedArticles(runtime: Runtime, fixtures: SeedFixtures, heroes: Ma
       const built = await buildArticle(runtime, input, iso(now));
       // buildArticle sanitises; a fixture must already be exactly what the editor would store.
       if (built.bodyHtml !== bodyHtml) {
-        throw new Error(`Seed article "${article.title}" has body HTML that the sanitiser changes; fix data/seed/articles/${file.section}.json`);
+        throw new Error(
+          `Seed article "${article.title}" has body HTML that the sanitiser changes; fix data/seed/articles/${file.section}.json`,
+        );
       }
       const record: ArticleRecord = { ...built, ...datesOf(article, built.slug, now) };
       await runtime.store.articles.insert(record);
@@ -143,7 +147,8 @@ async function seedComments(runtime: Runtime, fixtures: SeedFixtures, records: A
   const bySlug = new Map(records.map((r) => [r.slug, r]));
   for (const comment of fixtures.comments) {
     const article = bySlug.get(comment.article);
-    if (!article?.publishedAt) throw new Error(`Seed comment by ${comment.authorName} refers to "${comment.article}", which is not a published seed article`);
+    if (!article?.publishedAt)
+      throw new Error(`Seed comment by ${comment.authorName} refers to "${comment.article}", which is not a published seed article`);
     const at = Math.min(Date.parse(article.publishedAt) + comment.minutesAfter * MINUTE, now - MINUTE);
     await runtime.store.comments.insert({
       id: randomUUID(),

@@ -38,7 +38,10 @@ export interface ArticleRepository {
    * `expectedVersion` (a record without one is version 1), in one step with no await in between.
    * Answers the stored record (version bumped), or the current one with `conflict`, or undefined when missing.
    */
-  replaceIfVersion(article: ArticleRecord, expectedVersion: number): Promise<{ saved: ArticleRecord } | { conflict: ArticleRecord } | undefined>;
+  replaceIfVersion(
+    article: ArticleRecord,
+    expectedVersion: number,
+  ): Promise<{ saved: ArticleRecord } | { conflict: ArticleRecord } | undefined>;
   /** Publishes a scheduled article if it is still scheduled (compare-and-set, exactly once). */
   publishIfScheduled(id: string, now: string): Promise<ArticleRecord | undefined>;
   delete(id: string): Promise<boolean>;

@@ -39,7 +39,9 @@ describe('one PostgreSQL database, two servers', () => {
     const [a, b] = await twoServers();
     const record = articleRecord();
     await a.articles.insert(record);
-    const results = await Promise.all(Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).articles.replaceIfVersion({ ...record, title: `Edit ${i}` }, 1)));
+    const results = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).articles.replaceIfVersion({ ...record, title: `Edit ${i}` }, 1)),
+    );
     const saved = results.filter((r) => r && 'saved' in r);
     expect(saved).toHaveLength(1);
     const winner = (saved[0] as { saved: { title: string } }).saved.title;
@@ -83,7 +85,10 @@ describe('one PostgreSQL database, two servers', () => {
     const paths = Array.from({ length: 30 }, (_, i) => `/p${i}`);
     for (let round = 0; round < 10; round++) {
       // Overlapping batches in opposite orders: each server locks the rows the other wants next.
-      const added = await Promise.all([a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`), b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`)]);
+      const added = await Promise.all([
+        a.jobs.enqueue(paths, `2025-01-01T00:00:${String(round).padStart(2, '0')}.000Z`),
+        b.jobs.enqueue([...paths].reverse(), `2025-01-01T00:00:${String(round).padStart(2, '0')}.500Z`),
+      ]);
       expect(added[0] + added[1]).toBe(round === 0 ? 30 : 0);
     }
     expect(await a.jobs.size()).toBe(30);
@@ -97,7 +102,9 @@ describe('one PostgreSQL database, two servers', () => {
     const [a, b] = await twoServers();
     await a.jobs.enqueue(['/article/x'], '2025-01-01T00:00:00.000Z');
     const [job] = await b.jobs.list(1);
-    const claims = await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).jobs.claim(job!.id, i % 2 ? 'a' : 'b', 5000, 1000)));
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).jobs.claim(job!.id, i % 2 ? 'a' : 'b', 5000, 1000)),
+    );
     expect(claims.filter(Boolean).length).toBeGreaterThanOrEqual(1);
     const holder = (await a.jobs.claim(job!.id, 'a', 5000, 1000)) ? 'a' : 'b';
     const other = holder === 'a' ? 'b' : 'a';
@@ -117,9 +124,25 @@ describe('one PostgreSQL database, two servers', () => {
     const bump = (n = 0) => ({ value: n + 1, expiresAt: 10_000 });
     await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).limits.update<number>('login:admin', 0, bump)));
     expect(await b.limits.get('login:admin', 0)).toBe(20);
-    const run = { id: '2025-01-08-1', date: '2025-01-08', forced: false, trigger: 'schedule' as const, status: 'sending' as const, startedAt: 't', since: 't', subject: 'B', articleIds: [], recipients: 3, sent: 0, failed: 0, unknown: 0 };
+    const run = {
+      id: '2025-01-08-1',
+      date: '2025-01-08',
+      forced: false,
+      trigger: 'schedule' as const,
+      status: 'sending' as const,
+      startedAt: 't',
+      since: 't',
+      subject: 'B',
+      articleIds: [],
+      recipients: 3,
+      sent: 0,
+      failed: 0,
+      unknown: 0,
+    };
     expect((await Promise.all([a.briefings.startRun(run), b.briefings.startRun(run)])).filter(Boolean)).toHaveLength(1);
-    const claims = await Promise.all(Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).briefings.claimDelivery(run.id, `s${i % 10}`, `t${i}`)));
+    const claims = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).briefings.claimDelivery(run.id, `s${i % 10}`, `t${i}`)),
+    );
     expect(claims.filter(Boolean)).toHaveLength(10);
     const secrets = await Promise.all([a.meta.setIfAbsent('appSecret', 'from-a'), b.meta.setIfAbsent('appSecret', 'from-b')]);
     expect(secrets[0]).toBe(secrets[1]);
@@ -128,7 +151,9 @@ describe('one PostgreSQL database, two servers', () => {
   it('tells the other server of a page stored, once it is committed', async () => {
     const [a, b] = await twoServers();
     const heard: string[] = [];
-    const stop = await b.pages.listen((note) => void b.pages.get(note.path).then((page) => heard.push(`${note.origin} ${new TextDecoder().decode(page!.body)}`)));
+    const stop = await b.pages.listen(
+      (note) => void b.pages.get(note.path).then((page) => heard.push(`${note.origin} ${new TextDecoder().decode(page!.body)}`)),
+    );
     await a.pages.put('/article/x', new TextEncoder().encode('<p>new</p>'), 'server-a');
     for (let i = 0; i < 200 && heard.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
     await stop();

@@ -34,9 +34,17 @@ export const PAUSE_AFTER = 5;
 const FIRST_WINDOW_MS = 24 * 60 * 60_000;
 
 /** The digest for the window starting at `since`: editor's picks, then the most read and liked of the rest. */
-export async function selectBriefingArticles(runtime: Runtime, since: string, until: string): Promise<{ picks: ArticleRecord[]; top: ArticleRecord[] }> {
+export async function selectBriefingArticles(
+  runtime: Runtime,
+  since: string,
+  until: string,
+): Promise<{ picks: ArticleRecord[]; top: ArticleRecord[] }> {
   const { store } = runtime;
-  const recent = await store.articles.list({ statuses: ['published'], dateFrom: since, dateTo: until }, { offset: 0, limit: 500 }, 'recent');
+  const recent = await store.articles.list(
+    { statuses: ['published'], dateFrom: since, dateTo: until },
+    { offset: 0, limit: 500 },
+    'recent',
+  );
   const picks = recent.filter((a) => a.isEditorsPick).slice(0, MAX_PICKS);
   const rest = recent.filter((a) => !a.isEditorsPick);
   const counters = await store.counters.getMany(rest.map((a) => a.id));
@@ -54,7 +62,9 @@ export async function selectBriefingArticles(runtime: Runtime, since: string, un
 }
 
 async function contentOf(runtime: Runtime, run: Pick<BriefingRun, 'articleIds' | 'startedAt'>): Promise<BriefingContent> {
-  const articles = (await Promise.all(run.articleIds.map((id) => runtime.store.articles.get(id)))).filter((a): a is ArticleRecord => a?.status === 'published');
+  const articles = (await Promise.all(run.articleIds.map((id) => runtime.store.articles.get(id)))).filter(
+    (a): a is ArticleRecord => a?.status === 'published',
+  );
   return {
     dateLabel: localTime(new Date(run.startedAt), runtime.config.BRIEFING_TZ).label,
     picks: articles.filter((a) => a.isEditorsPick),
@@ -97,7 +107,13 @@ function messageIdFor(runtime: Runtime, runId: string, subscriberId: string): st
 }
 
 /** The recipient's new log entry, or undefined when it must stay `attempting` (it may have been accepted). */
-async function deliverOne(runtime: Runtime, mailer: Mailer, run: BriefingRun, content: BriefingContent, subscriber: Subscriber): Promise<Delivery | undefined> {
+async function deliverOne(
+  runtime: Runtime,
+  mailer: Mailer,
+  run: BriefingRun,
+  content: BriefingContent,
+  subscriber: Subscriber,
+): Promise<Delivery | undefined> {
   const urls = unsubscribeUrls(runtime, subscriber);
   const mail = renderBriefingMail(runtime.config, content, urls.page);
   try {
@@ -119,7 +135,13 @@ async function deliverOne(runtime: Runtime, mailer: Mailer, run: BriefingRun, co
     const failure = classifyMailError(error);
     console.error(`[briefing] ${run.id}: sending to ${subscriber.email} failed: ${failure.message}`);
     if (!failure.notSent) return undefined;
-    return { subscriberId: subscriber.id, state: 'failed', at: new Date().toISOString(), error: failure.message.slice(0, 300), ...(failure.temporary ? { retry: true } : {}) };
+    return {
+      subscriberId: subscriber.id,
+      state: 'failed',
+      at: new Date().toISOString(),
+      error: failure.message.slice(0, 300),
+      ...(failure.temporary ? { retry: true } : {}),
+    };
   }
 }
 
@@ -183,9 +205,16 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
   }
   if (failuresInARow >= PAUSE_AFTER) {
     // The run stays `sending`: the next `npm run briefing`, or the server within minutes, resumes it.
-    throw new AppError(503, `The mail server failed ${PAUSE_AFTER} recipients in a row (${lastError}); the briefing ${run.id} is paused and resumes with the next run.`);
+    throw new AppError(
+      503,
+      `The mail server failed ${PAUSE_AFTER} recipients in a row (${lastError}); the briefing ${run.id} is paused and resumes with the next run.`,
+    );
   }
-  const finished = { ...tally(current, await store.briefings.deliveries(run.id)), status: 'sent' as const, finishedAt: new Date().toISOString() };
+  const finished = {
+    ...tally(current, await store.briefings.deliveries(run.id)),
+    status: 'sent' as const,
+    finishedAt: new Date().toISOString(),
+  };
   await store.briefings.saveRun(finished);
   return { run: finished, skipped: recipients.length - todo.length };
 }
@@ -198,7 +227,16 @@ async function startedElsewhere(runtime: Runtime, mine: BriefingRun): Promise<Br
 }
 
 function summaryOf(run: BriefingRun, outcome: BriefingSummary['outcome'], skipped: number): BriefingSummary {
-  return { date: run.date, runId: run.id, outcome, recipients: run.recipients, sent: run.sent, skipped, failed: run.failed, unknown: run.unknown };
+  return {
+    date: run.date,
+    runId: run.id,
+    outcome,
+    recipients: run.recipients,
+    sent: run.sent,
+    skipped,
+    failed: run.failed,
+    unknown: run.unknown,
+  };
 }
 
 export type RunOptions = { force?: boolean; trigger: BriefingRun['trigger']; now?: Date };

@@ -83,7 +83,8 @@ export async function processImage(runtime: Runtime, input: Buffer): Promise<str
     if (/pixel limit/i.test((error as Error).message)) throw new AppError(400, 'The image is larger than 40 megapixels', { cause: error });
     throw new AppError(415, UNSUPPORTED, { cause: error });
   }
-  if (!isAcceptedFormat(metadata.format, metadata.compression)) throw new AppError(415, `${UNSUPPORTED} (got ${metadata.format ?? 'unknown'})`);
+  if (!isAcceptedFormat(metadata.format, metadata.compression))
+    throw new AppError(415, `${UNSUPPORTED} (got ${metadata.format ?? 'unknown'})`);
   if ((metadata.width ?? 0) * (metadata.height ?? 0) > MAX_INPUT_PIXELS) throw badRequest('The image is larger than 40 megapixels');
 
   const outputs = new Map<number, Buffer>();
@@ -91,7 +92,10 @@ export async function processImage(runtime: Runtime, input: Buffer): Promise<str
     const decoded = sharp(input, options).autoOrient();
     for (const width of HERO_WIDTHS) {
       const height = Math.round((width * HERO_ASPECT.height) / HERO_ASPECT.width);
-      outputs.set(width, await decoded.clone().resize(width, height, { fit: 'cover', position: 'centre' }).webp({ quality: WEBP_QUALITY }).toBuffer());
+      outputs.set(
+        width,
+        await decoded.clone().resize(width, height, { fit: 'cover', position: 'centre' }).webp({ quality: WEBP_QUALITY }).toBuffer(),
+      );
     }
   } catch (error) {
     if (/pixel limit/i.test((error as Error).message)) throw new AppError(400, 'The image is larger than 40 megapixels', { cause: error });

@@ -72,7 +72,13 @@ export async function createUploadUrl(runtime: Runtime, now = Date.now()): Promi
 export type UploadUrlCheck = 'valid' | 'forged' | 'expired';
 
 /** Checks an upload URL's signature, then its expiry (a forged URL is never told it expired). */
-export async function checkUploadUrl(runtime: Runtime, token: string, expires: string | null, sig: string | null, now = Date.now()): Promise<UploadUrlCheck> {
+export async function checkUploadUrl(
+  runtime: Runtime,
+  token: string,
+  expires: string | null,
+  sig: string | null,
+  now = Date.now(),
+): Promise<UploadUrlCheck> {
   if (!TOKEN.test(token) || !expires || !/^\d{1,15}$/.test(expires) || !sig) return 'forged';
   const expected = Buffer.from(sign(await getAppSecret(runtime), token, Number(expires)));
   const given = Buffer.from(sig);

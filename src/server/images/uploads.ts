@@ -48,14 +48,18 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
   await fsp.mkdir(claims, { recursive: true });
   // Several servers on one database: the claim is a counter in the store first, so a URL is used once
   // whichever server each PUT reaches (held as long as the local claim file lives).
-  if (runtime.store.pages.shared && (await runtime.store.limits.hit(`upload-claim:${request.token}`, CLAIM_KEPT_MS, Date.now())).count > 1) {
+  if (
+    runtime.store.pages.shared &&
+    (await runtime.store.limits.hit(`upload-claim:${request.token}`, CLAIM_KEPT_MS, Date.now())).count > 1
+  ) {
     throw new AppError(410, 'This upload URL has already been used; request a new one');
   }
   // Creating the claim with 'wx' is atomic: of two PUTs to one URL, exactly one gets past here.
   try {
     await (await fsp.open(path.join(claims, request.token), 'wx')).close();
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new AppError(410, 'This upload URL has already been used; request a new one');
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new AppError(410, 'This upload URL has already been used; request a new one');
     throw error;
   }
   const target = path.join(uploads, request.token);

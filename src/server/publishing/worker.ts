@@ -96,7 +96,17 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     idlePollMs: IDLE_POLL_MS,
   };
   const log = options.log ?? ((line: string) => console.log(line));
-  const stats: WorkerStats = { jobs: 0, reconciled: 0, written: 0, deleted: 0, unchanged: 0, failed: 0, renderMs: 0, searchBuilds: 0, lastSearchMs: undefined };
+  const stats: WorkerStats = {
+    jobs: 0,
+    reconciled: 0,
+    written: 0,
+    deleted: 0,
+    unchanged: 0,
+    failed: 0,
+    renderMs: 0,
+    searchBuilds: 0,
+    lastSearchMs: undefined,
+  };
 
   /** This worker's name in job claims and stored pages. */
   const owner = randomUUID();
@@ -184,8 +194,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing', 'later');
     compactedDay = today;
     stats.searchBuilds += synced.results.length;
-    for (const result of synced.results) log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
-    log(`[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`);
+    for (const result of synced.results)
+      log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
+    log(
+      `[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`,
+    );
     return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
   }
 
@@ -303,7 +316,13 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     // Every write either queued jobs (now done) or changed nothing readers see (a draft edit), so
     // with the queue empty the pages match the store at this version.
     if (manifestStale || writtenVersion !== state.version) {
-      const manifest: RenderManifest = { storeId: state.id, version: state.version, renderedAt: new Date().toISOString(), by: 'server', siteUrl };
+      const manifest: RenderManifest = {
+        storeId: state.id,
+        version: state.version,
+        renderedAt: new Date().toISOString(),
+        by: 'server',
+        siteUrl,
+      };
       writeRenderManifest(manifestFile, manifest);
       knownManifest = JSON.stringify(manifest);
       writtenVersion = state.version;
@@ -327,7 +346,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const orphans = listRenderedPaths(clientDir).filter((p) => !wantedSet.has(p));
     // Orphans first: pages of other data disappear within moments; then listings, feeds, articles.
     reconcileQueue = [...orphans, ...wanted];
-    reconcileSummary = { reason, started: Date.now(), total: reconcileQueue.length, counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 } };
+    reconcileSummary = {
+      reason,
+      started: Date.now(),
+      total: reconcileQueue.length,
+      counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
+    };
     log(`[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
     wakeUp?.();
   }

@@ -101,7 +101,19 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
         if (closed) return;
         closed = true;
         // Every write still in flight reaches the disk before the lock is given up.
-        await Promise.all([articles.settle(), counters.settle(), commentRepo.settle(), subscriberRepo.settle(), sessionRepo.settle(), jobRepo.settle(), sources.settle(), users.settle(), meta.settle(), briefings.settle(), audit.settled()]);
+        await Promise.all([
+          articles.settle(),
+          counters.settle(),
+          commentRepo.settle(),
+          subscriberRepo.settle(),
+          sessionRepo.settle(),
+          jobRepo.settle(),
+          sources.settle(),
+          users.settle(),
+          meta.settle(),
+          briefings.settle(),
+          audit.settled(),
+        ]);
         release();
       },
     };

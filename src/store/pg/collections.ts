@@ -4,7 +4,16 @@ import type { Comment, CommentFilter } from '../../schemas/comment.ts';
 import type { NewsSource } from '../../schemas/source.ts';
 import type { Session } from '../../schemas/auth.ts';
 import type { Job } from '../../schemas/misc.ts';
-import type { CommentRepository, CounterRepository, JobRepository, LimitRepository, MetaRepository, Page, SessionRepository, SourceRepository } from '../types.ts';
+import type {
+  CommentRepository,
+  CounterRepository,
+  JobRepository,
+  LimitRepository,
+  MetaRepository,
+  Page,
+  SessionRepository,
+  SourceRepository,
+} from '../types.ts';
 import { changeOf, toJson, transaction, type Db } from './db.ts';
 
 type TallyRow = { article_id: string; likes: string; dislikes: string; views: string };
@@ -34,7 +43,10 @@ export class PgCounters implements CounterRepository {
   }
 
   async visitorVote(articleId: string, visitorId: string) {
-    const { rows } = await this.#db.query<{ kind: VoteKind }>('SELECT kind FROM votes WHERE article_id = $1 AND visitor_id = $2', [articleId, visitorId]);
+    const { rows } = await this.#db.query<{ kind: VoteKind }>('SELECT kind FROM votes WHERE article_id = $1 AND visitor_id = $2', [
+      articleId,
+      visitorId,
+    ]);
     return rows[0]?.kind;
   }
 
@@ -80,7 +92,10 @@ export class PgCounters implements CounterRepository {
   }
 
   async incrementViews(articleId: string) {
-    await this.#db.query('INSERT INTO tallies AS t (article_id, views) VALUES ($1, 1) ON CONFLICT (article_id) DO UPDATE SET views = t.views + 1', [articleId]);
+    await this.#db.query(
+      'INSERT INTO tallies AS t (article_id, views) VALUES ($1, 1) ON CONFLICT (article_id) DO UPDATE SET views = t.views + 1',
+      [articleId],
+    );
   }
 
   async deleteArticle(articleId: string) {
@@ -98,7 +113,9 @@ function commentWhere(filter: CommentFilter, params: unknown[]): string {
   if (filter.articleId) parts.push(`article_id = ${add(filter.articleId)}`);
   if (filter.status) parts.push(`status = ${add(filter.status)}`);
   if (filter.search) {
-    parts.push(`strpos(lower(concat_ws(E'\\n', doc ->> 'authorName', doc ->> 'authorEmail', doc ->> 'content')), ${add(filter.search.toLowerCase())}) > 0`);
+    parts.push(
+      `strpos(lower(concat_ws(E'\\n', doc ->> 'authorName', doc ->> 'authorEmail', doc ->> 'content')), ${add(filter.search.toLowerCase())}) > 0`,
+    );
   }
   return parts.length ? `WHERE ${parts.join(' AND ')}` : '';
 }
@@ -119,7 +136,8 @@ export class PgComments implements CommentRepository {
   }
   async count(filter: CommentFilter) {
     const params: unknown[] = [];
-    return (await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comments ${commentWhere(filter, params)}`, params)).rows[0]!.n;
+    return (await this.#db.query<{ n: number }>(`SELECT count(*)::int AS n FROM comments ${commentWhere(filter, params)}`, params)).rows[0]!
+      .n;
   }
   async insert(comment: Comment) {
     await this.#db.query(
@@ -129,7 +147,10 @@ export class PgComments implements CommentRepository {
     );
   }
   async setStatus(id: string, status: Comment['status']) {
-    const { rows } = await this.#db.query<{ doc: Comment }>(`UPDATE comments SET status = $2, doc = jsonb_set(doc, '{status}', to_jsonb($2::text)) WHERE id = $1 RETURNING doc`, [id, status]);
+    const { rows } = await this.#db.query<{ doc: Comment }>(
+      `UPDATE comments SET status = $2, doc = jsonb_set(doc, '{status}', to_jsonb($2::text)) WHERE id = $1 RETURNING doc`,
+      [id, status],
+    );
     return rows[0]?.doc;
   }
   async delete(id: string) {
@@ -157,7 +178,10 @@ export class PgSources implements SourceRepository {
   /** Merges the change in one UPDATE: defined fields set, undefined ones removed. */
   async update(id: string, change: Partial<Omit<NewsSource, 'id'>>) {
     const { set, remove } = changeOf(change);
-    const { rows } = await this.#db.query<{ doc: NewsSource }>('UPDATE sources SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, toJson(set), remove]);
+    const { rows } = await this.#db.query<{ doc: NewsSource }>(
+      'UPDATE sources SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc',
+      [id, toJson(set), remove],
+    );
     return rows[0]?.doc;
   }
   async delete(id: string) {
@@ -182,7 +206,10 @@ export class PgSessions implements SessionRepository {
     );
   }
   async setExpiry(id: string, expiresAt: string) {
-    await this.#db.query(`UPDATE sessions SET expires_at = $2, doc = jsonb_set(doc, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1`, [id, expiresAt]);
+    await this.#db.query(`UPDATE sessions SET expires_at = $2, doc = jsonb_set(doc, '{expiresAt}', to_jsonb($2::text)) WHERE id = $1`, [
+      id,
+      expiresAt,
+    ]);
   }
   async delete(id: string) {
     await this.#db.query('DELETE FROM sessions WHERE id = $1', [id]);
@@ -226,19 +253,29 @@ export class PgJobs implements JobRepository {
     return rows.filter((r) => r.inserted).length;
   }
   async list(limit: number) {
-    const { rows } = await this.#db.query<JobRow>('SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs ORDER BY ord LIMIT $1', [limit]);
+    const { rows } = await this.#db.query<JobRow>(
+      'SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs ORDER BY ord LIMIT $1',
+      [limit],
+    );
     return rows.map(jobOf);
   }
   /** Removes the job unless it was re-queued after `startedAt` (then it stays, its attempts reset). */
   async complete(id: string, startedAt: string) {
     if (!/^\d+$/.test(id)) return;
     const removed = await this.#db.query('DELETE FROM jobs WHERE id = $1 AND queued_at <= $2', [id, startedAt]);
-    if (!removed.rowCount) await this.#db.query('UPDATE jobs SET attempts = 0, claimed_by = NULL, lease_until = NULL WHERE id = $1 AND queued_at > $2', [id, startedAt]);
+    if (!removed.rowCount)
+      await this.#db.query('UPDATE jobs SET attempts = 0, claimed_by = NULL, lease_until = NULL WHERE id = $1 AND queued_at > $2', [
+        id,
+        startedAt,
+      ]);
   }
   /** Counts the attempt and moves the job to the back, so one broken page does not block the others. */
   async fail(id: string, error: string) {
     if (!/^\d+$/.test(id)) return;
-    await this.#db.query(`UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq'), claimed_by = NULL, lease_until = NULL WHERE id = $1`, [id, error]);
+    await this.#db.query(
+      `UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq'), claimed_by = NULL, lease_until = NULL WHERE id = $1`,
+      [id, error],
+    );
   }
   async size() {
     return (await this.#db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n;
@@ -290,11 +327,10 @@ export class PgLimits implements LimitRepository {
     return rows[0]?.value;
   }
   async set<T>(key: string, value: T, expiresAt: number) {
-    await this.#db.query('INSERT INTO limits (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at', [
-      key,
-      toJson(value),
-      expiresAt,
-    ]);
+    await this.#db.query(
+      'INSERT INTO limits (key, value, expires_at) VALUES ($1, $2, $3) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value, expires_at = EXCLUDED.expires_at',
+      [key, toJson(value), expiresAt],
+    );
   }
   async delete(key: string) {
     await this.#db.query('DELETE FROM limits WHERE key = $1', [key]);
@@ -303,7 +339,10 @@ export class PgLimits implements LimitRepository {
   async update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }) {
     return transaction(this.#db, async (client) => {
       await client.query(`INSERT INTO limits (key, value, expires_at) VALUES ($1, 'null', 0) ON CONFLICT (key) DO NOTHING`, [key]);
-      const { rows } = await client.query<{ value: T; expires_at: string }>('SELECT value, expires_at FROM limits WHERE key = $1 FOR UPDATE', [key]);
+      const { rows } = await client.query<{ value: T; expires_at: string }>(
+        'SELECT value, expires_at FROM limits WHERE key = $1 FOR UPDATE',
+        [key],
+      );
       const row = rows[0]!;
       const next = change(Number(row.expires_at) > now ? row.value : undefined);
       await client.query('UPDATE limits SET value = $2, expires_at = $3 WHERE key = $1', [key, toJson(next.value), next.expiresAt]);
@@ -321,7 +360,10 @@ export class PgMeta implements MetaRepository {
     return (await this.#db.query<{ value: T }>('SELECT value FROM meta WHERE key = $1', [key])).rows[0]?.value;
   }
   async set<T>(key: string, value: T) {
-    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [key, toJson(value)]);
+    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value', [
+      key,
+      toJson(value),
+    ]);
   }
   async setIfAbsent<T>(key: string, value: T) {
     await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, toJson(value)]);

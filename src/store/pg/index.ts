@@ -26,7 +26,8 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
   try {
     if (readOnly) {
       const pending = await pendingMigrations(pool);
-      if (pending.length) throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
+      if (pending.length)
+        throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
     } else {
       await migrate(pool);
       await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [toJson(randomUUID())]);

@@ -67,7 +67,13 @@ export class PgSubscribers implements SubscriberListRepository {
     const { rows } = await this.#db.query<DocRow<Subscriber>>(
       `UPDATE subscribers SET doc = (doc || $2::jsonb) - $3::text[], token_hash = coalesce($4, token_hash), created_at = coalesce($5, created_at)
        WHERE id = $1 RETURNING doc`,
-      [id, toJson(set), remove, typeof set.token === 'string' ? sha256(set.token) : null, typeof set.createdAt === 'string' ? set.createdAt : null],
+      [
+        id,
+        toJson(set),
+        remove,
+        typeof set.token === 'string' ? sha256(set.token) : null,
+        typeof set.createdAt === 'string' ? set.createdAt : null,
+      ],
     );
     return rows[0]?.doc;
   }
@@ -103,14 +109,18 @@ export class PgSubscribers implements SubscriberListRepository {
   }
 
   async countByStatus() {
-    const { rows } = await this.#db.query<{ status: keyof SubscriberCounts; n: number }>(`SELECT ${STATUS} AS status, count(*)::int AS n FROM subscribers GROUP BY 1`);
+    const { rows } = await this.#db.query<{ status: keyof SubscriberCounts; n: number }>(
+      `SELECT ${STATUS} AS status, count(*)::int AS n FROM subscribers GROUP BY 1`,
+    );
     const counts: SubscriberCounts = { confirmed: 0, pending: 0, unsubscribed: 0 };
     for (const { status, n } of rows) counts[status] = n;
     return counts;
   }
 
   async listConfirmed() {
-    const { rows } = await this.#db.query<DocRow<Subscriber>>(`SELECT doc FROM subscribers WHERE ${STATUS} = 'confirmed' ORDER BY created_at, seq`);
+    const { rows } = await this.#db.query<DocRow<Subscriber>>(
+      `SELECT doc FROM subscribers WHERE ${STATUS} = 'confirmed' ORDER BY created_at, seq`,
+    );
     return rows.map((r) => r.doc);
   }
 
@@ -133,20 +143,25 @@ export class PgBriefings implements BriefingRepository {
     this.#db = db;
   }
   async runsFor(date: string) {
-    return (await this.#db.query<DocRow<BriefingRun>>('SELECT doc FROM briefing_runs WHERE date = $1 ORDER BY seq', [date])).rows.map((r) => r.doc);
+    return (await this.#db.query<DocRow<BriefingRun>>('SELECT doc FROM briefing_runs WHERE date = $1 ORDER BY seq', [date])).rows.map(
+      (r) => r.doc,
+    );
   }
   async latest() {
     return (await this.#db.query<DocRow<BriefingRun>>('SELECT doc FROM briefing_runs ORDER BY seq DESC LIMIT 1')).rows[0]?.doc;
   }
   async saveRun(run: BriefingRun) {
-    await this.#db.query('INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET date = EXCLUDED.date, doc = EXCLUDED.doc', [
+    await this.#db.query(
+      'INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO UPDATE SET date = EXCLUDED.date, doc = EXCLUDED.doc',
+      [run.id, run.date, toJson(run)],
+    );
+  }
+  async startRun(run: BriefingRun) {
+    const { rowCount } = await this.#db.query('INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
       run.id,
       run.date,
       toJson(run),
     ]);
-  }
-  async startRun(run: BriefingRun) {
-    const { rowCount } = await this.#db.query('INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [run.id, run.date, toJson(run)]);
     return rowCount === 1;
   }
   /** One upsert: a new row, or a failure marked for retry taken over; any other state stays and the claim is refused. */
@@ -207,7 +222,10 @@ export class PgUsers implements UserDirectoryRepository {
   }
   async update(id: string, change: Partial<Omit<User, 'id' | 'username'>>) {
     const { set, remove } = changeOf(change);
-    const { rows } = await this.#db.query<DocRow<User>>('UPDATE users SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc', [id, toJson(set), remove]);
+    const { rows } = await this.#db.query<DocRow<User>>(
+      'UPDATE users SET doc = (doc || $2::jsonb) - $3::text[] WHERE id = $1 RETURNING doc',
+      [id, toJson(set), remove],
+    );
     return rows[0]?.doc;
   }
   async delete(id: string) {
