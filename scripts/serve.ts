@@ -11,6 +11,7 @@ import { attachPublishingSite } from '../src/server/publishing/service.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import { outDirOf, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
+import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const outDir = outDirOf(root);
@@ -29,6 +30,11 @@ async function main(): Promise<void> {
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
+  // Several servers on one database: pages the others rendered while this one was down are copied in before it serves.
+  if (runtime.store.pages.shared) {
+    const synced = await syncStoredPages(runtime.store, { clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images') });
+    console.log(`[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`);
+  }
   const server = createHttpServer({
     clientDir,
     imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'),

@@ -37,21 +37,32 @@ export async function checkLoginThrottle(runtime: Runtime, keys: string[]): Prom
   if (wait > 0) throw tooManyRequests(wait / 1000, 'Too many sign-in attempts. Please wait before trying again.');
 }
 
-/** After a failure: 3 free tries, then 1 s, 2 s, 4 s... up to 15 minutes, per key. */
-export async function recordLoginFailure(runtime: Runtime, keys: string[]): Promise<void> {
+/**
+ * After a failure: 3 free tries, then 1 s, 2 s, 4 s... up to 15 minutes, per key. Each key's count
+ * moves in one step of the store (`limits.update`), so guesses reaching two servers at once are all
+ * counted. With `refuseLocked`, a key found locked is left as it is and the attempt answers 429.
+ */
+export async function recordLoginFailure(runtime: Runtime, keys: string[], refuseLocked = false): Promise<void> {
   const now = Date.now();
+  let wait = 0;
   for (const key of keys) {
-    const previous = (await runtime.store.limits.get<Throttle>(`login:${key}`, now)) ?? { failures: 0, lockedUntil: 0 };
-    const failures = previous.failures + 1;
-    const delay =
-      failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
-    await runtime.store.limits.set<Throttle>(`login:${key}`, { failures, lockedUntil: now + delay }, now + THROTTLE_MEMORY_MS);
+    await runtime.store.limits.update<Throttle>(`login:${key}`, now, (previous = { failures: 0, lockedUntil: 0 }) => {
+      if (refuseLocked && previous.lockedUntil > now) {
+        wait = Math.max(wait, previous.lockedUntil - now);
+        return { value: previous, expiresAt: now + THROTTLE_MEMORY_MS };
+      }
+      const failures = previous.failures + 1;
+      const delay =
+        failures <= THROTTLE_FREE_FAILURES ? 0 : Math.min(THROTTLE_MAX_DELAY_MS, 1000 * 2 ** (failures - THROTTLE_FREE_FAILURES - 1));
+      return { value: { failures, lockedUntil: now + delay }, expiresAt: now + THROTTLE_MEMORY_MS };
+    });
   }
+  if (wait > 0) throw tooManyRequests(wait / 1000, 'Too many sign-in attempts. Please wait before trying again.');
 }
 
 // Check and record must be one step: guesses sent together would all pass the check while the first
-// password hash is still being verified. One queue per process is enough: the store is single-process
-// (its lock file); a shared store needs an atomic increment instead.
+// password hash is still being verified. The queue serialises this process; across servers on one
+// database the record re-checks the lock inside its atomic update (refuseLocked).
 let loginAttempts: Promise<unknown> = Promise.resolve();
 
 /**
@@ -61,7 +72,7 @@ let loginAttempts: Promise<unknown> = Promise.resolve();
 export function reserveLoginAttempt(runtime: Runtime, keys: string[]): Promise<void> {
   const attempt = loginAttempts.then(async () => {
     await checkLoginThrottle(runtime, keys);
-    await recordLoginFailure(runtime, keys);
+    await recordLoginFailure(runtime, keys, true);
   });
   loginAttempts = attempt.catch(() => {});
   return attempt;

@@ -3,10 +3,12 @@
  * counters.
  */
 import { createHash, randomUUID } from 'node:crypto';
+import fs from 'node:fs/promises';
 import path from 'node:path';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { articleInputSchema, type ArticleCounters, type ArticleRecord } from '../schemas/article.ts';
 import type { Section } from '../schemas/common.ts';
+import { HERO_WIDTHS, heroImagePath } from '../schemas/image.ts';
 import { buildArticle } from './articles.ts';
 import type { Runtime } from './runtime.ts';
 import { loadSeedFixtures, type SeedArticle, type SeedFixtures } from './seed/fixtures.ts';
@@ -50,6 +52,14 @@ async function generateHeroImages(runtime: Runtime, fixtures: SeedFixtures): Pro
       async ([key, { section, variant }]) => [key, await writeHeroImage(imagesDir, renderHeroSvg(section, variant))] as const,
     ),
   );
+  // Several servers on one database: the others copy the images into their own DATA_DIR/images.
+  if (runtime.store.pages.shared) {
+    for (const hash of new Set(entries.map(([, largest]) => largest.split('/')[2]!))) {
+      for (const width of HERO_WIDTHS) {
+        await runtime.store.pages.put(heroImagePath(hash, width), await fs.readFile(path.join(imagesDir, hash, `${width}.webp`)), 'seed');
+      }
+    }
+  }
   return new Map(entries);
 }
 

@@ -36,4 +36,11 @@ export class MemoryLimits implements LimitRepository {
   async delete(key: string) {
     this.#entries.delete(key);
   }
+  /** No await between the read and the write: one step in this process. */
+  async update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }) {
+    const entry = this.#entries.get(key);
+    const next = change(entry && entry.expiresAt > now ? (entry.value as T) : undefined);
+    this.#entries.set(key, next);
+    return next.value;
+  }
 }

@@ -139,6 +139,13 @@ export interface BriefingRepository {
   latest(): Promise<BriefingRun | undefined>;
   /** Inserts or replaces a run; on disk when it resolves. */
   saveRun(run: BriefingRun): Promise<void>;
+  /** Inserts a new run unless one with its id exists; answers whether this call created it (of two servers starting one, one does). */
+  startRun(run: BriefingRun): Promise<boolean>;
+  /**
+   * Records `attempting` for a recipient unless the run's log already holds a state for it other
+   * than a failure marked for retry; answers whether this caller may send (of two servers, one may).
+   */
+  claimDelivery(runId: string, subscriberId: string, at: string): Promise<boolean>;
   /** The send log of a run, by subscriber id. */
   deliveries(runId: string): Promise<Map<string, Delivery>>;
   /** Records recipients' states; on disk (atomic rename) when it resolves. */
@@ -188,6 +195,38 @@ export interface JobRepository {
   complete(id: string, startedAt: string): Promise<void>;
   fail(id: string, error: string): Promise<void>;
   size(): Promise<number>;
+  /**
+   * Takes the job for `owner` until `leaseUntil` (epoch ms) unless another owner holds a lease still
+   * running at `now`; answers whether `owner` has it. Several servers on one database claim a job
+   * before running it, and a killed server's lease runs out; one process (lowdb) always gets it.
+   * `complete` and `fail` give the claim up.
+   */
+  claim(id: string, owner: string, leaseUntil: number, now: number): Promise<boolean>;
+}
+
+/** A page one server rendered, kept for the other servers sharing the store (body undefined: removed). */
+export type RenderedPage = { path: string; body: Uint8Array | undefined; seq: number; origin: string };
+/** What a listener hears of a stored page: which one changed, in which order, and who rendered it. */
+export type RenderedPageNote = { path: string; seq: number; origin: string };
+
+/**
+ * Rendered pages shared between servers: the server that renders a page stores its bytes once and
+ * every other server copies them into its own served folder. A store one process owns (lowdb) keeps
+ * nothing (`shared` false) and only tells its own listeners.
+ */
+export interface RenderedPageRepository {
+  /** Whether other processes use this store, and so need the pages this one renders. */
+  readonly shared: boolean;
+  /** Stores a page (or its removal) and tells every listener, on every server, once it is committed; answers its sequence number. */
+  put(path: string, body: Uint8Array | undefined, origin: string): Promise<number>;
+  get(path: string): Promise<RenderedPage | undefined>;
+  /** Every stored page without its bytes: its SHA-256 (hex; undefined for a removal), oldest change first. */
+  list(): Promise<{ path: string; seq: number; sha256: string | undefined }[]>;
+  /**
+   * Calls `listener` for every page put from now on, by any process; `resync` after a lost
+   * connection came back (notes may have been missed meanwhile). Answers the function that stops it.
+   */
+  listen(listener: (note: RenderedPageNote) => void, resync?: () => void): Promise<() => Promise<void>>;
 }
 
 /** Short-lived keyed state for rate limits and login throttling. */
@@ -197,12 +236,19 @@ export interface LimitRepository {
   get<T>(key: string, now: number): Promise<T | undefined>;
   set<T>(key: string, value: T, expiresAt: number): Promise<void>;
   delete(key: string): Promise<void>;
+  /**
+   * Reads a key (undefined when missing or expired at `now`), changes it and writes it back as one
+   * step: another change of the same key, from any server, waits for it. Answers what was written.
+   */
+  update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }): Promise<T>;
 }
 
 /** Settings the application keeps beside its data (secret, render manifest). */
 export interface MetaRepository {
   get<T>(key: string): Promise<T | undefined>;
   set<T>(key: string, value: T): Promise<void>;
+  /** Stores the value unless the key has one; answers the stored value (two servers creating a secret at once get the same one). */
+  setIfAbsent<T>(key: string, value: T): Promise<T>;
 }
 
 export interface Store {
@@ -222,6 +268,7 @@ export interface Store {
   readonly meta: MetaRepository;
   readonly revisions: RevisionRepository;
   readonly trash: TrashRepository;
+  readonly pages: RenderedPageRepository;
   /** Waits for pending writes and releases the lock. */
   close(): Promise<void>;
 }

@@ -97,4 +97,66 @@ describe('one PostgreSQL database, two servers', () => {
     await c.jobs.enqueue(['/z', '/a', '/m'], '2025-01-01T00:00:00.000Z');
     expect((await c.jobs.list(10)).map((j) => j.path)).toEqual(['/z', '/a', '/m']);
   });
+
+  it('gives a job to one server until its lease runs out, then to another', async () => {
+    const [a, b] = await twoServers();
+    await a.jobs.enqueue(['/article/x'], '2025-01-01T00:00:00.000Z');
+    const [job] = await b.jobs.list(1);
+    const claims = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).jobs.claim(job!.id, i % 2 ? 'a' : 'b', 5000, 1000)),
+    );
+    expect(claims.filter(Boolean).length).toBeGreaterThanOrEqual(1);
+    const holder = (await a.jobs.claim(job!.id, 'a', 5000, 1000)) ? 'a' : 'b';
+    const other = holder === 'a' ? 'b' : 'a';
+    // Every claim that succeeded was the holder's own.
+    claims.forEach((won, i) => won && expect(i % 2 ? 'a' : 'b').toBe(holder));
+    expect(await b.jobs.claim(job!.id, other, 9000, 4999)).toBe(false);
+    // The holder was killed: its lease runs out and the other server takes the job.
+    expect(await b.jobs.claim(job!.id, other, 9000, 5000)).toBe(true);
+    expect(await a.jobs.claim(job!.id, holder, 9000, 6000)).toBe(false);
+    // A failure gives the claim up: anyone may retry it.
+    await b.jobs.fail(job!.id, 'boom');
+    expect(await a.jobs.claim(job!.id, holder, 12_000, 6000)).toBe(true);
+  });
+
+  it('counts login failures racing on both servers, starts a briefing run once and gives each recipient to one server', async () => {
+    const [a, b] = await twoServers();
+    const bump = (n = 0) => ({ value: n + 1, expiresAt: 10_000 });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => (i % 2 ? a : b).limits.update<number>('login:admin', 0, bump)));
+    expect(await b.limits.get('login:admin', 0)).toBe(20);
+    const run = {
+      id: '2025-01-08-1',
+      date: '2025-01-08',
+      forced: false,
+      trigger: 'schedule' as const,
+      status: 'sending' as const,
+      startedAt: 't',
+      since: 't',
+      subject: 'B',
+      articleIds: [],
+      recipients: 3,
+      sent: 0,
+      failed: 0,
+      unknown: 0,
+    };
+    expect((await Promise.all([a.briefings.startRun(run), b.briefings.startRun(run)])).filter(Boolean)).toHaveLength(1);
+    const claims = await Promise.all(
+      Array.from({ length: 30 }, (_, i) => (i % 2 ? a : b).briefings.claimDelivery(run.id, `s${i % 10}`, `t${i}`)),
+    );
+    expect(claims.filter(Boolean)).toHaveLength(10);
+    const secrets = await Promise.all([a.meta.setIfAbsent('appSecret', 'from-a'), b.meta.setIfAbsent('appSecret', 'from-b')]);
+    expect(secrets[0]).toBe(secrets[1]);
+  });
+
+  it('tells the other server of a page stored, once it is committed', async () => {
+    const [a, b] = await twoServers();
+    const heard: string[] = [];
+    const stop = await b.pages.listen(
+      (note) => void b.pages.get(note.path).then((page) => heard.push(`${note.origin} ${new TextDecoder().decode(page!.body)}`)),
+    );
+    await a.pages.put('/article/x', new TextEncoder().encode('<p>new</p>'), 'server-a');
+    for (let i = 0; i < 200 && heard.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await stop();
+    expect(heard).toEqual(['server-a <p>new</p>']);
+  });
 });

@@ -394,6 +394,52 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(jobs.map((j) => j.path)).toEqual(['/b', '/a']);
       expect(jobs[1]).toMatchObject({ attempts: 1, lastError: 'boom' });
     });
+
+    it('claims a queued job for its owner (and not a job that is gone)', async () => {
+      await store.jobs.enqueue(['/a'], '2025-01-01T00:00:00.000Z');
+      const [a] = await store.jobs.list(1);
+      expect(await store.jobs.claim(a!.id, 'me', 10_000, 1000)).toBe(true);
+      expect(await store.jobs.claim(a!.id, 'me', 20_000, 2000)).toBe(true);
+      await store.jobs.complete(a!.id, '2025-01-01T00:00:05.000Z');
+      expect(await store.jobs.claim(a!.id, 'me', 20_000, 3000)).toBe(false);
+    });
+  });
+
+  describe('rendered pages', () => {
+    it('tells its listeners of every page put, with its sequence and origin', async () => {
+      const heard: { path: string; seq: number; origin: string }[] = [];
+      const stop = await store.pages.listen((note) => heard.push(note));
+      const first = await store.pages.put('/article/a', new TextEncoder().encode('<p>a</p>'), 'server-1');
+      const second = await store.pages.put('/article/a', undefined, 'server-2');
+      expect(second).toBeGreaterThan(first);
+      for (let i = 0; i < 200 && heard.length < 2; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await stop();
+      expect(heard).toEqual([
+        { path: '/article/a', seq: first, origin: 'server-1' },
+        { path: '/article/a', seq: second, origin: 'server-2' },
+      ]);
+      await store.pages.put('/article/b', undefined, 'server-1');
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(heard).toHaveLength(2);
+    });
+
+    it('keeps the bytes for other servers only when the store is shared', async () => {
+      const body = new TextEncoder().encode('<h1>Page</h1>');
+      const seq = await store.pages.put('/section/world', body, 'server-1');
+      await store.pages.put('/article/gone', undefined, 'server-1');
+      expect(store.pages.shared).toBe(kind === 'pg');
+      if (kind === 'lowdb') {
+        expect(await store.pages.get('/section/world')).toBeUndefined();
+        expect(await store.pages.list()).toEqual([]);
+        return;
+      }
+      expect(await store.pages.get('/section/world')).toEqual({ path: '/section/world', body, seq, origin: 'server-1' });
+      expect(await store.pages.get('/article/gone')).toMatchObject({ body: undefined });
+      const listed = await store.pages.list();
+      expect(listed.map((p) => p.path)).toEqual(['/section/world', '/article/gone']);
+      expect(listed[0]!.sha256).toMatch(/^[0-9a-f]{64}$/);
+      expect(listed[1]!.sha256).toBeUndefined();
+    });
   });
 
   describe('limits and meta', () => {
@@ -406,11 +452,23 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.limits.get('v', 100)).toBeUndefined();
       await store.limits.delete('k');
       expect(await store.limits.get('k', 0)).toBeUndefined();
+      // update: read-change-write as one step, from nothing (or an expired value) and from the current value.
+      const bump = (n = 0) => ({ value: n + 1, expiresAt: 5000 });
+      expect(await Promise.all(Array.from({ length: 5 }, () => store.limits.update<number>('u', 0, bump)))).toEqual(
+        expect.arrayContaining([1, 2, 3, 4, 5]),
+      );
+      expect(await store.limits.get('u', 4999)).toBe(5);
+      expect(await store.limits.update<number>('u', 5000, bump)).toBe(1);
     });
 
     it('keeps meta values and a stable store id', async () => {
       await store.meta.set('manifest', { version: 3 });
       expect(await store.meta.get('manifest')).toEqual({ version: 3 });
+      expect(await Promise.all([store.meta.setIfAbsent('secret', 'first'), store.meta.setIfAbsent('secret', 'second')])).toEqual([
+        'first',
+        'first',
+      ]);
+      expect(await store.meta.setIfAbsent('manifest', { version: 4 })).toEqual({ version: 3 });
       expect(store.id).toMatch(/^[0-9a-f-]{36}$/);
       const id = store.id;
       await store.close();
@@ -534,6 +592,43 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       ]);
       expect((await store.briefings.deliveries('2025-01-06-1')).size).toBe(0);
       await expect(store.briefings.deliveries('../escape')).rejects.toThrow(/Invalid briefing run id/);
+    });
+
+    it('starts a run once, and lets one caller claim each recipient (again only after a failure marked for retry)', async () => {
+      const run = {
+        id: '2025-01-08-1',
+        date: '2025-01-08',
+        forced: false,
+        trigger: 'schedule' as const,
+        status: 'sending' as const,
+        startedAt: 't',
+        since: 't',
+        subject: 'B',
+        articleIds: [],
+        recipients: 3,
+        sent: 0,
+        failed: 0,
+        unknown: 0,
+      };
+      expect(await Promise.all([store.briefings.startRun(run), store.briefings.startRun({ ...run, subject: 'Other' })])).toEqual([
+        true,
+        false,
+      ]);
+      expect((await store.briefings.runsFor('2025-01-08')).map((r) => r.subject)).toEqual(['B']);
+      const claims = await Promise.all([
+        store.briefings.claimDelivery(run.id, 'a', 't1'),
+        store.briefings.claimDelivery(run.id, 'a', 't2'),
+        store.briefings.claimDelivery(run.id, 'b', 't3'),
+      ]);
+      expect(claims).toEqual([true, false, true]);
+      expect((await store.briefings.deliveries(run.id)).get('a')).toMatchObject({ state: 'attempting', at: 't1' });
+      await store.briefings.recordDeliveries(run.id, [
+        { subscriberId: 'a', state: 'sent', at: 't4' },
+        { subscriberId: 'b', state: 'failed', at: 't4', error: 'busy', retry: true },
+      ]);
+      expect(await store.briefings.claimDelivery(run.id, 'a', 't5')).toBe(false);
+      expect(await store.briefings.claimDelivery(run.id, 'b', 't5')).toBe(true);
+      expect(await store.briefings.claimDelivery(run.id, 'b', 't6')).toBe(false);
     });
 
     it('keeps revisions newest first (a coalesced save rewrites its rev), and a trash that reserves slugs', async () => {

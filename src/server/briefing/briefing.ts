@@ -116,9 +116,6 @@ async function deliverOne(
 ): Promise<Delivery | undefined> {
   const urls = unsubscribeUrls(runtime, subscriber);
   const mail = renderBriefingMail(runtime.config, content, urls.page);
-  await runtime.store.briefings.recordDeliveries(run.id, [
-    { subscriberId: subscriber.id, state: 'attempting', at: new Date().toISOString() },
-  ]);
   try {
     const { messageId } = await sendWithRetry(mailer, {
       to: subscriber.email,
@@ -193,6 +190,8 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
       // Someone may have unsubscribed since the list was read.
       const fresh = await store.subscribers.get(subscriber.id);
       if (!fresh || fresh.unsubscribedAt) return;
+      // `attempting` is on disk before the message goes out, and only one caller (of any server) gets to record it.
+      if (!(await store.briefings.claimDelivery(run.id, fresh.id, new Date().toISOString()))) return;
       const result = await deliverOne(runtime, mailer, current, content, fresh);
       if (result) await store.briefings.recordDeliveries(run.id, [result]);
       if (result?.state === 'sent' || (result?.state === 'failed' && !result.retry)) failuresInARow = 0;
@@ -218,6 +217,13 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
   };
   await store.briefings.saveRun(finished);
   return { run: finished, skipped: recipients.length - todo.length };
+}
+
+/** Another server started this run first (several servers on one database): it sends; this one reports it. */
+async function startedElsewhere(runtime: Runtime, mine: BriefingRun): Promise<BriefingSummary> {
+  const theirs = (await runtime.store.briefings.runsFor(mine.date)).find((r) => r.id === mine.id) ?? mine;
+  console.log(`[briefing] ${mine.id} was started by another server`);
+  return summaryOf(theirs, 'already-sent', 0);
 }
 
 function summaryOf(run: BriefingRun, outcome: BriefingSummary['outcome'], skipped: number): BriefingSummary {
@@ -284,11 +290,11 @@ async function runBriefingNow(runtime: Runtime, options: RunOptions): Promise<Br
   if (base.articleIds.length === 0 || recipients.length === 0) {
     // Nothing to send is today's answer too: the scheduler does not ask again every minute.
     const empty = { ...base, status: 'sent' as const, finishedAt: now.toISOString() };
-    await runtime.store.briefings.saveRun(empty);
+    if (!(await runtime.store.briefings.startRun(empty))) return startedElsewhere(runtime, empty);
     return summaryOf(empty, base.articleIds.length === 0 ? 'no-articles' : 'no-subscribers', 0);
   }
   // The run is on disk before the first message: a restart finds it and resumes.
-  await runtime.store.briefings.saveRun(base);
+  if (!(await runtime.store.briefings.startRun(base))) return startedElsewhere(runtime, base);
   console.log(`[briefing] ${base.id}: ${base.articleIds.length} articles to ${recipients.length} subscribers`);
   const { run, skipped } = await sendRun(runtime, base);
   console.log(`[briefing] ${run.id}: sent ${run.sent}, failed ${run.failed}, unknown ${run.unknown}`);

@@ -111,6 +111,10 @@ export async function processImage(runtime: Runtime, input: Buffer): Promise<str
     // The largest last: heroImage points at it, so once it exists the smaller ones do too.
     for (const width of HERO_WIDTHS) await writeAtomically(path.join(dir, `${width}.webp`), outputs.get(width)!);
   }
+  // Several servers on one database: every server copies the files into its own DATA_DIR/images (the largest last, as here).
+  if (runtime.store.pages.shared) {
+    for (const width of HERO_WIDTHS) await runtime.store.pages.put(heroImagePath(hash, width), outputs.get(width)!, 'images');
+  }
   return heroImagePath(hash, largest);
 }
 

@@ -25,9 +25,8 @@ export function getAppSecret(runtime: Runtime): Promise<string> {
     secret = (async () => {
       const stored = await runtime.store.meta.get<string>(SECRET_KEY);
       if (stored) return stored;
-      const created = randomBytes(32).toString('base64url');
-      await runtime.store.meta.set(SECRET_KEY, created);
-      return created;
+      // Servers sharing a database that start together must agree on one secret: the first stored wins.
+      return runtime.store.meta.setIfAbsent(SECRET_KEY, randomBytes(32).toString('base64url'));
     })();
     secrets.set(runtime, secret);
   }

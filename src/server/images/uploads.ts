@@ -12,6 +12,8 @@ import { checkUploadUrl, uploadDirs } from './upload-urls.ts';
 /** The largest image accepted (docs/decisions.md, Images: at most 10 MB). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
 export const IMAGE_TOO_LARGE = 'The image is larger than 10 MB';
+/** How long a used URL's claim is kept in a shared store: past the URL's expiry (UPLOAD_URL_TTL_MS, 10 minutes). */
+const CLAIM_KEPT_MS = 60 * 60 * 1000;
 
 /** What the edge hands over of a PUT to an upload URL: the URL's parts, the parsed headers, and the body. */
 export type UploadRequest = {
@@ -44,6 +46,14 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
   const { uploads, claims } = uploadDirs(runtime);
   await fsp.mkdir(uploads, { recursive: true });
   await fsp.mkdir(claims, { recursive: true });
+  // Several servers on one database: the claim is a counter in the store first, so a URL is used once
+  // whichever server each PUT reaches (held as long as the local claim file lives).
+  if (
+    runtime.store.pages.shared &&
+    (await runtime.store.limits.hit(`upload-claim:${request.token}`, CLAIM_KEPT_MS, Date.now())).count > 1
+  ) {
+    throw new AppError(410, 'This upload URL has already been used; request a new one');
+  }
   // Creating the claim with 'wx' is atomic: of two PUTs to one URL, exactly one gets past here.
   try {
     await (await fsp.open(path.join(claims, request.token), 'wx')).close();
@@ -60,6 +70,8 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
     const { size } = await fsp.stat(partial);
     if (size === 0) throw new AppError(400, 'The upload is empty');
     await fsp.rename(partial, target);
+    // ...and its bytes in the store, for the server the normalize request reaches (not copied to the others' folders).
+    if (runtime.store.pages.shared) await runtime.store.pages.put(uploadKey(request.token), await fsp.readFile(target), 'upload');
   } catch (error) {
     await fsp.rm(partial, { force: true });
     throw error;
@@ -71,7 +83,11 @@ export async function readUpload(runtime: Runtime, token: string): Promise<Buffe
   try {
     return await fsp.readFile(path.join(uploadDirs(runtime).uploads, token));
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') {
+      // Uploaded through another server: its bytes are in the store.
+      const stored = runtime.store.pages.shared ? await runtime.store.pages.get(uploadKey(token)) : undefined;
+      return stored?.body && Buffer.from(stored.body);
+    }
     throw error;
   }
 }
@@ -79,4 +95,10 @@ export async function readUpload(runtime: Runtime, token: string): Promise<Buffe
 /** Deletes an upload once it has been normalised (its claim stays, so the URL stays used). */
 export async function deleteUpload(runtime: Runtime, token: string): Promise<void> {
   await fsp.rm(path.join(uploadDirs(runtime).uploads, token), { force: true });
+  if (runtime.store.pages.shared) await runtime.store.pages.put(uploadKey(token), undefined, 'upload');
+}
+
+/** Where a pending upload's bytes are kept in a shared store (never a served path). */
+export function uploadKey(token: string): string {
+  return `/uploads/${token}`;
 }

@@ -3,10 +3,13 @@
  * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
  * does not match the store, re-indexes the search bundle whose articles changed (today's head on a
  * publish, a job of its own after the pages), compacts the search bundles once a day, and notifies
- * the purge hook.
+ * the purge hook. With several servers on one database (`store.pages.shared`) a job is claimed with
+ * a lease before it runs, each rendered page is stored for the other servers, and the pages they
+ * render are copied into this server's folder; search bundles are per server (each re-indexes its own).
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { randomUUID } from 'node:crypto';
 import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
@@ -15,6 +18,7 @@ import { pickJob, retryDelayMs, type JobTiming } from './job-picking.ts';
 import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { createPurgeBatch } from './purge-batch.ts';
 import { sendPurge } from './purge.ts';
+import { followStoredPages } from './shared-pages.ts';
 import { searchDay } from '../clock.ts';
 import {
   bundleOf,
@@ -79,6 +83,8 @@ export type RegenerationWorker = {
 const IDLE_POLL_MS = 1000;
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;
+/** How soon a job another server holds is looked at again. */
+const CLAIMED_RETRY_MS = 200;
 
 export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions): RegenerationWorker {
   const { store } = runtime;
@@ -104,6 +110,15 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     searchBuilds: 0,
     lastSearchMs: undefined,
   };
+
+  /** This worker's name in job claims and stored pages. */
+  const owner = randomUUID();
+  const shared = store.pages.shared;
+  const leaseMs = runtime.config.JOB_LEASE_MS;
+  /** Search work of this server alone (several servers: each indexes its own folder), by job path. */
+  const localJobs = new Map<string, Job>();
+  let localSeq = 0;
+  let stopFollowing: (() => Promise<void>) | undefined;
 
   let stopped = false;
   let wakeUp: (() => void) | undefined;
@@ -134,7 +149,19 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** Queues search jobs (deduplicated by path, run after the pages): bundle names or COMPACT_JOB / REINDEX_ALL_JOB paths. */
   async function queueSearch(bundles: Iterable<string>): Promise<void> {
     const paths = [...new Set(bundles)].map((b) => (b.startsWith('/') ? b : searchJobPath(b)));
-    if (paths.length) await store.jobs.enqueue(paths, new Date().toISOString());
+    if (shared) queueLocal(paths);
+    else if (paths.length) await store.jobs.enqueue(paths, new Date().toISOString());
+  }
+
+  /** Queues search jobs for this server only (coalesced by path, as the stored queue does). */
+  function queueLocal(paths: readonly string[]): void {
+    const now = new Date().toISOString();
+    for (const jobPath of paths) {
+      const existing = localJobs.get(jobPath);
+      if (existing) existing.queuedAt = now;
+      else localJobs.set(jobPath, { id: `local-${++localSeq}`, path: jobPath, createdAt: now, queuedAt: now, attempts: 0 });
+    }
+    if (paths.length) wakeUp?.();
   }
 
   /** The day the last compaction ran for: a new day queues one (the head folds into its month). */
@@ -221,6 +248,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const rendered = await options.render(publicPath);
     const file = fileForPath(clientDir, publicPath);
     const outcome = rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body) : await deleteServedFile(file, clientDir);
+    // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
+    if (shared && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
+      await store.pages.put(publicPath, rendered.kind === 'page' ? rendered.body : undefined, owner);
+    }
     const ms = performance.now() - started;
     lastRendered.set(publicPath, Date.now());
     stats.renderMs += ms;
@@ -241,19 +272,38 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     return { outcome, ms };
   }
 
+  /** Completes a job of this server's own search queue, unless it was queued again meanwhile. */
+  function completeLocal(job: Job, startedAt: string): void {
+    const current = localJobs.get(job.path);
+    if (current?.id === job.id && current.queuedAt <= startedAt) localJobs.delete(job.path);
+    else if (current) current.attempts = 0;
+  }
+
   async function runJob(job: Job): Promise<void> {
     // One millisecond early, so a save landing in the same millisecond as the start re-queues the job.
     const startedAt = new Date(Date.now() - 1).toISOString();
+    const local = job.id.startsWith('local-');
+    if (shared && !local && !(await store.jobs.claim(job.id, owner, Date.now() + leaseMs, Date.now()))) {
+      // Another server is on it: look again shortly (it is gone once done; a killed server's lease runs out).
+      retryAt.set(job.id, Date.now() + CLAIMED_RETRY_MS);
+      return;
+    }
     try {
       const { outcome, ms } = await regenerate(job.path);
-      await store.jobs.complete(job.id, startedAt);
+      if (local) completeLocal(job, startedAt);
+      else await store.jobs.complete(job.id, startedAt);
+      // Search work done here in the stored queue: the other servers re-index their own folders too.
+      if (shared && !local && searchJobOf(job.path)) await store.pages.put(job.path, undefined, owner);
       retryAt.delete(job.id);
       stats.jobs++;
       log(`[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`);
     } catch (error) {
       stats.failed++;
       const message = (error as Error).message ?? String(error);
-      await store.jobs.fail(job.id, message);
+      if (local) {
+        job.attempts++;
+        job.lastError = message;
+      } else await store.jobs.fail(job.id, message);
       const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
       log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
@@ -339,7 +389,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function nextJob(): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
-    const jobs = await store.jobs.list(1000);
+    const jobs = [...(await store.jobs.list(1000)), ...localJobs.values()];
     const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 });
     return { ...picked, queued: jobs.length };
   }
@@ -372,6 +422,13 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function checkOnStart(): Promise<void> {
+    if (shared) {
+      log(`[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
+      // Before the manifest check: pages other servers rendered while this one was down are copied first.
+      const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
+      const onSearchJob = (jobPath: string) => queueLocal([jobPath]);
+      stopFollowing = await followStoredPages(store, { clientDir, imagesDir }, { owner, onSearchJob, log });
+    }
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);
     knownManifest = JSON.stringify(manifest);
@@ -410,6 +467,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stopped = true;
       wakeUp?.();
       await running;
+      await stopFollowing?.();
       flushPurge();
       await closeSearchIndexer();
     },

@@ -88,6 +88,30 @@ export class LowdbBriefings implements BriefingRepository {
     await this.#runs.write();
   }
 
+  /** No await between the check and the push: one step in this process (the only one on the folder). */
+  async startRun(run: BriefingRun) {
+    if (this.#runs.data.runs.some((r) => r.id === run.id)) return false;
+    this.#runs.data.runs.push({ ...run });
+    await this.#runs.write();
+    return true;
+  }
+
+  /** Claims in flight (their `attempting` line not yet on disk), so two claims at once cannot both pass. */
+  readonly #claiming = new Set<string>();
+
+  async claimDelivery(runId: string, subscriberId: string, at: string) {
+    const key = `${runId}\n${subscriberId}`;
+    const logged = this.#log(runId).deliveries.get(subscriberId);
+    if (this.#claiming.has(key) || (logged && !(logged.state === 'failed' && logged.retry === true))) return false;
+    this.#claiming.add(key);
+    try {
+      await this.recordDeliveries(runId, [{ subscriberId, state: 'attempting', at }]);
+    } finally {
+      this.#claiming.delete(key);
+    }
+    return true;
+  }
+
   async deliveries(runId: string) {
     return new Map([...this.#log(runId).deliveries].map(([id, d]) => [id, { ...d }]));
   }

@@ -23,6 +23,7 @@ import { LowdbUserDirectory, type UsersFile } from './users.ts';
 import { LowdbAudit } from './audit.ts';
 import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';
+import { LocalRenderedPages } from '../local-pages.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
 async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
@@ -98,6 +99,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       meta: new LowdbMeta(meta),
       revisions: new LowdbRevisions(dir, readOnly),
       trash,
+      pages: new LocalRenderedPages(),
       async close() {
         if (closed) return;
         closed = true;

@@ -83,6 +83,10 @@ export class LowdbJobs implements JobRepository {
   async size() {
     return this.#queue.size;
   }
+  /** One process owns the folder (its lock file): the claim is always its own. */
+  async claim(id: string) {
+    return this.#byId.has(id);
+  }
   async settle(): Promise<void> {
     await this.#buckets.settle();
   }

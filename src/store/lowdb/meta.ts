@@ -16,4 +16,10 @@ export class LowdbMeta implements MetaRepository {
     this.#file.data[key] = value;
     await this.#file.write();
   }
+  async setIfAbsent<T>(key: string, value: T) {
+    if (this.#file.data[key] !== undefined) return this.#file.data[key] as T;
+    this.#file.data[key] = value;
+    await this.#file.write();
+    return value;
+  }
 }

@@ -263,15 +263,34 @@ export class PgJobs implements JobRepository {
   async complete(id: string, startedAt: string) {
     if (!/^\d+$/.test(id)) return;
     const removed = await this.#db.query('DELETE FROM jobs WHERE id = $1 AND queued_at <= $2', [id, startedAt]);
-    if (!removed.rowCount) await this.#db.query('UPDATE jobs SET attempts = 0 WHERE id = $1 AND queued_at > $2', [id, startedAt]);
+    if (!removed.rowCount)
+      await this.#db.query('UPDATE jobs SET attempts = 0, claimed_by = NULL, lease_until = NULL WHERE id = $1 AND queued_at > $2', [
+        id,
+        startedAt,
+      ]);
   }
   /** Counts the attempt and moves the job to the back, so one broken page does not block the others. */
   async fail(id: string, error: string) {
     if (!/^\d+$/.test(id)) return;
-    await this.#db.query(`UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq') WHERE id = $1`, [id, error]);
+    await this.#db.query(
+      `UPDATE jobs SET attempts = attempts + 1, last_error = $2, ord = nextval('jobs_seq'), claimed_by = NULL, lease_until = NULL WHERE id = $1`,
+      [id, error],
+    );
   }
   async size() {
     return (await this.#db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n;
+  }
+  /**
+   * One conditional UPDATE: free, already ours, or a lease run out (its server was killed). The row
+   * lock makes two servers asking at once queue up, and the second sees the first one's lease.
+   */
+  async claim(id: string, owner: string, leaseUntil: number, now: number) {
+    if (!/^\d+$/.test(id)) return false;
+    const { rowCount } = await this.#db.query(
+      `UPDATE jobs SET claimed_by = $2, lease_until = $3 WHERE id = $1 AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until <= $4)`,
+      [id, owner, leaseUntil, now],
+    );
+    return rowCount === 1;
   }
 }
 
@@ -316,6 +335,20 @@ export class PgLimits implements LimitRepository {
   async delete(key: string) {
     await this.#db.query('DELETE FROM limits WHERE key = $1', [key]);
   }
+  /** One transaction holding the key's row lock (a placeholder row is inserted first, so there is always one to lock). */
+  async update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }) {
+    return transaction(this.#db, async (client) => {
+      await client.query(`INSERT INTO limits (key, value, expires_at) VALUES ($1, 'null', 0) ON CONFLICT (key) DO NOTHING`, [key]);
+      const { rows } = await client.query<{ value: T; expires_at: string }>(
+        'SELECT value, expires_at FROM limits WHERE key = $1 FOR UPDATE',
+        [key],
+      );
+      const row = rows[0]!;
+      const next = change(Number(row.expires_at) > now ? row.value : undefined);
+      await client.query('UPDATE limits SET value = $2, expires_at = $3 WHERE key = $1', [key, toJson(next.value), next.expiresAt]);
+      return next.value;
+    });
+  }
 }
 
 export class PgMeta implements MetaRepository {
@@ -331,5 +364,9 @@ export class PgMeta implements MetaRepository {
       key,
       toJson(value),
     ]);
+  }
+  async setIfAbsent<T>(key: string, value: T) {
+    await this.#db.query('INSERT INTO meta (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [key, toJson(value)]);
+    return (await this.get<T>(key)) as T;
   }
 }

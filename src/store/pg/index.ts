@@ -10,6 +10,7 @@ import { PgArticles } from './articles.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
 import { PgAudit, PgBriefings, PgSubscribers, PgUsers } from './people.ts';
 import { PgRevisions, PgTrash } from './history.ts';
+import { PgRenderedPages } from './pages.ts';
 
 /**
  * Opens the store in the database at `url`. DATA_DIR still holds images, the outbox and the server's
@@ -50,6 +51,7 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
       meta,
       revisions: new PgRevisions(pool),
       trash: new PgTrash(pool),
+      pages: new PgRenderedPages(pool, url),
       async close() {
         if (closed) return;
         closed = true;

@@ -156,6 +156,24 @@ export class PgBriefings implements BriefingRepository {
       [run.id, run.date, toJson(run)],
     );
   }
+  async startRun(run: BriefingRun) {
+    const { rowCount } = await this.#db.query('INSERT INTO briefing_runs (id, date, doc) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING', [
+      run.id,
+      run.date,
+      toJson(run),
+    ]);
+    return rowCount === 1;
+  }
+  /** One upsert: a new row, or a failure marked for retry taken over; any other state stays and the claim is refused. */
+  async claimDelivery(runId: string, subscriberId: string, at: string) {
+    checkRunId(runId);
+    const { rowCount } = await this.#db.query(
+      `INSERT INTO briefing_deliveries AS d (run_id, subscriber_id, doc) VALUES ($1, $2, $3)
+       ON CONFLICT (run_id, subscriber_id) DO UPDATE SET doc = EXCLUDED.doc WHERE d.doc ->> 'state' = 'failed' AND d.doc -> 'retry' = 'true'::jsonb`,
+      [runId, subscriberId, toJson({ subscriberId, state: 'attempting', at })],
+    );
+    return rowCount === 1;
+  }
   async deliveries(runId: string) {
     checkRunId(runId);
     const { rows } = await this.#db.query<DocRow<Delivery>>('SELECT doc FROM briefing_deliveries WHERE run_id = $1', [runId]);

@@ -1,0 +1,123 @@
+/**
+ * Several servers on one database: each copies the pages another server rendered (stored once in
+ * the database, announced by NOTIFY) into its own served folder, and catches up from the stored
+ * pages when it starts or its listening connection comes back.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs/promises';
+import path from 'node:path';
+import type { Store } from '../../store/index.ts';
+import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
+import { fileForPath, isRegenerablePath } from './paths.ts';
+import { searchJobOf } from './search-index.ts';
+
+async function localSha256(file: string): Promise<string | undefined> {
+  try {
+    return createHash('sha256')
+      .update(await fs.readFile(file))
+      .digest('hex');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The served folders a server copies into: its pages (SERVE_DIR) and its processed images (DATA_DIR/images). */
+export type SharedFolders = { clientDir: string; imagesDir: string };
+
+/** A processed image (content-addressed, so never changed once written). */
+const IMAGE_PATH = /^\/images\/[a-f0-9]{16,64}\/\d+\.webp$/;
+
+/** The file a stored path is copied to, with the folder it lives in; undefined for anything else (pending uploads, search notes). */
+function targetOf(folders: SharedFolders, publicPath: string): { file: string; root: string } | undefined {
+  if (isRegenerablePath(publicPath)) return { file: fileForPath(folders.clientDir, publicPath), root: folders.clientDir };
+  if (IMAGE_PATH.test(publicPath))
+    return { file: path.join(path.resolve(folders.imagesDir), ...publicPath.split('/').slice(2)), root: folders.imagesDir };
+  return undefined;
+}
+
+/** Brings one served file in line with the stored page; undefined when nothing is stored or the path is not served. */
+export async function applyStoredPage(
+  store: Store,
+  folders: SharedFolders,
+  publicPath: string,
+): Promise<{ outcome: FileOutcome; seq: number } | undefined> {
+  const target = targetOf(folders, publicPath);
+  if (!target) return undefined;
+  const page = await store.pages.get(publicPath);
+  if (!page) return undefined;
+  const outcome = page.body ? await writeFileAtomic(target.file, page.body) : await deleteServedFile(target.file, target.root);
+  return { outcome, seq: page.seq };
+}
+
+/** Copies every stored page that differs from the served file (compared by SHA-256); a no-op on a store one process owns. */
+export type SyncCounts = { checked: number; written: number; deleted: number };
+
+export async function syncStoredPages(store: Store, folders: SharedFolders): Promise<SyncCounts> {
+  const counts = { checked: 0, written: 0, deleted: 0 };
+  if (!store.pages.shared) return counts;
+  for (const stored of await store.pages.list()) {
+    const target = targetOf(folders, stored.path);
+    if (!target) continue;
+    counts.checked++;
+    if ((await localSha256(target.file)) === stored.sha256) continue;
+    const applied = await applyStoredPage(store, folders, stored.path);
+    if (applied?.outcome === 'written') counts.written++;
+    if (applied?.outcome === 'deleted') counts.deleted++;
+  }
+  return counts;
+}
+
+export type FollowOptions = {
+  /** This server's id: notes of its own puts are skipped (it wrote the file already). */
+  owner: string;
+  /** Another server ran this search job (re-indexed a bundle in its own folder): run it here too. */
+  onSearchJob: (jobPath: string) => void;
+  /** Another server's page was copied into this server's folder. */
+  onApplied?: (publicPath: string, outcome: FileOutcome) => void;
+  log: (line: string) => void;
+};
+
+/**
+ * Listens for pages other servers store and copies each into `clientDir`, one at a time in the
+ * order heard; a page heard again with an older sequence than the one applied is skipped. Starts
+ * with a full sync (after LISTEN, so nothing falls between) and syncs again after a reconnect.
+ */
+export async function followStoredPages(store: Store, folders: SharedFolders, options: FollowOptions): Promise<() => Promise<void>> {
+  const applied = new Map<string, number>();
+  let chain: Promise<unknown> = Promise.resolve();
+  const run = (work: () => Promise<unknown>) => {
+    chain = chain.then(work).catch((error: unknown) => options.log(`[publish] copying a stored page failed: ${(error as Error).message}`));
+    return chain;
+  };
+  const sync = (why: string) =>
+    run(async () => {
+      const started = Date.now();
+      const counts = await syncStoredPages(store, folders);
+      options.log(
+        `[publish] synced stored pages (${why}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
+      );
+    });
+  const stop = await store.pages.listen(
+    (note) => {
+      if (note.origin === options.owner) return;
+      if (searchJobOf(note.path)) {
+        options.onSearchJob(note.path);
+        return;
+      }
+      void run(async () => {
+        if ((applied.get(note.path) ?? 0) >= note.seq) return;
+        const result = await applyStoredPage(store, folders, note.path);
+        if (!result) return;
+        applied.set(note.path, result.seq);
+        options.onApplied?.(note.path, result.outcome);
+      });
+    },
+    () => void sync('the listening connection came back'),
+  );
+  await sync('start');
+  return async () => {
+    await stop();
+    await chain;
+  };
+}

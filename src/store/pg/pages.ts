@@ -1,0 +1,100 @@
+/** Rendered pages shared by the servers on one database: the bytes in a table, a NOTIFY per change, a LISTEN connection per server. */
+import { createHash } from 'node:crypto';
+import pg from 'pg';
+import type { RenderedPageNote, RenderedPageRepository } from '../types.ts';
+import type { Db } from './db.ts';
+
+const CHANNEL = 'meridian_rendered_pages';
+/** How long a listener waits before connecting again after losing its connection. */
+const RECONNECT_MS = 500;
+
+type PageRow = { path: string; body: Buffer | null; seq: string; origin: string };
+
+export class PgRenderedPages implements RenderedPageRepository {
+  readonly shared = true;
+  readonly #db: Db;
+  readonly #url: string;
+  constructor(db: Db, url: string) {
+    this.#db = db;
+    this.#url = url;
+  }
+
+  /** Upsert and NOTIFY in one statement's transaction: listeners hear of it only once the bytes are committed. */
+  async put(path: string, body: Uint8Array | undefined, origin: string) {
+    const bytes = body === undefined ? null : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+    const sha256 = bytes && createHash('sha256').update(bytes).digest('hex');
+    const { rows } = await this.#db.query<{ seq: string }>(
+      `WITH saved AS (
+         INSERT INTO rendered_pages (path, body, sha256, seq, origin) VALUES ($1, $2, $3, nextval('rendered_pages_seq'), $4)
+         ON CONFLICT (path) DO UPDATE SET body = EXCLUDED.body, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq, origin = EXCLUDED.origin
+         RETURNING seq
+       )
+       SELECT seq::text, pg_notify('${CHANNEL}', json_build_object('path', $1::text, 'seq', seq, 'origin', $4::text)::text) FROM saved`,
+      [path, bytes, sha256, origin],
+    );
+    return Number(rows[0]!.seq);
+  }
+
+  async get(path: string) {
+    const { rows } = await this.#db.query<PageRow>('SELECT path, body, seq::text, origin FROM rendered_pages WHERE path = $1', [path]);
+    const row = rows[0];
+    if (!row) return undefined;
+    return { path: row.path, body: row.body === null ? undefined : new Uint8Array(row.body), seq: Number(row.seq), origin: row.origin };
+  }
+
+  async list() {
+    const { rows } = await this.#db.query<{ path: string; seq: string; sha256: string | null }>(
+      'SELECT path, seq::text, sha256 FROM rendered_pages ORDER BY seq',
+    );
+    return rows.map((r) => ({ path: r.path, seq: Number(r.seq), sha256: r.sha256 ?? undefined }));
+  }
+
+  /** A connection of its own (LISTEN holds it), connected again whenever it drops, with `resync` after each return. */
+  async listen(listener: (note: RenderedPageNote) => void, resync?: () => void) {
+    let stopped = false;
+    let client: pg.Client | undefined;
+    let retry: NodeJS.Timeout | undefined;
+    const connect = async (again: boolean): Promise<void> => {
+      const next = new pg.Client({ connectionString: this.#url });
+      next.on('notification', (message) => {
+        if (message.channel !== CHANNEL || !message.payload) return;
+        try {
+          const note = JSON.parse(message.payload) as RenderedPageNote;
+          listener({ path: String(note.path), seq: Number(note.seq), origin: String(note.origin) });
+        } catch {
+          // Not ours to read: ignore it rather than stop listening.
+        }
+      });
+      const lost = () => {
+        if (stopped || client !== next) return;
+        client = undefined;
+        next.end().catch(() => {});
+        retry = setTimeout(() => void connect(true).catch(() => lost()), RECONNECT_MS);
+      };
+      next.on('error', lost);
+      next.on('end', lost);
+      client = next;
+      try {
+        await next.connect();
+        await next.query(`LISTEN ${CHANNEL}`);
+      } catch (error) {
+        if (!again) {
+          client = undefined;
+          await next.end().catch(() => {});
+          throw error;
+        }
+        lost();
+        return;
+      }
+      if (again) resync?.();
+    };
+    await connect(false);
+    return async () => {
+      stopped = true;
+      clearTimeout(retry);
+      const current = client;
+      client = undefined;
+      await current?.end().catch(() => {});
+    };
+  }
+}
