@@ -12,6 +12,7 @@ import { startSmtp, type ReceivedMail, type TestSmtp } from '../helpers/smtp.ts'
 import { TestClient, adminClient, createArticle, read, startApiServer } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
+import type { SubscriberListing } from '../../src/schemas/newsletter.ts';
 
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -112,7 +113,7 @@ describe('the briefing with a running server', () => {
     expect(confirmUrl.startsWith(env.SITE_URL!)).toBe(true);
     expect(header(confirmation!, 'List-Unsubscribe')).toBeUndefined();
 
-    let listing = await read(await admin.get('/api/newsletter/subscribers'));
+    let listing = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers'));
     expect(listing.body.counts).toEqual({ confirmed: 0, pending: 2, unsubscribed: 0 });
 
     // The link confirms once; a second use says why not.
@@ -193,7 +194,7 @@ describe('the briefing with a running server', () => {
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('You have been unsubscribed');
     const admin = await adminClient(server);
-    const listing = await read(await admin.get('/api/newsletter/subscribers?q=link%40'));
+    const listing = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers?q=link%40'));
     expect(listing.body.items[0]).toMatchObject({ email: 'link@example.com', status: 'unsubscribed' });
     // The exemption is for that one path: a cross-site sign-up is still refused.
     const crossSite = await fetch(`${server.url}/api/newsletter/subscribe`, {
@@ -338,7 +339,7 @@ describe('a briefing killed mid-send', () => {
       await admin.login();
       const deadline = Date.now() + 20_000;
       for (;;) {
-        const { body } = await read(await admin.get('/api/newsletter/subscribers'));
+        const { body } = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers'));
         if (body.lastBriefing?.status === 'sent') break;
         if (Date.now() > deadline) throw new Error(`The briefing was not resumed:\n${server.output()}`);
         await new Promise((resolve) => setTimeout(resolve, 200));

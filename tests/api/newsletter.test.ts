@@ -5,7 +5,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
-import type { Subscriber } from '../../src/schemas/newsletter.ts';
+import type { Subscriber, SubscriberListing } from '../../src/schemas/newsletter.ts';
 import {
   TestClient,
   adminClient,
@@ -157,15 +157,15 @@ describe('subscribers in the dashboard', () => {
     for (const email of ['+cmd@example.com', '-2+3@example.com', 'findme.reader@example.com']) {
       expect((await new TestClient(server.url).post('/api/newsletter/subscribe', { email })).status).toBe(200);
     }
-    const all = await read(await admin.get('/api/newsletter/subscribers'));
+    const all = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers'));
     expect(all.status).toBe(200);
     expect(all.body.counts.pending).toBeGreaterThanOrEqual(3);
     expect(all.body.items[0]).not.toHaveProperty('token');
     expect(all.body.items[0]).not.toHaveProperty('confirmTokenHash');
-    const found = await read(await admin.get('/api/newsletter/subscribers?q=FINDME&status=pending'));
+    const found = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers?q=FINDME&status=pending'));
     expect(found.body.items.map((s: { email: string }) => s.email)).toEqual(['findme.reader@example.com']);
     expect(found.body.total).toBe(1);
-    const paged = await read(await admin.get('/api/newsletter/subscribers?pageSize=1&page=2'));
+    const paged = await read<SubscriberListing>(await admin.get('/api/newsletter/subscribers?pageSize=1&page=2'));
     expect(paged.body.items).toHaveLength(1);
     await expectError(await admin.get('/api/newsletter/subscribers?status=bogus'), 400);
 
@@ -188,7 +188,7 @@ describe('subscribers in the dashboard', () => {
   it('previews the briefing and sends a test copy', async () => {
     const admin = await adminClient(server);
     await createArticle(admin, { title: 'Preview headline', status: 'published', isEditorsPick: true });
-    const preview = await read(await admin.get('/api/newsletter/briefing/preview'));
+    const preview = await read<{ subject: string; text: string; articles: number }>(await admin.get('/api/newsletter/briefing/preview'));
     expect(preview.status).toBe(200);
     expect(preview.body.subject).toContain('Preview headline');
     expect(preview.body.text).toContain('Preview headline');

@@ -5,7 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import type { Role } from '../../src/schemas/auth.ts';
+import type { PublicUser, Role, UserSummary } from '../../src/schemas/auth.ts';
+import type { AuditEntry } from '../../src/schemas/audit.ts';
 import { adminClient, createArticle, expectError, read, startApiServer, TestClient } from './support.ts';
 
 const ROLES: Role[] = ['admin', 'editor', 'author', 'contributor'];
@@ -28,9 +29,14 @@ async function signIn(username: string, password: string): Promise<TestClient> {
   return client;
 }
 
+/** What the tests read back: a created record's id, a user as the API answers it, a page of the audit log. */
+type Created = { id: string };
+type UserAnswer = { user: UserSummary; password?: string };
+type AuditPage = { items: AuditEntry[]; total: number };
+
 /** Adds a user through the API as the admin; answers its id. */
 async function addUser(username: string, role: Role, password = `${username}-password`): Promise<string> {
-  const { status, body } = await read(await admin.post('/api/users', { username, role, password }));
+  const { status, body } = await read<UserAnswer>(await admin.post('/api/users', { username, role, password }));
   expect(status, JSON.stringify(body)).toBe(201);
   return body.user.id as string;
 }
@@ -46,11 +52,11 @@ beforeAll(async () => {
   }
   published = await createArticle(admin, { title: 'Published by the admin', status: 'published' });
   adminDraft = await createArticle(admin, { title: 'Draft of the admin' });
-  const source = await read(
+  const source = await read<Created>(
     await admin.post('/api/news-sources', { name: 'Matrix feed', url: 'https://feeds.example.org/rss', section: 'world' }),
   );
   sourceId = source.body.id;
-  const comment = await read(
+  const comment = await read<Created>(
     await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, {
       authorName: 'Reader',
       authorEmail: 'r@example.org',
@@ -86,7 +92,7 @@ function fixturesFor(who: Who): Fixtures {
       return id;
     },
     freshComment: async () => {
-      const { body } = await read(
+      const { body } = await read<Created>(
         await new TestClient(server.url).post(`/api/articles/${published.id}/comments`, {
           authorName: 'R',
           authorEmail: 'r@example.org',
@@ -96,8 +102,11 @@ function fixturesFor(who: Who): Fixtures {
       return body.id as string;
     },
     freshSource: async () =>
-      (await read(await admin.post('/api/news-sources', { name: `S ${++seq}`, url: `https://feeds.example.org/${seq}`, section: 'world' })))
-        .body.id,
+      (
+        await read<Created>(
+          await admin.post('/api/news-sources', { name: `S ${++seq}`, url: `https://feeds.example.org/${seq}`, section: 'world' }),
+        )
+      ).body.id,
     freshUser: async () => addUser(`temp-${++seq}`, 'contributor'),
   };
 }
@@ -253,7 +262,9 @@ describe('ownership', () => {
 
 describe('users', () => {
   it('answers a generated password once when none is given, and the new user signs in with it', async () => {
-    const { status, body } = await read(await admin.post('/api/users', { username: 'generated-pw', role: 'editor' }));
+    const { status, body } = await read<UserAnswer & { password: string }>(
+      await admin.post('/api/users', { username: 'generated-pw', role: 'editor' }),
+    );
     expect(status).toBe(201);
     expect(body.user).toEqual({
       id: expect.any(String),
@@ -264,7 +275,7 @@ describe('users', () => {
     });
     expect(body.password).toMatch(/^[a-z2-7]{5}(-[a-z2-7]{5}){3}$/);
     const editor = await signIn('generated-pw', body.password);
-    expect((await read(await editor.get('/api/auth/me'))).body.user.role).toBe('editor');
+    expect((await read<{ user: PublicUser }>(await editor.get('/api/auth/me'))).body.user.role).toBe('editor');
     const list = await read(await admin.get('/api/users'));
     expect(JSON.stringify(list.body)).not.toMatch(/passwordHash|argon2/);
     await expectError(await admin.post('/api/users', { username: 'generated-pw', role: 'author' }), 409, /already exists/);
@@ -275,7 +286,7 @@ describe('users', () => {
     const id = await addUser('to-disable', 'author');
     const victim = await signIn('to-disable', 'to-disable-password');
     expect((await victim.get('/api/auth/me')).status).toBe(200);
-    expect((await read(await admin.put(`/api/users/${id}`, { disabled: true }))).body.user.disabled).toBe(true);
+    expect((await read<UserAnswer>(await admin.put(`/api/users/${id}`, { disabled: true }))).body.user.disabled).toBe(true);
     await expectError(await victim.get('/api/auth/me'), 401);
     await expectError(await victim.post('/api/articles', { title: 'Still here?' }), 401);
     await expectError(
@@ -297,14 +308,14 @@ describe('users', () => {
     await expectError(await user.get('/api/articles/stats'), 403);
     await admin.put(`/api/users/${id}`, { role: 'editor' });
     expect((await user.get('/api/articles/stats')).status).toBe(200);
-    const reset = await read(await admin.put(`/api/users/${id}`, { resetPassword: true }));
+    const reset = await read<{ password: string }>(await admin.put(`/api/users/${id}`, { resetPassword: true }));
     expect(reset.body.password).toMatch(/^[a-z2-7-]{23}$/);
     await expectError(await user.get('/api/auth/me'), 401);
     expect((await signIn('promoted', reset.body.password).then((c) => c.get('/api/auth/me'))).status).toBe(200);
   });
 
   it('never disables, demotes or deletes the last active admin', async () => {
-    const me = (await read(await admin.get('/api/auth/me'))).body.user.id as string;
+    const me = (await read<{ user: PublicUser }>(await admin.get('/api/auth/me'))).body.user.id as string;
     await expectError(await admin.put(`/api/users/${me}`, { role: 'editor' }), 409, /last active admin/);
     await expectError(await admin.put(`/api/users/${me}`, { disabled: true }), 409, /last active admin/);
     const second = await addUser('second-admin', 'admin');
@@ -326,7 +337,7 @@ describe('audit log', () => {
     await editor.put(`/api/articles/${article.id}`, { status: 'published' });
     await editor.put(`/api/articles/${article.id}`, { status: 'archived' });
     await editor.delete(`/api/articles/${article.id}`);
-    const { body } = await read(await admin.get('/api/audit?pageSize=3'));
+    const { body } = await read<AuditPage>(await admin.get('/api/audit?pageSize=3'));
     expect(body.total).toBeGreaterThanOrEqual(3);
     expect(body.items.map((e: { action: string }) => e.action)).toEqual(['article.delete', 'article.unpublish', 'article.publish']);
     expect(body.items[0]).toMatchObject({
@@ -334,13 +345,13 @@ describe('audit log', () => {
       target: { type: 'article', id: article.id, label: 'Audited story' },
       at: expect.any(String),
     });
-    const page2 = await read(await admin.get('/api/audit?pageSize=3&page=2'));
+    const page2 = await read<AuditPage>(await admin.get('/api/audit?pageSize=3&page=2'));
     expect(page2.body.items).toHaveLength(3);
     expect(page2.body.items[0].at <= body.items[2].at).toBe(true);
 
     const all: { action: string }[] = [];
     for (let page = 1; all.length < body.total; page++)
-      all.push(...(await read(await admin.get(`/api/audit?pageSize=50&page=${page}`))).body.items);
+      all.push(...(await read<AuditPage>(await admin.get(`/api/audit?pageSize=50&page=${page}`))).body.items);
     expect(all).toHaveLength(body.total);
     const actions = new Set(all.map((e) => e.action));
     for (const action of [

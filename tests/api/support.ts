@@ -49,9 +49,8 @@ export async function createArticle(admin: ApiClient, input: Partial<ArticleInpu
 }
 
 /** Answers the status and parsed JSON body of a response. */
-// The API tests read many shapes; each assertion checks the fields it uses.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
-export async function read<T = any>(response: Response): Promise<{ status: number; body: T }> {
+// The body is unknown JSON until the caller names the shape it reads: read<Shape>(response).
+export async function read<T = unknown>(response: Response): Promise<{ status: number; body: T }> {
   const text = await response.text();
   return { status: response.status, body: (text ? JSON.parse(text) : undefined) as T };
 }
@@ -99,8 +98,7 @@ export async function withTestDatabase<T>(dataDir: string, work: (db: Db) => Pro
  * Reads one collection of the server's store as one document (`{ articles: [...] }`, `{ votes, tallies }`, ...):
  * from its files in DATA_DIR, or from its database with TEST_STORE=pg.
  */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
-export async function readDataFile<T = any>(dataDir: string, name: string): Promise<T> {
+export async function readDataFile<T = unknown>(dataDir: string, name: string): Promise<T> {
   if (testingPostgres()) return withTestDatabase(dataDir, async (db) => (await readPgDocument(db, name)) as T);
   return readCollectionDocument(dataDir, name) as T;
 }

@@ -101,7 +101,7 @@ describe('GET /api/articles/{id}/vote', () => {
   });
 
   it('matches the counters on the article', async () => {
-    const votes = await read(await new TestClient(server.url).get(`/api/articles/${article.id}/vote`));
+    const votes = await read<{ likes: number; dislikes: number }>(await new TestClient(server.url).get(`/api/articles/${article.id}/vote`));
     const detail = await read<Article>(await new TestClient(server.url).get(`/api/articles/${article.id}`));
     expect({ likes: detail.body.likes, dislikes: detail.body.dislikes }).toEqual({
       likes: votes.body.likes,

@@ -3,7 +3,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
+import type { Article } from '../../src/schemas/article.ts';
+import type { Session } from '../../src/schemas/auth.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
+import type { Subscriber } from '../../src/schemas/newsletter.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
 import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
@@ -24,9 +27,19 @@ afterEach(async () => {
   await closeQuietly(store);
 });
 
+/** The collections as readFile answers them (see readCollectionDocument). */
+type ArticlesFile = { version: number; articles: Article[] };
+type VotesFile = {
+  votes: Record<string, Record<string, 'like' | 'dislike'>>;
+  tallies: Record<string, { likes: number; dislikes: number }>;
+};
+type CountersFile = { views: Record<string, number> };
+type CommentsFile = { comments: Comment[] };
+type SubscribersFile = { subscribers: Subscriber[] };
+type SessionsFile = { sessions: Record<string, Session> };
+
 /** A collection as one document, read from the files on disk (not from the open store). */
-// eslint-disable-next-line @typescript-eslint/no-explicit-any -- untyped JSON by design in test helpers
-function readFile<T = any>(name: string): T {
+function readFile<T = unknown>(name: string): T {
   return readCollectionDocument(dir, name) as T;
 }
 
@@ -51,7 +64,7 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect((await store.articles.getBySlug('first'))?.id).toBe(record.id);
       expect(await store.articles.get('missing')).toBeUndefined();
       await expect(store.articles.insert(articleRecord({ id: record.id }))).rejects.toThrow(/exists/);
-      onDisk(() => void expect(readFile('articles').articles).toHaveLength(1));
+      onDisk(() => void expect(readFile<ArticlesFile>('articles').articles).toHaveLength(1));
     });
 
     it('lists newest first (publishedAt, else updatedAt) and pages', async () => {
@@ -203,7 +216,7 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.counters.vote('a', 'v1', 'dislike')).toMatchObject({ likes: 1, dislikes: 1, vote: 'dislike' });
       expect(await store.counters.visitorVote('a', 'v1')).toBe('dislike');
       expect(await store.counters.visitorVote('a', 'v3')).toBeUndefined();
-      onDisk(() => void expect(readFile('votes').votes.a).toEqual({ v1: 'dislike', v2: 'like' }));
+      onDisk(() => void expect(readFile<VotesFile>('votes').votes.a).toEqual({ v1: 'dislike', v2: 'like' }));
     });
 
     it('adjusts never below zero, counts views, reads many, forgets a deleted article', async () => {
@@ -219,8 +232,8 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       await store.counters.deleteArticle('a');
       expect(await store.counters.get('a')).toEqual({ likes: 0, dislikes: 0, views: 0 });
       expect(await store.counters.visitorVote('a', 'v1')).toBeUndefined();
-      onDisk(() => void expect(readFile('counters').views).toEqual({}));
-      onDisk(() => void expect(readFile('votes').tallies).toEqual({}));
+      onDisk(() => void expect(readFile<CountersFile>('counters').views).toEqual({}));
+      onDisk(() => void expect(readFile<VotesFile>('votes').tallies).toEqual({}));
     });
   });
 
@@ -261,7 +274,7 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.comments.delete('c1')).toBe(false);
       await store.comments.deleteForArticle('a1');
       expect((await store.comments.list({}, { offset: 0, limit: 10 })).map((c) => c.id)).toEqual(['c2']);
-      onDisk(() => void expect(readFile('comments').comments.map((c: Comment) => c.id)).toEqual(['c2']));
+      onDisk(() => void expect(readFile<CommentsFile>('comments').comments.map((c: Comment) => c.id)).toEqual(['c2']));
     });
   });
 
@@ -324,7 +337,7 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       });
       expect(await store.subscribers.count()).toBe(1);
       expect((await store.subscribers.getByToken('tokenaaaaaaaaaaaaaaa'))?.unsubscribedAt).toBeUndefined();
-      onDisk(() => void expect(readFile('subscribers').subscribers).toHaveLength(1));
+      onDisk(() => void expect(readFile<SubscribersFile>('subscribers').subscribers).toHaveLength(1));
     });
   });
 
@@ -360,7 +373,7 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.sessions.get('s2')).toBeUndefined();
       expect(await store.sessions.get('s3')).toBeDefined();
       await store.sessions.delete('s3');
-      onDisk(() => void expect(readFile('sessions').sessions).toEqual({}));
+      onDisk(() => void expect(readFile<SessionsFile>('sessions').sessions).toEqual({}));
     });
   });
 
@@ -807,9 +820,9 @@ describe('lowdb files', () => {
     }
     await all;
     expect(reads).toBeGreaterThan(0);
-    expect(readFile('comments').comments).toHaveLength(200);
-    expect(readFile('votes').tallies.a).toEqual({ likes: 100, dislikes: 100 });
-    expect(readFile('articles').articles).toHaveLength(200);
+    expect(readFile<CommentsFile>('comments').comments).toHaveLength(200);
+    expect(readFile<VotesFile>('votes').tallies.a).toEqual({ likes: 100, dislikes: 100 });
+    expect(readFile<ArticlesFile>('articles').articles).toHaveLength(200);
     expect(fs.readdirSync(dir, { recursive: true }).filter((f) => String(f).endsWith('.tmp'))).toEqual([]);
   });
 
