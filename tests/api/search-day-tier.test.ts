@@ -8,6 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import { chromium } from 'playwright-core';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
+import { storeOptionsFor } from '../helpers/postgres.ts';
 import { HEAD_MAX } from '../../src/server/publishing/search-index.ts';
 import { articleRecord } from '../unit/support.ts';
 import { adminClient, createArticle, type TestClient } from './support.ts';
@@ -43,7 +44,7 @@ describe("today's search tier", () => {
 
   beforeAll(async () => {
     const dataDir = makeDataDir();
-    const store = await openStore(dataDir, 'write');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     // A busy day: published over the last few seconds (today, unless the test starts at midnight).
     const now = Date.now();
     today = new Date(now).toISOString().slice(0, 10);
