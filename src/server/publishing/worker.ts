@@ -86,6 +86,23 @@ const MANIFEST_CHECK_MS = 15_000;
 /** How soon a job another server holds is looked at again. */
 const CLAIMED_RETRY_MS = 200;
 
+/** The id kept in `DATA_DIR/server-id`, written once (atomically) on first start. */
+function serverIdentity(dataDir: string): string {
+  const file = path.join(path.resolve(dataDir), 'server-id');
+  try {
+    const id = fs.readFileSync(file, 'utf8').trim();
+    if (id) return id;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+  }
+  const id = randomUUID();
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  const temp = `${file}.${process.pid}.tmp`;
+  fs.writeFileSync(temp, `${id}\n`);
+  fs.renameSync(temp, file);
+  return id;
+}
+
 export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions): RegenerationWorker {
   const { store } = runtime;
   const clientDir = path.resolve(options.clientDir);
@@ -111,9 +128,13 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     lastSearchMs: undefined,
   };
 
-  /** This worker's name in job claims and stored pages. */
-  const owner = randomUUID();
+  /**
+   * This worker's name in job claims and stored pages: stable for its DATA_DIR, which one live
+   * process holds at a time (the lock), so a server restarted after a crash takes its own claimed
+   * jobs back at once instead of waiting out their lease. Another server still waits for the lease.
+   */
   const shared = store.pages.shared;
+  const owner = shared ? serverIdentity(runtime.config.DATA_DIR) : randomUUID();
   const leaseMs = runtime.config.JOB_LEASE_MS;
   /** Search work of this server alone (several servers: each indexes its own folder), by job path. */
   const localJobs = new Map<string, Job>();
