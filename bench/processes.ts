@@ -1,11 +1,10 @@
 /** The bench's own processes besides the load generator: the server (with its render secret) and nginx, and small waits on them. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitForListening } from '../scripts/server-process.ts';
+import { freePort, waitForListening } from '../scripts/server-process.ts';
 import { children, NODE } from './children.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -53,17 +52,6 @@ export async function startBenchServer(dataDir: string, outDir: string, workDir:
       children.delete(child);
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export function findNginx(): string | undefined {

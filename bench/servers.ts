@@ -5,8 +5,6 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
-import http from 'node:http';
-import type net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -18,7 +16,7 @@ import { openStore } from '../src/store/index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
-import { waitForListening } from '../scripts/server-process.ts';
+import { freePort, waitForListening } from '../scripts/server-process.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const NGINX = '/usr/sbin/nginx';
@@ -87,17 +85,6 @@ async function startServer(buildDir: string, env: Record<string, string>): Promi
       children.delete(child);
     },
   };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = http.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /** Debian's nginx running deploy/nginx-multi.conf with the servers' ports swapped in (as tests/api/multi-server.test.ts does). */

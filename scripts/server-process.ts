@@ -1,5 +1,6 @@
 /** Waits for a spawned server to print its address: shared by the test harness and the benches. */
 import type { ChildProcess } from 'node:child_process';
+import net from 'node:net';
 
 export type ServerOutput = {
   /** The address the server printed ("Listening on ..."), with localhost spelled 127.0.0.1. */
@@ -37,4 +38,16 @@ export async function waitForListening(child: ChildProcess, timeoutMs: number, m
     });
   });
   return { url, output: () => output, exited };
+}
+
+/** A free TCP port on the loopback interface (for a child that must be told its port up front). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as net.AddressInfo;
+      probe.close(() => resolve(port));
+    });
+  });
 }

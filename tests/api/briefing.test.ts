@@ -4,7 +4,6 @@
  * killed mid-way that resumes without sending anyone a second copy.
  */
 import { spawn } from 'node:child_process';
-import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
@@ -13,17 +12,7 @@ import { TestClient, adminClient, createArticle, read, startApiServer } from './
 import { openStore } from '../../src/store/index.ts';
 import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
 import type { SubscriberListing } from '../../src/schemas/newsletter.ts';
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
+import { freePort } from '../../scripts/server-process.ts';
 
 type ScriptRun = { code: number | null; output: string; summary: string };
 

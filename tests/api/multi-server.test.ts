@@ -19,6 +19,7 @@ import { adminClient, createArticle, TestClient } from './support.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
 import { briefingKey } from '../../src/server/briefing/service.ts';
 import { openStore } from '../../src/store/index.ts';
+import { freePort } from '../../scripts/server-process.ts';
 
 /** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
 async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
@@ -301,18 +302,6 @@ describe('two servers on one PostgreSQL database', () => {
 });
 
 const NGINX = '/usr/sbin/nginx';
-
-/** A free TCP port on the loopback interface. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = http.createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Debian's nginx as a child process, running deploy/nginx-multi.conf with the servers' ports swapped in. */
 async function startNginx(upstreams: TestServer[]): Promise<{ url: string; stop: () => Promise<void> }> {

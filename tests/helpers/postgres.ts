@@ -5,10 +5,10 @@
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
-import net from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
+import { freePort } from '../../scripts/server-process.ts';
 
 /** The cluster's admin URL (database `postgres`), handed to the test workers through the environment. */
 export const ADMIN_URL_ENV = 'MERIDIAN_TEST_PG_URL';
@@ -21,17 +21,6 @@ export function postgresBinDir(): string | undefined {
   const versions = fs.readdirSync(root).filter((v) => fs.existsSync(path.join(root, v, 'bin/initdb')));
   versions.sort((a, b) => Number(b) - Number(a));
   return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
 }
 
 export type Cluster = { url: string; dir: string; stop: () => void };
