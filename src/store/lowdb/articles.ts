@@ -7,6 +7,7 @@ import type { ArticleBodies } from './article-bodies.ts';
 import { SortedList } from './sorted-list.ts';
 import { TextSearch, textFieldsOf, type TextIndex, type TextIndexStats } from './text-index.ts';
 import { loadArticleFiles } from './layout.ts';
+import { writeListingSnapshot } from './listing-snapshot.ts';
 
 /** The collection's version, in a file of its own: bumped (and on disk) before the article file it counts. */
 export type ArticlesVersionFile = { version: number };
@@ -79,6 +80,8 @@ export class LowdbArticles implements ArticleRepository {
   readonly #updated: SortedList<ArticleRecord>;
   /** Published articles newest first, per section and under '*' for all. */
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
+  /** An article write failed since the open: the memory and the files may differ, so no snapshot is written. */
+  #writeFailed = false;
 
   /** `records` come from `bodies.detach`: listing fields in memory, bodies on disk. */
   constructor(
@@ -299,6 +302,10 @@ export class LowdbArticles implements ArticleRepository {
   async #persist(id: string, held = true): Promise<void> {
     try {
       await this.#write(id);
+    } catch (error) {
+      // The indexes now hold a record its file may not: no snapshot may say otherwise at close.
+      this.#writeFailed = true;
+      throw error;
     } finally {
       // The body held for this write may leave memory: the file has it (after a failed write the
       // record reads the body the file still has, which is what a restart would see).
@@ -387,6 +394,12 @@ export class LowdbArticles implements ArticleRepository {
   /** Resolves once no article file is being written. */
   async settle(): Promise<void> {
     await Promise.all([this.#version.settle(), ...[...this.#files.values()].map((f) => f.settle())]);
+  }
+
+  /** Writes the listing snapshot the next open reads instead of every article file (at close, after settle). */
+  async snapshotListing(): Promise<void> {
+    if (this.#readOnly || this.#writeFailed) return;
+    await writeListingSnapshot(this.#dir, this.#version.data.version, this.#byId.values());
   }
 
   /** Stops the text index worker (after settle, at close). */

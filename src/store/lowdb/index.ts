@@ -9,6 +9,7 @@ import { acquireLock } from '../lock-file.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
 import { ArticleBodies, parseArticleWithoutBody } from './article-bodies.ts';
 import { BucketSet, loadArticleFiles } from './layout.ts';
+import { readListingSnapshot, removeListingSnapshot } from './listing-snapshot.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import { MemoryLimits } from '../memory-limits.ts';
 import { LowdbComments, type CommentBucket } from './comments.ts';
@@ -36,6 +37,8 @@ async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
   // A read-only open of a layout-1 folder migrates it too, under the lock (refused while a server holds it).
   const release = readOnly ? acquireLock(dir) : () => {};
   try {
+    // The migration writes the article files itself: no snapshot may describe the folder before it.
+    removeListingSnapshot(dir);
     if (state === 'fresh') await markFresh(dir);
     else await migrateLegacy(dir);
   } finally {
@@ -67,9 +70,12 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       open<MetaFile>('meta', {}),
       open<BriefingsFile>('briefings', { runs: [] }),
     ]);
-    // Bodies are cut out as each file is read (never decoded): only the listing fields stay in memory.
+    // Bodies stay on disk: only the listing fields are kept in memory, from the snapshot of the last
+    // clean close when no article was written since, else from every article file with its body cut out.
     const bodies = new ArticleBodies(dir);
-    loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(bodies.detach(record)), parseArticleWithoutBody);
+    const snapshot = readListingSnapshot(dir, version.data.version);
+    if (snapshot) for (const record of snapshot) records.push(bodies.detach(record));
+    else loadArticleFiles<ArticleRecord>(dir, (_file, record) => void records.push(bodies.detach(record)), parseArticleWithoutBody);
     const audit = await LowdbAudit.open(dir, readOnly);
     if (!readOnly && typeof meta.data.storeId !== 'string') {
       meta.data.storeId = randomUUID();
@@ -117,6 +123,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
           briefings.settle(),
           audit.settled(),
         ]);
+        await articles.snapshotListing();
         await articles.closeText();
         release();
       },
