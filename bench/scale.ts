@@ -405,6 +405,13 @@ async function measureSize(
     say(`  re-indexed for it: ${detail.findableReindexed || 'nothing logged'}`);
     await server.stop();
 
+    // A restart after that clean stop (a deploy): the store reads the listing snapshot its close wrote,
+    // where the first start (above, as after a crash) read every article file.
+    const restarted = await startScaleServer(dataDir, outDir, workDir);
+    detail.restartS = round(restarted.startMs / 1000, 2);
+    await restarted.stop();
+    say(`  restart after a clean stop: listening after ${detail.restartS} s`);
+
     // One article changed, then npm run rebuild (incremental where the branch has it).
     const store = await openStore(dataDir);
     try {
@@ -502,6 +509,8 @@ type StoreFigures = {
   votesStored: number;
   openS: number;
   openCpuS: number;
+  closeS: number;
+  reopenS: number;
   textReadyS: number;
   rssOpenMB: number;
   peakRssMB: number;
@@ -546,6 +555,8 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
     'votesStored',
     'openS',
     'openCpuS',
+    'closeS',
+    'reopenS',
     'textReadyS',
     'rssOpenMB',
     'peakRssMB',

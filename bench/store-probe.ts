@@ -1,7 +1,8 @@
 /**
  * The store alone, in a process of its own (bench:scale --store-only runs it): opens a DATA_DIR,
  * times the start and the text index, reads the peak memory, then times a burst of saves, votes and
- * inserts with the event-loop delay histogram running. Prints one JSON line.
+ * inserts with the event-loop delay histogram running, then the close and a reopen from the listing
+ * snapshot that close wrote. Prints one JSON line.
  */
 import fs from 'node:fs';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -74,11 +75,20 @@ histogram.disable();
 const searches: number[] = [];
 for (const query of ['election', 'budget reform', 'Lisbon', 'championship final', 'Amara Okafor', 'satellite'])
   await timed(searches, () => store.articles.search(query, {}, { offset: 0, limit: 12 }));
+const c0 = performance.now();
 await store.close();
+const closeS = (performance.now() - c0) / 1000;
+// The next open after that clean close reads the listing snapshot the close wrote.
+const r0 = performance.now();
+const reopened = await openStore(dir);
+const reopenS = (performance.now() - r0) / 1000;
+await reopened.close();
 console.log(
   JSON.stringify({
     openS: Number(openS.toFixed(2)),
     openCpuS: Number(openCpuS.toFixed(2)),
+    closeS: Number(closeS.toFixed(2)),
+    reopenS: Number(reopenS.toFixed(2)),
     textReadyS: Number(textReadyS.toFixed(2)),
     rssOpenMB,
     peakRssMB: peakMB(),
