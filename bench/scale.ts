@@ -5,7 +5,7 @@
  * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
  * It only measures: nothing here is a timed test.
  */
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
@@ -95,12 +95,29 @@ type ScaleServer = {
   stop: () => Promise<void>;
 };
 
+/**
+ * The load generators (this process, autocannon's and Chromium's) and the server take separate
+ * cores while the server is measured, as a load generator on another machine would: on two shared
+ * cores a starved server's event loop reads as blocked when it is only waiting for a core.
+ * BENCH_NO_PIN=1 shares the cores as they come.
+ */
+const PIN = os.cpus().length >= 2 && fs.existsSync('/usr/bin/taskset') && !process.env.BENCH_NO_PIN;
+const SERVER_CPU = String(os.cpus().length - 1);
+const LOAD_CPUS = os.cpus().length > 2 ? `0-${os.cpus().length - 2}` : '0';
+
+/** Pins every thread of this process (and so the children it starts next) to `cpus`. */
+function pinBench(cpus: string): void {
+  if (PIN) execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+}
+
 async function startScaleServer(dataDir: string, outDir: string, workDir: string): Promise<ScaleServer> {
   const eldFile = path.join(workDir, 'event-loop-delay.json');
   const t0 = performance.now();
   // BENCH_CPU_PROF=1 writes a CPU profile of the server into the work folder (with --keep), to see what blocks.
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`] : [];
-  const child = spawn(NODE, ['--max-old-space-size=8192', ...profile, path.join(ROOT, 'bench/scale-server.ts')], {
+  const args = ['--max-old-space-size=8192', ...profile, path.join(ROOT, 'bench/scale-server.ts')];
+  // taskset execs node in place, so the child's pid is the server's.
+  const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', SERVER_CPU, NODE, ...args] : args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -259,6 +276,8 @@ async function measureSize(
   say(`  full rebuild ${(full.ms / 1000).toFixed(1)} s`);
 
   const server = await startScaleServer(dataDir, outDir, workDir);
+  pinBench(LOAD_CPUS);
+  detail.cores = PIN ? `server on CPU ${SERVER_CPU}, load generators on CPU ${LOAD_CPUS}` : 'shared';
   const feeds = await startFeedServer();
   try {
     const t0 = performance.now();
@@ -404,6 +423,7 @@ async function measureSize(
       .join('; ');
     say(`  re-indexed for it: ${detail.findableReindexed || 'nothing logged'}`);
     await server.stop();
+    pinBench(`0-${os.cpus().length - 1}`);
 
     // A restart after that clean stop (a deploy): the store reads the listing snapshot its close wrote,
     // where the first start (above, as after a crash) read every article file.
@@ -442,6 +462,7 @@ async function measureSize(
     };
   } finally {
     await server.stop();
+    pinBench(`0-${os.cpus().length - 1}`);
     await feeds.close();
     if (!options.keep) {
       fs.rmSync(dataDir, { recursive: true, force: true });
