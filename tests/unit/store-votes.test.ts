@@ -89,7 +89,7 @@ describe('LazyBucketSet', () => {
     expect(fs.readFileSync(file, 'utf8').startsWith('{"counts":')).toBe(true);
   });
 
-  it('keeps at most cacheSize buckets, and never drops one whose write is in flight', async () => {
+  it('keeps at most cacheSize buckets, and never drops one in use (changed, write pending)', async () => {
     const dir = makeTempDir();
     const set = await LazyBucketSet.open<VoteBucket, unknown>(dir, 'votes', options(parseVoteBucket, 1), () => {});
     const vote = (b: number, visitor: string) =>
@@ -97,10 +97,22 @@ describe('LazyBucketSet', () => {
         (data.votes.a ??= {})[visitor] = 'like';
         await write();
       });
-    // Other buckets are used while bucket 0's writes are on their way: 0 must not be reloaded from an old file.
+    // Bucket 0 stays in use (changed, its write not started) while other buckets push it out of the cache.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = set.use(0, async (data, write) => {
+      (data.votes.a ??= {}).v0 = 'like';
+      await gate;
+      await write();
+    });
+    for (let i = 1; i <= 5; i++) await vote(i, `w${i}`);
+    // A reload here would read a file written before v0 (or none): the bucket must still be the one in memory.
+    const seen = await set.use(0, (data) => ({ ...data.votes.a }));
+    expect(seen).toMatchObject({ v0: 'like' });
     const all: Promise<void>[] = [];
-    for (let i = 0; i < 20; i++) all.push(vote(0, `v${i}`), vote(1 + (i % 5), `w${i}`));
-    await Promise.all(all);
+    for (let i = 1; i < 20; i++) all.push(vote(0, `v${i}`), vote(1 + (i % 5), `w${i}`));
+    release();
+    await Promise.all([first, ...all]);
     expect(set.loadedCount).toBeLessThanOrEqual(1);
     expect(Object.keys(parseVoteBucket(fs.readFileSync(bucketFile(dir, 'votes', 0))).votes.a!)).toHaveLength(20);
     await set.settle();
