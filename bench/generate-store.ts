@@ -290,7 +290,7 @@ export async function generateVotes(dataDir: string, articleIds: readonly string
   const random = createRandom(count + 7);
   const buckets = new Map<
     number,
-    { votes: Record<string, Record<string, 'like' | 'dislike'>>; counts: Record<string, { likes: number; dislikes: number }> }
+    { counts: Record<string, { likes: number; dislikes: number }>; votes: Record<string, Record<string, 'like' | 'dislike'>> }
   >();
   for (let v = 0; v < count; v++) {
     // Squaring a uniform number favours the first ids: article 0 gets the most votes.
@@ -299,7 +299,8 @@ export async function generateVotes(dataDir: string, articleIds: readonly string
     const kind = random() < 0.7 ? 'like' : 'dislike';
     const b = voteBucket(articleId, visitorId);
     let bucket = buckets.get(b);
-    if (!bucket) buckets.set(b, (bucket = { votes: {}, counts: {} }));
+    // Counts first, as the store writes them: its open reads only the counts.
+    if (!bucket) buckets.set(b, (bucket = { counts: {}, votes: {} }));
     (bucket.votes[articleId] ??= {})[visitorId] = kind;
     const tally = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
     if (kind === 'like') tally.likes++;

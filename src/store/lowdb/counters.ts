@@ -1,7 +1,7 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import type { CounterRepository } from '../types.ts';
-import { bucketOf, voteBucket, voteBucketsOf, type BucketSet } from './layout.ts';
+import { bucketOf, voteBucket, voteBucketsOf, LazyBucketSet, type BucketSet } from './layout.ts';
 
 /** Views of the articles in one bucket (layout 2: views/<bucket>.json): a page view rewrites one small file. */
 export type ViewsBucket = Record<string, number>;
@@ -11,9 +11,69 @@ export type ViewsBucket = Record<string, number>;
  * rename) records a vote and its count together, so a crash can never leave the two disagreeing.
  */
 export type VoteBucket = {
-  votes: Record<string, Record<string, VoteKind>>;
   counts: Record<string, { likes: number; dislikes: number }>;
+  votes: Record<string, Record<string, VoteKind>>;
 };
+type VoteCounts = VoteBucket['counts'];
+
+const COUNTS_START = Buffer.from('{"counts":');
+const VOTES_KEY = Buffer.from(',"votes":');
+
+/**
+ * The `counts` of a vote bucket file without decoding its visitor ids (~100 KB per file at 1,000,000
+ * votes). Files are written counts-first, so the counts end where the top-level `,"votes":` begins;
+ * that byte run cannot occur inside a JSON string (its quotes would be escaped), and one inside the
+ * counts (an article id "votes") leaves an unbalanced cut that fails to parse. Anything else, such as a
+ * file in the older votes-first order, is parsed whole.
+ */
+export function parseVoteCounts(bytes: Buffer): VoteCounts {
+  if (bytes.subarray(0, COUNTS_START.length).equals(COUNTS_START)) {
+    for (let cut = bytes.indexOf(VOTES_KEY); cut >= 0; cut = bytes.indexOf(VOTES_KEY, cut + 1)) {
+      try {
+        return (JSON.parse(`${bytes.toString('utf8', 0, cut)}}`) as { counts: VoteCounts }).counts;
+      } catch {
+        // A `,"votes":` nested in the counts: try the next one.
+      }
+    }
+  }
+  return parseVoteBucket(bytes).counts;
+}
+
+/** A whole vote bucket file, its keys put counts-first so its next write has the order parseVoteCounts reads. */
+export function parseVoteBucket(bytes: Buffer): VoteBucket {
+  const data = JSON.parse(bytes.toString('utf8')) as Partial<VoteBucket>;
+  return { counts: data.counts ?? {}, votes: data.votes ?? {} };
+}
+
+/**
+ * Vote buckets kept in memory at once, of 1,024: at 1,000,000 votes a bucket holds ~1,000 visitor
+ * ids (~100 KB of JSON, a few hundred KB of heap), so 64 cost ~20 MB instead of ~400 MB, and still
+ * cover the 16 buckets of a few articles being voted on at the same time.
+ */
+export const VOTE_BUCKET_CACHE = 64;
+
+/** The vote buckets and the tallies built from their counts at open. */
+export type VoteStore = { buckets: LazyBucketSet<VoteBucket>; counted: Map<string, { likes: number; dislikes: number }> };
+
+/** Opens the vote buckets, reading only their counts (their votes stay on disk until a vote needs them). */
+export async function openVoteStore(dir: string, readOnly: boolean): Promise<VoteStore> {
+  const counted = new Map<string, { likes: number; dislikes: number }>();
+  const buckets = await LazyBucketSet.open<VoteBucket, VoteCounts>(
+    dir,
+    'votes',
+    { empty: () => ({ counts: {}, votes: {} }), parse: parseVoteBucket, head: parseVoteCounts, cacheSize: VOTE_BUCKET_CACHE, readOnly },
+    (_bucket, counts) => {
+      for (const [articleId, count] of Object.entries(counts)) {
+        let total = counted.get(articleId);
+        if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
+        total.likes += count.likes;
+        total.dislikes += count.dislikes;
+      }
+    },
+  );
+  return { buckets, counted };
+}
+
 /** An editor's adjustments of an article's tallies (vote-adjustments/<bucket>.json), added to the counted votes. */
 export type AdjustmentBucket = Record<string, { likes: number; dislikes: number }>;
 
@@ -26,26 +86,21 @@ export type VotesFile = {
 
 /**
  * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built at
- * start from the counts stored beside the votes; each vote rewrites one bucket of ~1/1024 of all votes.
+ * start from the counts stored beside the votes; the votes themselves are read per bucket when a
+ * vote needs them, and each vote rewrites one bucket of ~1/1024 of all votes.
  */
 export class LowdbCounters implements CounterRepository {
   readonly #views: BucketSet<ViewsBucket>;
-  readonly #votes: BucketSet<VoteBucket>;
+  readonly #votes: LazyBucketSet<VoteBucket>;
   readonly #adjustments: BucketSet<AdjustmentBucket>;
   /** Counted votes per article (adjustments not included). */
-  readonly #counted = new Map<string, { likes: number; dislikes: number }>();
+  readonly #counted: Map<string, { likes: number; dislikes: number }>;
 
-  constructor(views: BucketSet<ViewsBucket>, votes: BucketSet<VoteBucket>, adjustments: BucketSet<AdjustmentBucket>) {
+  constructor(views: BucketSet<ViewsBucket>, votes: VoteStore, adjustments: BucketSet<AdjustmentBucket>) {
     this.#views = views;
-    this.#votes = votes;
+    this.#votes = votes.buckets;
     this.#adjustments = adjustments;
-    for (const [, bucket] of votes.entries()) {
-      for (const [articleId, count] of Object.entries(bucket.counts)) {
-        const total = this.#countedOf(articleId);
-        total.likes += count.likes;
-        total.dislikes += count.dislikes;
-      }
-    }
+    this.#counted = votes.counted;
   }
 
   #countedOf(articleId: string): { likes: number; dislikes: number } {
@@ -75,15 +130,14 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async visitorVote(articleId: string, visitorId: string) {
-    return this.#votes.get(voteBucket(articleId, visitorId)).votes[articleId]?.[visitorId];
+    return this.#votes.use(voteBucket(articleId, visitorId), (bucket) => bucket.votes[articleId]?.[visitorId]);
   }
 
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
-    const b = voteBucket(articleId, visitorId);
-    const bucket = this.#votes.get(b);
-    const votes = (bucket.votes[articleId] ??= {});
-    const previous = votes[visitorId];
-    if (previous !== kind) {
+    await this.#votes.use(voteBucket(articleId, visitorId), async (bucket, write) => {
+      const votes = (bucket.votes[articleId] ??= {});
+      const previous = votes[visitorId];
+      if (previous === kind) return;
       const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
       const total = this.#countedOf(articleId);
       votes[visitorId] = kind;
@@ -93,8 +147,8 @@ export class LowdbCounters implements CounterRepository {
         if (kind === 'like') tally.likes++;
         else tally.dislikes++;
       }
-      await this.#votes.write(b);
-    }
+      await write();
+    });
     return { ...this.#read(articleId), vote: kind };
   }
 
@@ -130,15 +184,18 @@ export class LowdbCounters implements CounterRepository {
       delete this.#adjustments.get(adjustmentBucket)[articleId];
       writes.push(this.#adjustments.write(adjustmentBucket));
     }
-    // An article's votes are in its group's 16 buckets at most.
-    for (const b of voteBucketsOf(articleId)) {
-      const bucket = this.#votes.get(b);
-      if (!(articleId in bucket.votes) && !(articleId in bucket.counts)) continue;
-      delete bucket.votes[articleId];
-      delete bucket.counts[articleId];
-      writes.push(this.#votes.write(b));
-    }
     this.#counted.delete(articleId);
+    // An article's votes are in its group's 16 buckets at most (each read only if it is not in memory).
+    for (const b of voteBucketsOf(articleId)) {
+      writes.push(
+        this.#votes.use(b, async (bucket, write) => {
+          if (!(articleId in bucket.votes) && !(articleId in bucket.counts)) return;
+          delete bucket.votes[articleId];
+          delete bucket.counts[articleId];
+          await write();
+        }),
+      );
+    }
     await Promise.all(writes);
   }
 

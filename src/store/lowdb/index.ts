@@ -13,7 +13,7 @@ import { readListingSnapshot, removeListingSnapshot } from './listing-snapshot.t
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import { MemoryLimits } from '../memory-limits.ts';
 import { LowdbComments, type CommentBucket } from './comments.ts';
-import { LowdbCounters, type AdjustmentBucket, type ViewsBucket, type VoteBucket } from './counters.ts';
+import { LowdbCounters, openVoteStore, type AdjustmentBucket, type ViewsBucket } from './counters.ts';
 import { LowdbJobs, type JobBucket } from './jobs.ts';
 import { LowdbMeta, type MetaFile } from './meta.ts';
 import { LowdbSessions, type SessionBucket } from './sessions.ts';
@@ -59,7 +59,7 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
     const [version, views, votes, adjustments, comments, subscribers, sessions, jobs, sources, users, meta, briefings] = await Promise.all([
       JsonCollection.open<ArticlesVersionFile>(versionFile(dir), { version: 0 }, readOnly),
       BucketSet.load<ViewsBucket>(dir, 'views', () => ({}), readOnly),
-      BucketSet.load<VoteBucket>(dir, 'votes', () => ({ votes: {}, counts: {} }), readOnly),
+      openVoteStore(dir, readOnly),
       BucketSet.load<AdjustmentBucket>(dir, 'voteAdjustments', () => ({}), readOnly),
       BucketSet.load<CommentBucket>(dir, 'comments', () => ({}), readOnly),
       BucketSet.load<SubscriberBucket>(dir, 'subscribers', () => ({}), readOnly),

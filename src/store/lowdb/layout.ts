@@ -194,3 +194,123 @@ export function loadArticleFiles<T>(
     }
   }
 }
+
+/**
+ * A bucketed collection too large to hold whole (the votes): at open only a small head of each file
+ * is read (`head`); a bucket's full data is read when first needed and kept in an LRU of `cacheSize`
+ * buckets. A bucket in use (`use`: loading, being changed, or its write not yet on disk) is pinned
+ * and never evicted, so a reload can never read a file older than the data in memory.
+ */
+export class LazyBucketSet<T> {
+  readonly #dir: string;
+  readonly #name: BucketedName;
+  readonly #readOnly: boolean;
+  readonly #empty: () => T;
+  readonly #parse: (bytes: Buffer) => T;
+  readonly #cacheSize: number;
+  /** Loaded buckets, least recently used first (a Map keeps insertion order). */
+  readonly #files = new Map<number, JsonCollection<T>>();
+  readonly #loading = new Map<number, Promise<JsonCollection<T>>>();
+  readonly #pins = new Map<number, number>();
+
+  private constructor(dir: string, name: BucketedName, empty: () => T, parse: (bytes: Buffer) => T, cacheSize: number, readOnly: boolean) {
+    this.#dir = dir;
+    this.#name = name;
+    this.#empty = empty;
+    this.#parse = parse;
+    this.#cacheSize = cacheSize;
+    this.#readOnly = readOnly;
+  }
+
+  /** Opens the set, calling `onHead` with the head (`head(bytes)`) of every existing bucket file. */
+  static async open<T, H>(
+    dir: string,
+    name: BucketedName,
+    options: { empty: () => T; parse: (bytes: Buffer) => T; head: (bytes: Buffer) => H; cacheSize: number; readOnly: boolean },
+    onHead: (bucket: number, head: H) => void,
+  ): Promise<LazyBucketSet<T>> {
+    const set = new LazyBucketSet<T>(dir, name, options.empty, options.parse, options.cacheSize, options.readOnly);
+    const buckets = Array.from({ length: BUCKETS[name] }, (_, b) => b);
+    await inPool(buckets, 32, async (b) => {
+      const bytes = await set.#readBytes(b);
+      if (bytes) onHead(b, set.#decode(b, bytes, options.head));
+    });
+    return set;
+  }
+
+  async #readBytes(bucket: number): Promise<Buffer | undefined> {
+    try {
+      return await fs.promises.readFile(bucketFile(this.#dir, this.#name, bucket));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
+  #decode<R>(bucket: number, bytes: Buffer, parse: (bytes: Buffer) => R): R {
+    try {
+      return parse(bytes);
+    } catch (error) {
+      const file = bucketFile(this.#dir, this.#name, bucket);
+      throw new Error(`Cannot read ${file}: it is not valid JSON (${(error as Error).message})`, { cause: error });
+    }
+  }
+
+  /**
+   * Runs `task` with the bucket's data (read from its file if it is not in memory; concurrent callers
+   * share one read). `task` changes the data synchronously and calls `write` to persist it; the
+   * bucket stays pinned until what `task` returns has settled.
+   */
+  async use<R>(bucket: number, task: (data: T, write: () => Promise<void>) => R | Promise<R>): Promise<R> {
+    this.#pins.set(bucket, (this.#pins.get(bucket) ?? 0) + 1);
+    try {
+      const file = await this.#load(bucket);
+      return await task(file.data, () => file.write());
+    } finally {
+      const pins = this.#pins.get(bucket)! - 1;
+      if (pins > 0) this.#pins.set(bucket, pins);
+      else this.#pins.delete(bucket);
+      this.#evict();
+    }
+  }
+
+  async #load(bucket: number): Promise<JsonCollection<T>> {
+    const cached = this.#files.get(bucket);
+    if (cached) {
+      // Most recently used goes last.
+      this.#files.delete(bucket);
+      this.#files.set(bucket, cached);
+      return cached;
+    }
+    let loading = this.#loading.get(bucket);
+    if (!loading) {
+      loading = (async () => {
+        const bytes = await this.#readBytes(bucket);
+        const data = bytes ? this.#decode(bucket, bytes, this.#parse) : this.#empty();
+        const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly);
+        this.#files.set(bucket, file);
+        return file;
+      })().finally(() => this.#loading.delete(bucket));
+      this.#loading.set(bucket, loading);
+    }
+    return loading;
+  }
+
+  /** Drops the least recently used unpinned buckets beyond the cache size. */
+  #evict(): void {
+    if (this.#files.size <= this.#cacheSize) return;
+    for (const bucket of this.#files.keys()) {
+      if (this.#files.size <= this.#cacheSize) break;
+      if (!this.#pins.has(bucket)) this.#files.delete(bucket);
+    }
+  }
+
+  /** How many buckets are in memory (for tests and probes). */
+  get loadedCount(): number {
+    return this.#files.size;
+  }
+
+  async settle(): Promise<void> {
+    await Promise.all([...this.#files.values()].map((f) => f.settle()));
+  }
+}

@@ -1,0 +1,145 @@
+/** Lowdb vote buckets read on demand: counts-only parsing at open, both key orders, one read per cold bucket, no vote lost to eviction. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openStore, type Store } from '../../src/store/index.ts';
+import { parseVoteBucket, parseVoteCounts, type VoteBucket } from '../../src/store/lowdb/counters.ts';
+import { bucketFile, LazyBucketSet, voteBucket } from '../../src/store/lowdb/layout.ts';
+import { closeQuietly, makeTempDir } from './support.ts';
+
+const ODD_IDS = ['plain', 'votes', 'a,"votes":{', 'back\\slash\\', 'quo"te', 'ünï\u2028cödé 🗞', 'counts'];
+
+function oddBucket(): VoteBucket {
+  const bucket: VoteBucket = { counts: {}, votes: {} };
+  ODD_IDS.forEach((id, i) => {
+    bucket.counts[id] = { likes: i + 1, dislikes: i };
+    bucket.votes[id] = Object.fromEntries(ODD_IDS.map((visitor, j) => [visitor, j % 2 ? 'dislike' : 'like']));
+  });
+  return bucket;
+}
+
+let store: Store | undefined;
+afterEach(async () => {
+  if (store) await closeQuietly(store);
+  store = undefined;
+});
+
+describe('parseVoteCounts', () => {
+  it('reads the counts of a counts-first file, odd article and visitor ids included', () => {
+    const bucket = oddBucket();
+    const bytes = Buffer.from(JSON.stringify(bucket));
+    expect(bytes.toString().startsWith('{"counts":')).toBe(true);
+    expect(parseVoteCounts(bytes)).toEqual(bucket.counts);
+  });
+
+  it('falls back to a full parse for a file in the older votes-first order', () => {
+    const bucket = oddBucket();
+    const bytes = Buffer.from(JSON.stringify({ votes: bucket.votes, counts: bucket.counts }));
+    expect(parseVoteCounts(bytes)).toEqual(bucket.counts);
+    // A whole read puts counts first, so the next write has the cheap order.
+    expect(Object.keys(parseVoteBucket(bytes))).toEqual(['counts', 'votes']);
+    expect(parseVoteBucket(bytes)).toEqual(bucket);
+  });
+
+  it('does not stop at a `,"votes":` inside the counts (an article called "votes")', () => {
+    const bytes = Buffer.from(JSON.stringify({ counts: { a: { likes: 1, dislikes: 0 }, votes: { likes: 2, dislikes: 3 } }, votes: {} }));
+    expect(parseVoteCounts(bytes)).toEqual({ a: { likes: 1, dislikes: 0 }, votes: { likes: 2, dislikes: 3 } });
+  });
+
+  it('fails on a file that is not JSON', () => {
+    expect(() => parseVoteCounts(Buffer.from('{"counts":{"a":'))).toThrow();
+  });
+});
+
+describe('LazyBucketSet', () => {
+  const options = (parse: (bytes: Buffer) => VoteBucket, cacheSize: number) => ({
+    empty: () => ({ counts: {}, votes: {} }),
+    parse,
+    head: parseVoteCounts,
+    cacheSize,
+    readOnly: false,
+  });
+
+  it('reads only the heads at open, and a cold bucket once for two callers at the same time', async () => {
+    const dir = makeTempDir();
+    const file = bucketFile(dir, 'votes', 5);
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify(oddBucket()));
+    let reads = 0;
+    const heads: number[] = [];
+    const set = await LazyBucketSet.open<VoteBucket, unknown>(
+      dir,
+      'votes',
+      options((bytes) => (reads++, parseVoteBucket(bytes)), 4),
+      (b) => void heads.push(b),
+    );
+    expect(heads).toEqual([5]);
+    expect(reads).toBe(0);
+    const add = (visitor: string) =>
+      set.use(5, async (data, write) => {
+        data.votes.plain![visitor] = 'like';
+        data.counts.plain!.likes++;
+        await write();
+      });
+    await Promise.all([add('x1'), add('x2')]);
+    expect(reads).toBe(1);
+    const onDisk = parseVoteBucket(fs.readFileSync(file));
+    expect(onDisk.votes.plain).toMatchObject({ x1: 'like', x2: 'like' });
+    expect(onDisk.counts.plain!.likes).toBe(3);
+    expect(fs.readFileSync(file, 'utf8').startsWith('{"counts":')).toBe(true);
+  });
+
+  it('keeps at most cacheSize buckets, and never drops one in use (changed, write pending)', async () => {
+    const dir = makeTempDir();
+    const set = await LazyBucketSet.open<VoteBucket, unknown>(dir, 'votes', options(parseVoteBucket, 1), () => {});
+    const vote = (b: number, visitor: string) =>
+      set.use(b, async (data, write) => {
+        (data.votes.a ??= {})[visitor] = 'like';
+        await write();
+      });
+    // Bucket 0 stays in use (changed, its write not started) while other buckets push it out of the cache.
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const first = set.use(0, async (data, write) => {
+      (data.votes.a ??= {}).v0 = 'like';
+      await gate;
+      await write();
+    });
+    for (let i = 1; i <= 5; i++) await vote(i, `w${i}`);
+    // A reload here would read a file written before v0 (or none): the bucket must still be the one in memory.
+    const seen = await set.use(0, (data) => ({ ...data.votes.a }));
+    expect(seen).toMatchObject({ v0: 'like' });
+    const all: Promise<void>[] = [];
+    for (let i = 1; i < 20; i++) all.push(vote(0, `v${i}`), vote(1 + (i % 5), `w${i}`));
+    release();
+    await Promise.all([first, ...all]);
+    expect(set.loadedCount).toBeLessThanOrEqual(1);
+    expect(Object.keys(parseVoteBucket(fs.readFileSync(bucketFile(dir, 'votes', 0))).votes.a!)).toHaveLength(20);
+    await set.settle();
+  });
+});
+
+describe('lowdb votes on demand', () => {
+  it('counts votes stored in the older key order, and rewrites the bucket counts-first at its next vote', async () => {
+    const dir = makeTempDir();
+    const b = voteBucket('art', 'old-visitor');
+    const file = bucketFile(dir, 'votes', b);
+    store = await openStore(dir);
+    await store.close();
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    fs.writeFileSync(file, JSON.stringify({ votes: { art: { 'old-visitor': 'dislike' } }, counts: { art: { likes: 0, dislikes: 1 } } }));
+    store = await openStore(dir);
+    expect(await store.counters.get('art')).toMatchObject({ likes: 0, dislikes: 1 });
+    expect(await store.counters.visitorVote('art', 'old-visitor')).toBe('dislike');
+    // Two new visitors at once, on the same cold bucket when they hash there.
+    const fresh = ['n1', 'n2', 'n3', 'n4', 'n5'];
+    await Promise.all(fresh.map((v) => store!.counters.vote('art', v, 'like')));
+    await store.counters.vote('art', 'old-visitor', 'like');
+    expect(await store.counters.get('art')).toMatchObject({ likes: 6, dislikes: 0 });
+    await store.close();
+    expect(fs.readFileSync(file, 'utf8').startsWith('{"counts":')).toBe(true);
+    store = await openStore(dir);
+    expect(await store.counters.get('art')).toMatchObject({ likes: 6, dislikes: 0 });
+    for (const v of fresh) expect(await store.counters.visitorVote('art', v)).toBe('like');
+  });
+});
