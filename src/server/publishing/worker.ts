@@ -56,6 +56,8 @@ export type WorkerOptions = {
   searchDebounceMs?: number;
   /** ...but never longer than this after it was queued. @default 8000 */
   searchMaxDelayMs?: number;
+  /** Several servers: the highest stored-page sequence the sync before serving copied (later syncs start there). */
+  syncedThrough?: number;
   log?: (line: string) => void;
 };
 
@@ -448,7 +450,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
       const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
       const onSearchJob = (jobPath: string) => queueLocal([jobPath]);
-      stopFollowing = await followStoredPages(store, { clientDir, imagesDir }, { owner, onSearchJob, log });
+      stopFollowing = await followStoredPages(
+        store,
+        { clientDir, imagesDir },
+        { owner, onSearchJob, log, ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }) },
+      );
     }
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);

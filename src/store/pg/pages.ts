@@ -42,9 +42,11 @@ export class PgRenderedPages implements RenderedPageRepository {
     return { path: row.path, body: row.body === null ? undefined : new Uint8Array(row.body), seq: Number(row.seq), origin: row.origin };
   }
 
-  async list() {
+  /** Read through the index on seq: a server that synced before asks only for what changed since. */
+  async list(afterSeq = 0) {
     const { rows } = await this.#db.query<{ path: string; seq: string; sha256: string | null }>(
-      'SELECT path, seq::text, sha256 FROM rendered_pages ORDER BY seq',
+      'SELECT path, seq::text, sha256 FROM rendered_pages WHERE seq > $1 ORDER BY seq',
+      [afterSeq],
     );
     return rows.map((r) => ({ path: r.path, seq: Number(r.seq), sha256: r.sha256 ?? undefined }));
   }
