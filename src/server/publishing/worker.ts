@@ -311,8 +311,28 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       retryAt.set(job.id, Date.now() + CLAIMED_RETRY_MS);
       return;
     }
+    // Heartbeat: work that outlasts part of the lease (a search compaction) extends it while it runs,
+    // so no other server takes the job over and does it twice; a killed server stops renewing.
+    let beat: Promise<unknown> = Promise.resolve();
+    const heartbeat =
+      shared && !local
+        ? setInterval(
+            () => {
+              beat = store.jobs
+                .claim(job.id, owner, Date.now() + leaseMs, Date.now())
+                .then((held) => held || log(`[publish] ${job.path}: the claim was lost while running`))
+                .catch((error: unknown) => log(`[publish] ${job.path}: renewing the claim failed: ${(error as Error).message}`));
+            },
+            Math.max(50, Math.floor(leaseMs / 3)),
+          )
+        : undefined;
+    // Before the claim is given up: a renewal landing after it would claim the job again.
+    const stopHeartbeat = async () => {
+      clearInterval(heartbeat);
+      await beat;
+    };
     try {
-      const { outcome, ms } = await regenerate(job.path);
+      const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (local) completeLocal(job, startedAt);
       else await store.jobs.complete(job.id, startedAt);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
@@ -330,6 +350,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
       log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
+    } finally {
+      await stopHeartbeat();
     }
   }
 
