@@ -226,6 +226,11 @@ export interface RenderedPageRepository {
    */
   list(afterSeq?: number): Promise<{ path: string; seq: number; sha256: string | undefined }[]>;
   /**
+   * Deletes the removals (tombstones) stored before `storedBefore` (ms since the epoch); answers how
+   * many. A server away longer than that misses them, and its start-up reconcile removes the files.
+   */
+  pruneRemovals(storedBefore: number): Promise<number>;
+  /**
    * Calls `listener` for every page put from now on, by any process; `resync` after a lost
    * connection came back (notes may have been missed meanwhile). Answers the function that stops it.
    */

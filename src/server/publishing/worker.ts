@@ -87,6 +87,14 @@ const IDLE_POLL_MS = 1000;
 const MANIFEST_CHECK_MS = 15_000;
 /** How soon a job another server holds is looked at again. */
 const CLAIMED_RETRY_MS = 200;
+/**
+ * Several servers: a stored page removal (tombstone) is kept this long, then pruned, so the table
+ * holds one row per live page plus a week of removals. A server away longer misses the removal; its
+ * render manifest then names an older article version, and the reconcile at start deletes the file.
+ */
+export const PAGE_TOMBSTONE_MAX_AGE_MS = 7 * 86_400_000;
+/** How often an idle worker prunes old removals (any server may; the delete is idempotent). */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** The id kept in `DATA_DIR/server-id`, written once (atomically) on first start. */
 function serverIdentity(dataDir: string): string {
@@ -157,6 +165,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** The article version the manifest on disk names, once this worker knows the pages match it. */
   let writtenVersion: number | undefined;
   const purgeBatch = createPurgeBatch();
+  /** When this worker last pruned old stored removals (0: at its first idle moment). */
+  let lastPrune = 0;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -386,6 +396,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** Queue empty: record what the pages were rendered from, tell the CDN, and look for outside rebuilds. */
   async function onDrained(): Promise<void> {
     flushPurge();
+    if (shared && Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = Date.now();
+      const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
+      if (pruned) log(`[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
+    }
     if (options.hooksPending() || reconcileQueue.length > 0) return;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
