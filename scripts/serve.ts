@@ -31,9 +31,12 @@ async function main(): Promise<void> {
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
   // Several servers on one database: pages the others rendered while this one was down are copied in before it serves.
+  let syncedThrough: number | undefined;
   if (runtime.store.pages.shared) {
     const synced = await syncStoredPages(runtime.store, { clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images') });
     console.log(`[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`);
+    // The worker's sync after LISTEN then checks only what changed since, not every page again.
+    syncedThrough = synced.throughSeq;
   }
   const server = createHttpServer({
     clientDir,
@@ -54,7 +57,11 @@ async function main(): Promise<void> {
           : config.HOST.includes(':')
             ? `[${config.HOST}]`
             : config.HOST;
-    attachPublishingSite(runtime, { clientDir, origin: `http://${loopback}:${port}` });
+    attachPublishingSite(runtime, {
+      clientDir,
+      origin: `http://${loopback}:${port}`,
+      ...(syncedThrough === undefined ? {} : { syncedThrough }),
+    });
     // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
     announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
     console.log(`Listening on http://${shown}:${port}`);

@@ -17,6 +17,9 @@ export class LocalRenderedPages implements RenderedPageRepository {
   async list() {
     return [];
   }
+  async pruneRemovals() {
+    return 0;
+  }
   async listen(listener: (note: RenderedPageNote) => void) {
     this.#listeners.add(listener);
     return async () => void this.#listeners.delete(listener);

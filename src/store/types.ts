@@ -220,8 +220,16 @@ export interface RenderedPageRepository {
   /** Stores a page (or its removal) and tells every listener, on every server, once it is committed; answers its sequence number. */
   put(path: string, body: Uint8Array | undefined, origin: string): Promise<number>;
   get(path: string): Promise<RenderedPage | undefined>;
-  /** Every stored page without its bytes: its SHA-256 (hex; undefined for a removal), oldest change first. */
-  list(): Promise<{ path: string; seq: number; sha256: string | undefined }[]>;
+  /**
+   * Every stored page without its bytes: its SHA-256 (hex; undefined for a removal), oldest change
+   * first; with `afterSeq`, only the pages changed after that sequence number.
+   */
+  list(afterSeq?: number): Promise<{ path: string; seq: number; sha256: string | undefined }[]>;
+  /**
+   * Deletes the removals (tombstones) stored before `storedBefore` (ms since the epoch); answers how
+   * many. A server away longer than that misses them, and its start-up reconcile removes the files.
+   */
+  pruneRemovals(storedBefore: number): Promise<number>;
   /**
    * Calls `listener` for every page put from now on, by any process; `resync` after a lost
    * connection came back (notes may have been missed meanwhile). Answers the function that stops it.

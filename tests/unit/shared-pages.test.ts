@@ -9,7 +9,7 @@ import { parseConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { seedDemoContent } from '../../src/server/seed.ts';
-import { followStoredPages, syncStoredPages } from '../../src/server/publishing/shared-pages.ts';
+import { followStoredPages, SEQ_OVERLAP, syncStoredPages } from '../../src/server/publishing/shared-pages.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 import { closeQuietly, makeTempDir } from './support.ts';
 
@@ -40,13 +40,13 @@ describe('stored pages copied between servers', () => {
     const [a, b] = [await server(url), await server(url)];
     await a.store.pages.put('/article/kept', html('kept'), 'a');
     await a.store.pages.put('/article/gone', html('gone'), 'a');
-    expect(await syncStoredPages(b.store, b.folders)).toEqual({ checked: 2, written: 2, deleted: 0 });
+    expect(await syncStoredPages(b.store, b.folders)).toMatchObject({ checked: 2, written: 2, deleted: 0 });
     const file = (slug: string) => path.join(b.folders.clientDir, 'article', slug, 'index.html');
     expect(fs.readFileSync(file('kept'), 'utf8')).toContain('kept');
     await a.store.pages.put('/article/gone', undefined, 'a');
     // Never a path outside the served pages, whatever a row says.
     await a.store.pages.put('/../../escape', html('no'), 'a');
-    expect(await syncStoredPages(b.store, b.folders)).toEqual({ checked: 2, written: 0, deleted: 1 });
+    expect(await syncStoredPages(b.store, b.folders)).toMatchObject({ checked: 2, written: 0, deleted: 1 });
     expect(fs.existsSync(file('gone'))).toBe(false);
     expect(fs.existsSync(file('kept'))).toBe(true);
   });
@@ -75,6 +75,30 @@ describe('stored pages copied between servers', () => {
     expect(searchJobs).toEqual(['/pagefind/head-2025-01-01']);
     expect(fs.readFileSync(path.join(b.folders.clientDir, 'article/live/index.html'), 'utf8')).toContain('live');
     expect(fs.existsSync(path.join(b.folders.clientDir, 'section/world/index.html'))).toBe(false);
+  });
+
+  it('after the sync before serving, the sync after LISTEN checks only later pages (and applies them)', async () => {
+    const url = await databaseFor(makeTempDir('meridian-shared-db-'));
+    const [a, b] = [await server(url), await server(url)];
+    const many = SEQ_OVERLAP + 50;
+    for (let i = 0; i < many; i++) await a.store.pages.put(`/article/old-${i}`, html(`old ${i}`), 'a');
+    // The sync scripts/serve.ts runs before the server listens.
+    const before = await syncStoredPages(b.store, b.folders);
+    expect(before).toMatchObject({ checked: many, written: many });
+    // Rendered elsewhere between that sync and the worker's LISTEN: no note reaches this server.
+    await a.store.pages.put('/article/between', html('between'), 'a');
+    const lines: string[] = [];
+    const stop = await followStoredPages(b.store, b.folders, {
+      owner: 'b',
+      onSearchJob: () => {},
+      syncedThrough: before.throughSeq,
+      log: (line) => lines.push(line),
+    });
+    await stop();
+    const synced = lines.find((line) => line.includes('synced stored pages (start'));
+    // The new page and the overlap kept for puts still in flight, not every page again.
+    expect(synced).toContain(`${SEQ_OVERLAP + 1} checked, 1 written`);
+    expect(fs.readFileSync(path.join(b.folders.clientDir, 'article/between/index.html'), 'utf8')).toContain('between');
   });
 
   it("gives every server the seed's hero images", async () => {

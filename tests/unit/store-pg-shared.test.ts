@@ -159,4 +159,19 @@ describe('one PostgreSQL database, two servers', () => {
     await stop();
     expect(heard).toEqual(['server-a <p>new</p>']);
   });
+
+  it('prunes stored page removals older than the age given, and nothing else', async () => {
+    const [a, b] = await twoServers();
+    const body = new TextEncoder().encode('<p>kept</p>');
+    await a.pages.put('/article/kept', body, 'a');
+    await a.pages.put('/article/gone', undefined, 'a');
+    // Too young: the removal stays for servers that were away.
+    expect(await b.pages.pruneRemovals(Date.now() - 60_000)).toBe(0);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    const cutoff = Date.now();
+    await a.pages.put('/article/late', undefined, 'a');
+    expect(await b.pages.pruneRemovals(cutoff)).toBe(1);
+    expect((await a.pages.list()).map((p) => p.path)).toEqual(['/article/kept', '/article/late']);
+    expect(await a.pages.get('/article/kept')).toMatchObject({ body });
+  });
 });

@@ -17,6 +17,8 @@ export type PublishingSite = {
   clientDir: string;
   /** Loopback origin of this server, e.g. http://127.0.0.1:4321. */
   origin: string;
+  /** Several servers: the highest stored-page sequence copied before serving (see followStoredPages). */
+  syncedThrough?: number;
 };
 
 type Publishing = {
@@ -132,6 +134,7 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
     clientDir: site.clientDir,
     render: createLoopbackRenderer(site.origin),
     hooksPending: () => state.pendingHooks > 0,
+    ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
   });
   return state.worker;

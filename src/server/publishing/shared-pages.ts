@@ -50,13 +50,26 @@ export async function applyStoredPage(
   return { outcome, seq: page.seq };
 }
 
-/** Copies every stored page that differs from the served file (compared by SHA-256); a no-op on a store one process owns. */
-export type SyncCounts = { checked: number; written: number; deleted: number };
+/** What a sync did, and the highest sequence it saw (the mark a later sync starts after). */
+export type SyncCounts = { checked: number; written: number; deleted: number; throughSeq: number };
 
-export async function syncStoredPages(store: Store, folders: SharedFolders): Promise<SyncCounts> {
-  const counts = { checked: 0, written: 0, deleted: 0 };
+/**
+ * How far before its mark a later sync looks again. Sequence numbers are taken before a put
+ * commits, so a page with a lower number can become visible after one with a higher number; a put
+ * is one statement and each server's worker stores one page at a time, so only a handful can be in
+ * flight at once: a margin of this many sequence numbers covers them at little cost.
+ */
+export const SEQ_OVERLAP = 100;
+
+/**
+ * Copies every stored page (or with `afterSeq`, every page changed after it) that differs from the
+ * served file (compared by SHA-256); a no-op on a store one process owns.
+ */
+export async function syncStoredPages(store: Store, folders: SharedFolders, afterSeq = 0): Promise<SyncCounts> {
+  const counts = { checked: 0, written: 0, deleted: 0, throughSeq: afterSeq };
   if (!store.pages.shared) return counts;
-  for (const stored of await store.pages.list()) {
+  for (const stored of await store.pages.list(afterSeq)) {
+    counts.throughSeq = Math.max(counts.throughSeq, stored.seq);
     const target = targetOf(folders, stored.path);
     if (!target) continue;
     counts.checked++;
@@ -75,16 +88,25 @@ export type FollowOptions = {
   onSearchJob: (jobPath: string) => void;
   /** Another server's page was copied into this server's folder. */
   onApplied?: (publicPath: string, outcome: FileOutcome) => void;
+  /**
+   * The highest sequence a full sync already brought into the folder (the one before serving): the
+   * sync after LISTEN then checks only later pages instead of hashing every served file again.
+   */
+  syncedThrough?: number;
   log: (line: string) => void;
 };
 
 /**
  * Listens for pages other servers store and copies each into `clientDir`, one at a time in the
- * order heard; a page heard again with an older sequence than the one applied is skipped. Starts
- * with a full sync (after LISTEN, so nothing falls between) and syncs again after a reconnect.
+ * order heard; a page heard again with an older sequence than the one applied is skipped. Syncs
+ * after LISTEN (so nothing falls between) and again after a reconnect, each time only the pages
+ * changed since the highest sequence already synced or heard (less SEQ_OVERLAP); a full sync
+ * without `syncedThrough`.
  */
 export async function followStoredPages(store: Store, folders: SharedFolders, options: FollowOptions): Promise<() => Promise<void>> {
   const applied = new Map<string, number>();
+  /** The highest sequence synced or heard: what the next sync starts after (undefined: sync everything). */
+  let mark = options.syncedThrough;
   let chain: Promise<unknown> = Promise.resolve();
   const run = (work: () => Promise<unknown>) => {
     chain = chain.then(work).catch((error: unknown) => options.log(`[publish] copying a stored page failed: ${(error as Error).message}`));
@@ -93,13 +115,17 @@ export async function followStoredPages(store: Store, folders: SharedFolders, op
   const sync = (why: string) =>
     run(async () => {
       const started = Date.now();
-      const counts = await syncStoredPages(store, folders);
+      const afterSeq = mark === undefined ? 0 : Math.max(0, mark - SEQ_OVERLAP);
+      const counts = await syncStoredPages(store, folders, afterSeq);
+      mark = Math.max(mark ?? 0, counts.throughSeq);
       options.log(
-        `[publish] synced stored pages (${why}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
+        `[publish] synced stored pages (${why}, after sequence ${afterSeq}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
       );
     });
   const stop = await store.pages.listen(
     (note) => {
+      // Not before the first sync has a mark: that sync must still be a full one.
+      if (mark !== undefined) mark = Math.max(mark, note.seq);
       if (note.origin === options.owner) return;
       if (searchJobOf(note.path)) {
         options.onSearchJob(note.path);

@@ -56,6 +56,8 @@ export type WorkerOptions = {
   searchDebounceMs?: number;
   /** ...but never longer than this after it was queued. @default 8000 */
   searchMaxDelayMs?: number;
+  /** Several servers: the highest stored-page sequence the sync before serving copied (later syncs start there). */
+  syncedThrough?: number;
   log?: (line: string) => void;
 };
 
@@ -85,6 +87,14 @@ const IDLE_POLL_MS = 1000;
 const MANIFEST_CHECK_MS = 15_000;
 /** How soon a job another server holds is looked at again. */
 const CLAIMED_RETRY_MS = 200;
+/**
+ * Several servers: a stored page removal (tombstone) is kept this long, then pruned, so the table
+ * holds one row per live page plus a week of removals. A server away longer misses the removal; its
+ * render manifest then names an older article version, and the reconcile at start deletes the file.
+ */
+export const PAGE_TOMBSTONE_MAX_AGE_MS = 7 * 86_400_000;
+/** How often an idle worker prunes old removals (any server may; the delete is idempotent). */
+const PRUNE_EVERY_MS = 3_600_000;
 
 /** The id kept in `DATA_DIR/server-id`, written once (atomically) on first start. */
 function serverIdentity(dataDir: string): string {
@@ -155,6 +165,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** The article version the manifest on disk names, once this worker knows the pages match it. */
   let writtenVersion: number | undefined;
   const purgeBatch = createPurgeBatch();
+  /** When this worker last pruned old stored removals (0: at its first idle moment). */
+  let lastPrune = 0;
 
   const sleep = (ms: number) =>
     new Promise<void>((resolve) => {
@@ -309,8 +321,28 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       retryAt.set(job.id, Date.now() + CLAIMED_RETRY_MS);
       return;
     }
+    // Heartbeat: work that outlasts part of the lease (a search compaction) extends it while it runs,
+    // so no other server takes the job over and does it twice; a killed server stops renewing.
+    let beat: Promise<unknown> = Promise.resolve();
+    const heartbeat =
+      shared && !local
+        ? setInterval(
+            () => {
+              beat = store.jobs
+                .claim(job.id, owner, Date.now() + leaseMs, Date.now())
+                .then((held) => held || log(`[publish] ${job.path}: the claim was lost while running`))
+                .catch((error: unknown) => log(`[publish] ${job.path}: renewing the claim failed: ${(error as Error).message}`));
+            },
+            Math.max(50, Math.floor(leaseMs / 3)),
+          )
+        : undefined;
+    // Before the claim is given up: a renewal landing after it would claim the job again.
+    const stopHeartbeat = async () => {
+      clearInterval(heartbeat);
+      await beat;
+    };
     try {
-      const { outcome, ms } = await regenerate(job.path);
+      const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (local) completeLocal(job, startedAt);
       else await store.jobs.complete(job.id, startedAt);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
@@ -328,6 +360,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
       log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
+    } finally {
+      await stopHeartbeat();
     }
   }
 
@@ -362,6 +396,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** Queue empty: record what the pages were rendered from, tell the CDN, and look for outside rebuilds. */
   async function onDrained(): Promise<void> {
     flushPurge();
+    if (shared && Date.now() - lastPrune >= PRUNE_EVERY_MS) {
+      lastPrune = Date.now();
+      const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
+      if (pruned) log(`[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
+    }
     if (options.hooksPending() || reconcileQueue.length > 0) return;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
@@ -448,7 +487,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
       const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
       const onSearchJob = (jobPath: string) => queueLocal([jobPath]);
-      stopFollowing = await followStoredPages(store, { clientDir, imagesDir }, { owner, onSearchJob, log });
+      stopFollowing = await followStoredPages(
+        store,
+        { clientDir, imagesDir },
+        { owner, onSearchJob, log, ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }) },
+      );
     }
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);

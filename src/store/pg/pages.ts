@@ -26,7 +26,7 @@ export class PgRenderedPages implements RenderedPageRepository {
     const { rows } = await this.#db.query<{ seq: string }>(
       `WITH saved AS (
          INSERT INTO rendered_pages (path, body, sha256, seq, origin) VALUES ($1, $2, $3, nextval('rendered_pages_seq'), $4)
-         ON CONFLICT (path) DO UPDATE SET body = EXCLUDED.body, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq, origin = EXCLUDED.origin
+         ON CONFLICT (path) DO UPDATE SET body = EXCLUDED.body, sha256 = EXCLUDED.sha256, seq = EXCLUDED.seq, origin = EXCLUDED.origin, stored_at = now()
          RETURNING seq
        )
        SELECT seq::text, pg_notify('${CHANNEL}', json_build_object('path', $1::text, 'seq', seq, 'origin', $4::text)::text) FROM saved`,
@@ -42,11 +42,20 @@ export class PgRenderedPages implements RenderedPageRepository {
     return { path: row.path, body: row.body === null ? undefined : new Uint8Array(row.body), seq: Number(row.seq), origin: row.origin };
   }
 
-  async list() {
+  /** Read through the index on seq: a server that synced before asks only for what changed since. */
+  async list(afterSeq = 0) {
     const { rows } = await this.#db.query<{ path: string; seq: string; sha256: string | null }>(
-      'SELECT path, seq::text, sha256 FROM rendered_pages ORDER BY seq',
+      'SELECT path, seq::text, sha256 FROM rendered_pages WHERE seq > $1 ORDER BY seq',
+      [afterSeq],
     );
     return rows.map((r) => ({ path: r.path, seq: Number(r.seq), sha256: r.sha256 ?? undefined }));
+  }
+
+  async pruneRemovals(storedBefore: number) {
+    const { rowCount } = await this.#db.query('DELETE FROM rendered_pages WHERE body IS NULL AND stored_at < to_timestamp($1 / 1000.0)', [
+      storedBefore,
+    ]);
+    return rowCount ?? 0;
   }
 
   /** A connection of its own (LISTEN holds it), connected again whenever it drops, with `resync` after each return. */
