@@ -187,6 +187,34 @@ describe('parseFeed on the fixture corpus', () => {
     });
     for (const item of items) expect(item.title).toBeTruthy();
   });
+
+  /** An RSS feed of `count` items whose descriptions hold `text`. */
+  function bigFeed(count: number, text: string): Buffer {
+    const items = Array.from(
+      { length: count },
+      (_, i) => `<item><title>Item ${i}</title><guid>urn:big:${i}</guid><description>${text}</description></item>`,
+    );
+    return Buffer.from(
+      `<?xml version="1.0" encoding="utf-8"?><rss version="2.0"><channel><title>Big</title>${items.join('')}</channel></rss>`,
+    );
+  }
+
+  it('reads a feed of megabytes in slices without splitting a character between two of them', async () => {
+    // Three UTF-16 units per repeat, so the slice boundaries fall inside the emoji's surrogate pair again and again.
+    const text = 'é🗞'.repeat(4000);
+    const feed = await parseFeed(bigFeed(150, text), { feedUrl: BASE });
+    expect(feed.items).toHaveLength(150);
+    for (const item of feed.items) expect(item.description).toBe(text);
+  });
+
+  it('lets the event loop run while it parses a large feed', async () => {
+    const order: string[] = [];
+    setImmediate(() => order.push('another request'));
+    await parseFeed(bigFeed(200, 'A paragraph of news. '.repeat(500)), { feedUrl: BASE });
+    order.push('parsed');
+    // Parsed in one go, the feed would be done before anything queued meanwhile could run.
+    expect(order).toEqual(['another request', 'parsed']);
+  });
 });
 
 describe('itemToFields', () => {

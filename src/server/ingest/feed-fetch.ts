@@ -11,6 +11,7 @@ import { AppError, badRequest, notFound, tooManyRequests } from '../errors.ts';
 import { computeReadingTime } from '../html.ts';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.ts';
 import { emitArticleChanges, type ArticleChange, type Runtime } from '../runtime.ts';
+import { timeSlicer } from '../time-slice.ts';
 import { itemToFields, type ItemFields } from './feed-items.ts';
 import { FeedParseError, parseFeed } from './feed-parse.ts';
 
@@ -157,7 +158,10 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
   const now = nowIso();
   const fieldsList: ItemFields[] = [];
   const seen = new Set<string>();
+  // Sanitising a feed's items (up to 200) is work of tens of milliseconds: the loop lets readers in between.
+  const slice = timeSlicer();
   for (const item of parsed.items) {
+    await slice();
     const fields = itemToFields(item, response.url, now);
     if (!fields || seen.has(fields.guid)) continue;
     seen.add(fields.guid);
@@ -209,7 +213,9 @@ function applyUpstreamEdit(existing: ArticleRecord, fields: ItemFields, now: str
 export async function ingestItems(runtime: Runtime, source: NewsSource, items: ItemFields[], now: string): Promise<ArticleChange[]> {
   const { articles } = runtime.store;
   const changes: ArticleChange[] = [];
+  const slice = timeSlicer();
   for (const fields of items) {
+    await slice();
     const existing = await articles.findByOrigin(source.id, fields.guid);
     if (existing) {
       if (existing.origin?.fingerprint === fields.fingerprint) continue;

@@ -1,6 +1,13 @@
 /** Feed bytes to feed items with feedparser: gzip sniffing, charset decoding, clear errors for non-feeds. */
+import { promisify } from 'node:util';
 import zlib from 'node:zlib';
 import FeedParser from 'feedparser';
+import { timeSlicer } from '../time-slice.ts';
+
+const gunzip = promisify(zlib.gunzip);
+
+/** Characters handed to the XML parser at a time (a few milliseconds of parsing). */
+const PARSE_CHUNK_CHARS = 16_384;
 
 /** Items taken from one fetch; a feed larger than this is read from the top (newest first in practice). */
 export const MAX_ITEMS_PER_FETCH = 200;
@@ -61,10 +68,10 @@ export function decodeFeedText(bytes: Uint8Array, contentType?: string): string 
 }
 
 /** Gzip bytes served without Content-Encoding (a .xml.gz feed) are unpacked, within the same cap. */
-function gunzipIfNeeded(bytes: Buffer, maxBytes: number): Buffer {
+async function gunzipIfNeeded(bytes: Buffer, maxBytes: number): Promise<Buffer> {
   if (bytes[0] !== 0x1f || bytes[1] !== 0x8b) return bytes;
   try {
-    return zlib.gunzipSync(bytes, { maxOutputLength: maxBytes });
+    return await gunzip(bytes, { maxOutputLength: maxBytes });
   } catch (error) {
     throw new FeedParseError('The feed is compressed and could not be unpacked (corrupt or too large)', { cause: error });
   }
@@ -82,15 +89,19 @@ export async function parseFeed(
   input: Buffer,
   options: { contentType?: string | undefined; feedUrl: string; maxBytes?: number },
 ): Promise<ParsedFeed> {
-  const bytes = gunzipIfNeeded(input, options.maxBytes ?? 5 * 1024 * 1024);
+  const bytes = await gunzipIfNeeded(input, options.maxBytes ?? 5 * 1024 * 1024);
   const text = decodeFeedText(bytes, options.contentType).replace(/^\uFEFF/, '');
   if (text.trim() === '') throw new FeedParseError('The feed is empty');
   const parser = new FeedParser({ feedurl: options.feedUrl, addmeta: false });
   const items: FeedParser.Item[] = [];
   let meta: FeedParser.Meta | undefined;
   try {
+    let failed = false;
     await new Promise<void>((resolve, reject) => {
-      parser.on('error', reject);
+      parser.on('error', (error: unknown) => {
+        failed = true;
+        reject(error as Error);
+      });
       parser.on('meta', (m: FeedParser.Meta) => {
         meta = m;
       });
@@ -99,7 +110,19 @@ export async function parseFeed(
         while ((item = parser.read() as FeedParser.Item | null)) if (items.length < MAX_ITEMS_PER_FETCH) items.push(item);
       });
       parser.on('end', () => resolve());
-      parser.end(text, 'utf8');
+      // A feed may be megabytes: parsed a slice at a time, with a turn of the event loop between slices.
+      (async () => {
+        const slice = timeSlicer();
+        for (let at = 0; at < text.length && !failed;) {
+          let end = Math.min(text.length, at + PARSE_CHUNK_CHARS);
+          // Never split a surrogate pair between two writes.
+          if (end < text.length && /[\uD800-\uDBFF]/.test(text[end - 1]!)) end--;
+          parser.write(text.slice(at, end), 'utf8');
+          at = end;
+          await slice();
+        }
+        if (!failed) parser.end();
+      })().catch(reject);
     });
   } catch (error) {
     if (looksLikeHtml(text, options.contentType)) {
