@@ -151,6 +151,8 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
       fs.rmSync(eldFile, { force: true });
       child.kill('SIGUSR2');
       for (let i = 0; i < 500 && !fs.existsSync(eldFile); i++) await sleep(10);
+      // With a CPU profile, every reading is kept (it lists when each long delay ended, to find it in the profile).
+      if (profile.length) fs.copyFileSync(eldFile, path.join(workDir, `event-loop-delay-${child.pid}-${Date.now()}.json`));
       return JSON.parse(fs.readFileSync(eldFile, 'utf8')) as { maxMs: number; p99Ms: number; rssMB: number };
     },
     stop: async () => {
