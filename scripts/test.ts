@@ -59,7 +59,13 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 
 ensureChromium();
 ensurePostgres();
+// The JSON reports and the e2e servers' data folders; removed when the run ends.
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
+function e2eDataDir(name: string): string {
+  const dir = path.join(reports, name);
+  fs.mkdirSync(dir);
+  return dir;
+}
 const only = process.argv[2]; // optional: unit | hardening | pg | e2e | e2e-pg
 // After e2e or e2e-pg: Playwright's own arguments, e.g. one spec file (`node scripts/test.ts e2e-pg tests/e2e/a11y.spec.ts`).
 const playwrightArgs = only === 'e2e' || only === 'e2e-pg' ? process.argv.slice(3) : [];
@@ -147,6 +153,7 @@ if (only === undefined || only === 'e2e') {
   failedRuns +=
     run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs], {
       ...env,
+      E2E_DATA_DIR: e2eDataDir('e2e-data'),
       PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
     }) === 0
       ? 0
@@ -177,6 +184,7 @@ async function e2eOnPostgres(): Promise<number> {
       {
         ...env,
         E2E_DATABASE_URL: databaseUrl,
+        E2E_DATA_DIR: e2eDataDir('e2e-pg-data'),
         E2E_OUT_DIR: '.out/e2e-pg',
         PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright-pg.json'),
       },
@@ -239,5 +247,6 @@ const e2e = {
 };
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
+fs.rmSync(reports, { recursive: true, force: true });
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${vitest.skipped + e2e.skipped} skipped`);
 process.exit(failedRuns > 0 || failed > 0 ? 1 : 0);
