@@ -164,6 +164,11 @@ if (only === undefined || only === 'e2e') {
 if (only === undefined || only === 'e2e-pg') failedRuns += await e2eOnPostgres();
 
 async function e2eOnPostgres(): Promise<number> {
+  // A Ctrl-C reaches Playwright and this process alike, and by default Node would end this one at once
+  // and leave the cluster running. Listening keeps it alive until initdb and Playwright (run synchronously
+  // below) have stopped and the cluster is gone; the interrupted pass then counts as failed.
+  const stayForCleanup = () => {};
+  process.on('SIGINT', stayForCleanup).on('SIGTERM', stayForCleanup);
   let cluster: Cluster;
   try {
     cluster = await startCluster();
@@ -171,11 +176,6 @@ async function e2eOnPostgres(): Promise<number> {
     console.error((error as Error).message);
     return 1;
   }
-  // Playwright runs synchronously below, so a signal is only handled once it has returned: noted here
-  // (Node would otherwise exit at once and leave the cluster running), acted on after the cluster is gone.
-  let signal: NodeJS.Signals | undefined;
-  const note = (received: NodeJS.Signals) => (signal = received);
-  process.on('SIGINT', note).on('SIGTERM', note);
   try {
     const databaseUrl = await createDatabase(cluster.url, 'e2e');
     return run(
@@ -196,8 +196,6 @@ async function e2eOnPostgres(): Promise<number> {
     return 1;
   } finally {
     cluster.stop();
-    process.off('SIGINT', note).off('SIGTERM', note);
-    if (signal) process.exit(signal === 'SIGINT' ? 130 : 143);
   }
 }
 
