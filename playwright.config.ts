@@ -6,10 +6,16 @@ import fs from 'node:fs';
 /**
  * E2E runs against the real server started by `npm start` on a demo-seeded DATA_DIR of its own,
  * built into and served from a folder of its own (.out/e2e), so a site running from dist/ is never touched.
+ * E2E_DATABASE_URL puts that server on PostgreSQL (an empty database, which it seeds); without it the
+ * server keeps the lowdb store in DATA_DIR, whatever DATABASE_URL the shell has.
  */
 const PORT = Number(process.env.E2E_PORT ?? 4399);
 const outDir = path.resolve(import.meta.dirname, process.env.E2E_OUT_DIR ?? '.out/e2e');
 const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-e2e-'));
+const databaseUrl = process.env.E2E_DATABASE_URL;
+// Playwright starts the server with this process's environment under the env below: a DATABASE_URL
+// left in the shell would otherwise move the lowdb pass onto that database (and seed it).
+delete process.env.DATABASE_URL;
 export const E2E_ADMIN = { username: 'admin', password: 'e2e-admin-password' };
 
 export default defineConfig({
@@ -48,6 +54,7 @@ export default defineConfig({
       HOST: '127.0.0.1',
       SITE_URL: `http://127.0.0.1:${PORT}`,
       DATA_DIR: dataDir,
+      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
       OUT_DIR: outDir,
       SERVE_DIR: path.join(outDir, 'client'),
       SEED: 'demo',

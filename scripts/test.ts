@@ -1,14 +1,15 @@
 /**
  * `npm test`: the whole suite. Makes sure Debian's Chromium and PostgreSQL are there (installing them
  * when run as root), builds once, runs vitest (unit + API, hardening) on the lowdb store, then again
- * on PostgreSQL (TEST_STORE=pg), then Playwright (e2e), and prints one closing line.
+ * on PostgreSQL (TEST_STORE=pg), then Playwright (e2e) against a server on lowdb, then again against
+ * a server on PostgreSQL, and prints one closing line.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { postgresBinDir } from '../tests/helpers/postgres.ts';
+import { createDatabase, postgresBinDir, startCluster, type Cluster } from '../tests/helpers/postgres.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -58,13 +59,24 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 
 ensureChromium();
 ensurePostgres();
+// The JSON reports and the e2e servers' data folders; removed when the run ends.
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
-const only = process.argv[2]; // optional: unit | hardening | pg | e2e
+function e2eDataDir(name: string): string {
+  const dir = path.join(reports, name);
+  fs.mkdirSync(dir);
+  return dir;
+}
+const only = process.argv[2]; // optional: unit | hardening | pg | e2e | e2e-pg
+// After e2e or e2e-pg: Playwright's own arguments, e.g. one spec file (`node scripts/test.ts e2e-pg tests/e2e/a11y.spec.ts`).
+const playwrightArgs = only === 'e2e' || only === 'e2e-pg' ? process.argv.slice(3) : [];
 // The suite builds into .out/ and gives every server a served folder of its own, so a site started
 // with `npm start` from this checkout (dist/, DATA_DIR, port 4321) is never touched.
 const TEST_OUT_DIR = '.out/test';
 const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR };
 delete env.SERVE_DIR;
+// Every test server's store is the suite's choice (lowdb, or a database on the suite's own cluster),
+// never a database named in the shell.
+delete env.DATABASE_URL;
 
 let failedRuns = 0;
 if (only === undefined || only === 'unit') {
@@ -139,12 +151,52 @@ if (only === undefined || only === 'pg') {
 }
 if (only === undefined || only === 'e2e') {
   failedRuns +=
-    run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test'], {
+    run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs], {
       ...env,
+      E2E_DATA_DIR: e2eDataDir('e2e-data'),
       PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
     }) === 0
       ? 0
       : 1;
+}
+// The same specs against a server on PostgreSQL: a cluster of its own, one database the server seeds,
+// built into a folder of its own (.out/e2e-pg). The cluster is removed even when a spec fails.
+if (only === undefined || only === 'e2e-pg') failedRuns += await e2eOnPostgres();
+
+async function e2eOnPostgres(): Promise<number> {
+  // A Ctrl-C reaches Playwright and this process alike, and by default Node would end this one at once
+  // and leave the cluster running. Listening keeps it alive until initdb and Playwright (run synchronously
+  // below) have stopped and the cluster is gone; the interrupted pass then counts as failed.
+  const stayForCleanup = () => {};
+  process.on('SIGINT', stayForCleanup).on('SIGTERM', stayForCleanup);
+  let cluster: Cluster;
+  try {
+    cluster = await startCluster();
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  }
+  try {
+    const databaseUrl = await createDatabase(cluster.url, 'e2e');
+    return run(
+      'end-to-end tests on PostgreSQL (Playwright, Chromium, E2E_DATABASE_URL)',
+      ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs],
+      {
+        ...env,
+        E2E_DATABASE_URL: databaseUrl,
+        E2E_DATA_DIR: e2eDataDir('e2e-pg-data'),
+        E2E_OUT_DIR: '.out/e2e-pg',
+        PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright-pg.json'),
+      },
+    ) === 0
+      ? 0
+      : 1;
+  } catch (error) {
+    console.error((error as Error).message);
+    return 1;
+  } finally {
+    cluster.stop();
+  }
 }
 
 /** The parts of vitest's and Playwright's JSON reports read here. */
@@ -177,12 +229,22 @@ const vitest = {
   failed: runs.reduce((n, r) => n + r.failed, 0),
   skipped: runs.reduce((n, r) => n + r.skipped, 0),
 };
-const e2e = counts(path.join(reports, 'playwright.json'), (d) => ({
+const playwrightCounts = (d: Report) => ({
   passed: d.stats?.expected ?? 0,
   failed: (d.stats?.unexpected ?? 0) + (d.stats?.flaky ?? 0),
   skipped: d.stats?.skipped ?? 0,
-}));
+});
+const e2eRuns = [
+  counts(path.join(reports, 'playwright.json'), playwrightCounts),
+  counts(path.join(reports, 'playwright-pg.json'), playwrightCounts),
+];
+const e2e = {
+  passed: e2eRuns.reduce((n, r) => n + r.passed, 0),
+  failed: e2eRuns.reduce((n, r) => n + r.failed, 0),
+  skipped: e2eRuns.reduce((n, r) => n + r.skipped, 0),
+};
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
+fs.rmSync(reports, { recursive: true, force: true });
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${vitest.skipped + e2e.skipped} skipped`);
 process.exit(failedRuns > 0 || failed > 0 ? 1 : 0);

@@ -21,9 +21,13 @@ async function click(page: Page, name: string) {
   await page.getByRole('button', { name, exact: true }).click();
 }
 
-/** Clicks a save button and answers the JSON body the editor sent. */
+/**
+ * Clicks a save button and answers the JSON body the editor sent, once the server has answered it:
+ * two saves in a row show the same toast, so the toast alone does not say this save is stored yet.
+ */
 async function saveWith(page: Page, name: string): Promise<Record<string, unknown>> {
   const [request] = await Promise.all([page.waitForRequest(isArticleWrite), click(page, name)]);
+  await request.response();
   return request.postDataJSON() as Record<string, unknown>;
 }
 

@@ -88,7 +88,12 @@ export async function databaseFor(key: string): Promise<string> {
   const adminUrl = process.env[ADMIN_URL_ENV];
   if (!adminUrl)
     throw new Error(`No test PostgreSQL cluster: ${ADMIN_URL_ENV} is unset (tests/helpers/postgres.ts runs as vitest globalSetup).`);
-  const name = `t_${createHash('sha256').update(path.resolve(key)).digest('hex').slice(0, 24)}`;
+  return createDatabase(adminUrl, `t_${createHash('sha256').update(path.resolve(key)).digest('hex').slice(0, 24)}`);
+}
+
+/** Database `name` (a plain lowercase identifier) on the cluster at `adminUrl`, created unless it exists; its URL. */
+export async function createDatabase(adminUrl: string, name: string): Promise<string> {
+  if (!/^[a-z_][a-z0-9_]*$/.test(name)) throw new Error(`Not a plain database name: ${name}`);
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
