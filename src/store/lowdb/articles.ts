@@ -90,6 +90,8 @@ export class LowdbArticles implements ArticleRepository {
     records: Iterable<ArticleRecord>,
     bodies: ArticleBodies,
     readOnly: boolean,
+    /** Build the text index only when a search first needs it (a read snapshot, or a process that does not search). */
+    lazyText = readOnly,
   ) {
     this.#dir = dir;
     this.#bodies = bodies;
@@ -97,7 +99,7 @@ export class LowdbArticles implements ArticleRepository {
     this.#text = new TextSearch(
       dir,
       (index: TextIndex) => loadArticleFiles<ArticleRecord>(dir, (_file, record) => index.add(record.id, textFieldsOf(record))),
-      readOnly,
+      lazyText,
     );
     this.#version = version;
     this.#readOnly = readOnly;
