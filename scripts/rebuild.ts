@@ -40,6 +40,15 @@ const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
 const say = (line: string) => console.log(`[rebuild] ${line}`);
 
+/** Where the time went: each phase from the end of the one before (the first from Node's start, so loading the modules counts). */
+const phases: Array<[name: string, ms: number]> = [];
+let phaseStart = 0;
+function phase(name: string): void {
+  const now = performance.now();
+  phases.push([name, now - phaseStart]);
+  phaseStart = now;
+}
+
 class RebuildError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -59,7 +68,8 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
     const store = await useReadStore();
     return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => store.close() };
   }
-  const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir });
+  // Nothing here searches: the text index (a worker reading every article file) is left unbuilt.
+  const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir }, { lazyTextIndex: true });
   try {
     const published = await publishDueArticles(runtime);
     say(
@@ -235,8 +245,11 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   // The twins render from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
   say(`render twins loaded (${elapsed()})`);
+  phase('twins');
   const inputs = await computePageInputs(store);
-  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir), clientDir);
+  phase('inputs');
+  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir, inputs), clientDir);
+  phase('plan');
   say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
 
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
@@ -274,6 +287,7 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
     counts[await deleteServedFile(fileForPath(clientDir, publicPath), clientDir)]++;
     touch(publicPath);
   }
+  phase('render');
 
   const searchStarted = performance.now();
   // The server's tiers for today (so its output equals a --full build's): a changed article of a
@@ -288,8 +302,10 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   const { results: search } = await syncSearchBundles(clientDir, bundles, dirty);
   await closeSearchIndexer();
   const searchMs = performance.now() - searchStarted;
+  phase('search');
 
   writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, rendered) });
+  phase('state');
   const lines = [
     `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
     `  pages removed       ${counts.deleted}`,
@@ -309,10 +325,13 @@ async function main(): Promise<void> {
   const outDir = outDirOf(root);
   say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
 
+  phase('start');
   const data = await prepareData(config.DATA_DIR);
   say(`data ready (${elapsed()})`);
+  phase('data');
   const build = buildFingerprint(root);
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
+  phase('fingerprint');
   const fullBecause = args.includes('--full')
     ? '--full was given'
     : !fs.existsSync(path.join(outDir, 'server/entry.mjs'))
@@ -337,6 +356,8 @@ async function main(): Promise<void> {
     } finally {
       await data.release();
     }
+    phase('close');
+    lines.push(`  phases              ${phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}`).join(', ')} s`);
   }
   writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), {
     storeId: data.id,
