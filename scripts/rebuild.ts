@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getConfig } from '../src/config.ts';
+import { getConfig, OutDirError } from '../src/config.ts';
 import type { Store } from '../src/store/types.ts';
 import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
@@ -460,7 +460,7 @@ main().then(
     const err = error as Error;
     console.error(`\n[rebuild] FAILED after ${elapsed()}: ${err.message}`);
     if (err.cause) console.error(`  cause: ${(err.cause as Error).message ?? String(err.cause)}`);
-    if (!(err instanceof RebuildError) && !err.cause) console.error(err.stack);
+    if (!(err instanceof RebuildError) && !(err instanceof OutDirError) && !err.cause) console.error(err.stack);
     // A full build swaps in whole; an incremental one replaces each file whole, so every served file is complete.
     console.error('[rebuild] Every served file is complete: the old site (or pages rendered before the failure).');
     process.exit(1);
