@@ -89,6 +89,7 @@ export async function openLowdbStore(
       await meta.write();
     }
     const articles = new LowdbArticles(dir, version, records, bodies, readOnly, options.lazyTextIndex ?? readOnly);
+    if (snapshot) articles.openedFromSnapshot();
     const counters = new LowdbCounters(views, votes, adjustments);
     const commentRepo = new LowdbComments(comments);
     const subscriberRepo = new LowdbSubscriberList(subscribers);
