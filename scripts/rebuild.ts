@@ -144,6 +144,10 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
 const SHARED_FULL_BUILD =
   "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (README: Several servers on one database)";
 
+/** Why an incremental rebuild beside a server on its DATA_DIR cannot hand its pages to the other servers. */
+const SHARED_READ_ONLY =
+  'a server holds this DATA_DIR, so the database is open read-only and the pages reach OUT_DIR only: give the rebuild a DATA_DIR of its own to hand them to every server';
+
 /** Runs `astro build` into `stagingDir`, printing pages done / expected as it goes. */
 function runAstroBuild(stagingDir: string, dataDir: string, expected: number): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -312,7 +316,13 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   phase('plan');
   say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
 
-  const shared = store.pages.shared ? await openSharedQueue(store, [...plan.render, ...plan.remove], getConfig().JOB_LEASE_MS) : undefined;
+  // Beside a server on this DATA_DIR the database is open read-only (no job can be claimed, no page stored).
+  const readOnlyShared = store.pages.shared && data.serverPid !== undefined;
+  if (readOnlyShared) say(SHARED_READ_ONLY);
+  const shared =
+    store.pages.shared && !readOnlyShared
+      ? await openSharedQueue(store, [...plan.render, ...plan.remove], getConfig().JOB_LEASE_MS)
+      : undefined;
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const rendered = new Set<string>();
   const months = new Set<string>();
@@ -379,6 +389,7 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   const lines = [
     `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
     `  pages removed       ${counts.deleted}`,
+    ...(readOnlyShared ? [`  other servers       NOT updated: ${SHARED_READ_ONLY}`] : []),
     ...(shared
       ? [
           `  other servers       ${shared.counts.stored} page(s) and ${search.length} search bundle(s) stored and announced in the database; ${shared.counts.leftToServers} left to the server holding the job`,

@@ -174,4 +174,10 @@ describe('npm run rebuild with two servers on one PostgreSQL database', () => {
     for (const server of [a, b])
       await waitFor(`the article on ${server.url}`, async () => (await fetchPage(server, articlePath)).body.includes('ferry timetable'));
   }, 120_000);
+
+  it("says so when it runs on a server's DATA_DIR, where the database is open read-only", async () => {
+    const beside = await runRebuild(outDir, a.dataDir, env);
+    expect(beside.code, beside.output).toBe(0);
+    expect(beside.output).toMatch(/other servers\s+NOT updated: a server holds this DATA_DIR, so the database is open read-only/);
+  }, 120_000);
 });
