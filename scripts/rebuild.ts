@@ -71,7 +71,7 @@ type DataSnapshot = { id: string; version: number; serverPid: number | undefined
 type SharedQueue = {
   /** Takes the job of `publicPath`; false when a server holds it (that server renders, stores and announces the page). */
   claim(publicPath: string): Promise<boolean>;
-  /** Stores the page's bytes (undefined: removed) for the other servers when its file changed, and gives the job up. */
+  /** Stores the page's bytes (undefined: removed) for the other servers unless its file was unchanged, and gives the job up. */
   done(publicPath: string, outcome: FileOutcome, body: Uint8Array | undefined): Promise<void>;
   /** Tells every server to re-index a search bundle in its own folder (the rebuild re-indexed it in OUT_DIR). */
   reindexed(bundle: string): Promise<void>;
@@ -96,7 +96,8 @@ async function openSharedQueue(store: Store, paths: readonly string[], leaseMs: 
       return held;
     },
     async done(publicPath, outcome, body) {
-      if (outcome === 'written' || outcome === 'deleted') {
+      // As the worker: a removal is stored even when this folder had no file (the servers' folders may).
+      if (outcome !== 'unchanged') {
         await store.pages.put(publicPath, outcome === 'written' ? body : undefined, owner);
         counts.stored++;
       }
@@ -360,8 +361,7 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   for (const publicPath of plan.remove) {
     if (shared && !(await shared.claim(publicPath))) continue;
     const result = await deleteServedFile(fileForPath(clientDir, publicPath), clientDir);
-    // Stored as a removal even when this folder had no file: the servers' folders may.
-    await shared?.done(publicPath, result === 'absent' ? 'deleted' : result, undefined);
+    await shared?.done(publicPath, result, undefined);
     counts[result]++;
     touch(publicPath);
   }
