@@ -3,10 +3,12 @@ import node from '@astrojs/node';
 import react from '@astrojs/react';
 import path from 'node:path';
 import type { AstroIntegration } from 'astro';
+import { fileURLToPath } from 'node:url';
 import { compressTree } from './src/server/publishing/compress.ts';
+import { buildOutDir } from './src/config.ts';
 
-// OUT_DIR lets several builds (tests, benchmarks, parallel work) live side by side. @default "dist"
-const outDir = process.env.OUT_DIR ?? 'dist';
+// OUT_DIR lets several builds (tests, benchmarks, parallel work) live side by side, inside the project. @default "dist"
+const outDir = buildOutDir(path.dirname(fileURLToPath(import.meta.url)));
 
 /** The post-build step of every build (npm run build, npm start, rebuild, tests): brotli and gzip twins of the static files. */
 const precompress: AstroIntegration = {

@@ -3,13 +3,13 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { parseConfig } from '../src/config.ts';
+import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { renderStateFileFor } from '../src/server/publishing/render-inputs.ts';
 
-/** The build output folder (OUT_DIR, default dist). */
+/** The build output folder (OUT_DIR, default dist), inside the project or an OutDirError (see buildOutDir). */
 export function outDirOf(root: string): string {
-  return path.resolve(root, process.env.OUT_DIR ?? 'dist');
+  return buildOutDir(root);
 }
 
 /**

@@ -9,14 +9,15 @@ import fs from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { getConfig } from '../src/config.ts';
+import { getConfig, OutDirError } from '../src/config.ts';
 import type { Store } from '../src/store/types.ts';
 import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
 import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex, closeSearchIndexer, syncSearchBundles } from '../src/server/publishing/search-index.ts';
+import { buildSearchIndex, closeSearchIndexer, searchJobPath, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
@@ -40,6 +41,15 @@ const started = performance.now();
 const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
 const say = (line: string) => console.log(`[rebuild] ${line}`);
 
+/** Where the time went: each phase from the end of the one before (the first from Node's start, so loading the modules counts). */
+const phases: Array<[name: string, ms: number]> = [];
+let phaseStart = 0;
+function phase(name: string): void {
+  const now = performance.now();
+  phases.push([name, now - phaseStart]);
+  phaseStart = now;
+}
+
 class RebuildError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
     super(message, options);
@@ -50,6 +60,55 @@ class RebuildError extends Error {
 /** The data a rebuild reads: its store (the write runtime's, or a read snapshot beside a running server) until released. */
 type DataSnapshot = { id: string; version: number; serverPid: number | undefined; store: Store; release: () => Promise<void> };
 
+/**
+ * Several servers on one database (`store.pages.shared`): the rebuild takes each page it renders or
+ * removes as a job of the shared queue, as a server's worker does. It claims the job (a server
+ * holding it renders the page itself), stores the bytes or the removal and announces them, so
+ * every server copies them into its own folder, then completes the job; a write that lands
+ * meanwhile re-queues it, and a server renders it again with a later sequence, so the rebuild
+ * never puts older bytes over a server's newer ones.
+ */
+type SharedQueue = {
+  /** Takes the job of `publicPath`; false when a server holds it (that server renders, stores and announces the page). */
+  claim(publicPath: string): Promise<boolean>;
+  /** Stores the page's bytes (undefined: removed) for the other servers unless its file was unchanged, and gives the job up. */
+  done(publicPath: string, outcome: FileOutcome, body: Uint8Array | undefined): Promise<void>;
+  /** Tells every server to re-index a search bundle in its own folder (the rebuild re-indexed it in OUT_DIR). */
+  reindexed(bundle: string): Promise<void>;
+  counts: { stored: number; leftToServers: number };
+};
+
+async function openSharedQueue(store: Store, paths: readonly string[], leaseMs: number): Promise<SharedQueue> {
+  const owner = `rebuild-${randomUUID()}`;
+  // Queued (and so started) one millisecond before now: a write after this re-queues the job.
+  const startedAt = new Date(Date.now() - 1).toISOString();
+  await store.jobs.enqueue(paths, startedAt);
+  const wanted = new Set(paths);
+  const jobs = new Map<string, string>();
+  for (const job of await store.jobs.list(await store.jobs.size())) if (wanted.has(job.path)) jobs.set(job.path, job.id);
+  const counts = { stored: 0, leftToServers: 0 };
+  return {
+    counts,
+    async claim(publicPath) {
+      const id = jobs.get(publicPath);
+      const held = id !== undefined && (await store.jobs.claim(id, owner, Date.now() + leaseMs, Date.now()));
+      if (!held) counts.leftToServers++;
+      return held;
+    },
+    async done(publicPath, outcome, body) {
+      // As the worker: a removal is stored even when this folder had no file (the servers' folders may).
+      if (outcome !== 'unchanged') {
+        await store.pages.put(publicPath, outcome === 'written' ? body : undefined, owner);
+        counts.stored++;
+      }
+      await store.jobs.complete(jobs.get(publicPath)!, startedAt);
+    },
+    async reindexed(bundle) {
+      await store.pages.put(searchJobPath(bundle), undefined, owner);
+    },
+  };
+}
+
 /** Publishes due articles (unless a server owns the data) and keeps the store open for what follows. */
 async function prepareData(dataDir: string): Promise<DataSnapshot> {
   const serverPid = storeWriterPid(path.resolve(dataDir));
@@ -59,7 +118,8 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
     const store = await useReadStore();
     return { id: store.id, version: await store.articles.version(), serverPid, store, release: () => store.close() };
   }
-  const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir });
+  // Nothing here searches: the text index (a worker reading every article file) is left unbuilt.
+  const runtime = await startRuntime({ ...getConfig(), DATA_DIR: dataDir }, { lazyTextIndex: true });
   try {
     const published = await publishDueArticles(runtime);
     say(
@@ -76,6 +136,18 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
     throw error;
   }
 }
+
+/**
+ * Why a full build does not reach the other servers: it is new code (or a first build) swapped in
+ * whole, and a server keeps rendering with the bundle it started with, so it needs the new folder
+ * and a restart, not pages copied one by one into its old one.
+ */
+const SHARED_FULL_BUILD =
+  "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (README: Several servers on one database)";
+
+/** Why an incremental rebuild beside a server on its DATA_DIR cannot hand its pages to the other servers. */
+const SHARED_READ_ONLY =
+  'a server holds this DATA_DIR, so the database is open read-only and the pages reach OUT_DIR only: give the rebuild a DATA_DIR of its own to hand them to every server';
 
 /** Runs `astro build` into `stagingDir`, printing pages done / expected as it goes. */
 function runAstroBuild(stagingDir: string, dataDir: string, expected: number): Promise<number> {
@@ -188,6 +260,8 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
     const inputs = await computePageInputs(data.store);
     const pages = (await listPublicPaths(data.store)).length;
     const searchPeriods = await listSearchBundles(data.store, searchDay());
+    const shared = data.store.pages.shared;
+    if (shared) say(SHARED_FULL_BUILD);
     // The build is a process of its own reading a snapshot; this one's store is not needed meanwhile.
     await data.release();
     say(`building about ${pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
@@ -215,6 +289,7 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
     for (const bundle of search.bundles)
       lines.push(`  search bundle       ${bundle.period}: ${bundle.pages} pages in ${(bundle.ms / 1000).toFixed(2)} s`);
     if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
+    if (shared) lines.push(`  other servers       NOT updated: ${SHARED_FULL_BUILD}`);
     say(`full build: ${files} files, ${search.pages} pages indexed`);
     return lines;
   } finally {
@@ -235,10 +310,20 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   // The twins render from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
   say(`render twins loaded (${elapsed()})`);
+  phase('twins');
   const inputs = await computePageInputs(store);
-  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir), clientDir);
+  phase('inputs');
+  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir, inputs), clientDir);
+  phase('plan');
   say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
 
+  // Beside a server on this DATA_DIR the database is open read-only (no job can be claimed, no page stored).
+  const readOnlyShared = store.pages.shared && data.serverPid !== undefined;
+  if (readOnlyShared) say(SHARED_READ_ONLY);
+  const shared =
+    store.pages.shared && !readOnlyShared
+      ? await openSharedQueue(store, [...plan.render, ...plan.remove], getConfig().JOB_LEASE_MS)
+      : undefined;
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const rendered = new Set<string>();
   const months = new Set<string>();
@@ -254,9 +339,12 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
     let lastPrint = performance.now();
     try {
       for (const [n, publicPath] of plan.render.entries()) {
+        // Left to the server that holds the job; not recorded as rendered, so the next rebuild looks again.
+        if (shared && !(await shared.claim(publicPath))) continue;
         const outcome = await render(publicPath);
         const file = fileForPath(clientDir, publicPath);
         const result = outcome.kind === 'page' ? await writeFileAtomic(file, outcome.body) : await deleteServedFile(file, clientDir);
+        await shared?.done(publicPath, result, outcome.kind === 'page' ? outcome.body : undefined);
         counts[result]++;
         rendered.add(publicPath);
         if (result !== 'unchanged') touch(publicPath);
@@ -271,9 +359,13 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
     }
   }
   for (const publicPath of plan.remove) {
-    counts[await deleteServedFile(fileForPath(clientDir, publicPath), clientDir)]++;
+    if (shared && !(await shared.claim(publicPath))) continue;
+    const result = await deleteServedFile(fileForPath(clientDir, publicPath), clientDir);
+    await shared?.done(publicPath, result, undefined);
+    counts[result]++;
     touch(publicPath);
   }
+  phase('render');
 
   const searchStarted = performance.now();
   // The server's tiers for today (so its output equals a --full build's): a changed article of a
@@ -287,12 +379,22 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   }
   const { results: search } = await syncSearchBundles(clientDir, bundles, dirty);
   await closeSearchIndexer();
+  // Search bundles are per server: each re-indexes its own folder, as after a search job another server ran.
+  for (const result of search) await shared?.reindexed(result.period);
   const searchMs = performance.now() - searchStarted;
+  phase('search');
 
   writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, rendered) });
+  phase('state');
   const lines = [
     `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
     `  pages removed       ${counts.deleted}`,
+    ...(readOnlyShared ? [`  other servers       NOT updated: ${SHARED_READ_ONLY}`] : []),
+    ...(shared
+      ? [
+          `  other servers       ${shared.counts.stored} page(s) and ${search.length} search bundle(s) stored and announced in the database; ${shared.counts.leftToServers} left to the server holding the job`,
+        ]
+      : []),
     `  search index        ${search.length} bundle(s) re-indexed, ${search.reduce((sum, r) => sum + r.pages, 0)} pages (${(searchMs / 1000).toFixed(1)} s)`,
   ];
   return {
@@ -309,10 +411,13 @@ async function main(): Promise<void> {
   const outDir = outDirOf(root);
   say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
 
+  phase('start');
   const data = await prepareData(config.DATA_DIR);
   say(`data ready (${elapsed()})`);
+  phase('data');
   const build = buildFingerprint(root);
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
+  phase('fingerprint');
   const fullBecause = args.includes('--full')
     ? '--full was given'
     : !fs.existsSync(path.join(outDir, 'server/entry.mjs'))
@@ -337,6 +442,8 @@ async function main(): Promise<void> {
     } finally {
       await data.release();
     }
+    phase('close');
+    lines.push(`  phases              ${phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}`).join(', ')} s`);
   }
   writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), {
     storeId: data.id,
@@ -364,7 +471,7 @@ main().then(
     const err = error as Error;
     console.error(`\n[rebuild] FAILED after ${elapsed()}: ${err.message}`);
     if (err.cause) console.error(`  cause: ${(err.cause as Error).message ?? String(err.cause)}`);
-    if (!(err instanceof RebuildError) && !err.cause) console.error(err.stack);
+    if (!(err instanceof RebuildError) && !(err instanceof OutDirError) && !err.cause) console.error(err.stack);
     // A full build swaps in whole; an incremental one replaces each file whole, so every served file is complete.
     console.error('[rebuild] Every served file is complete: the old site (or pages rendered before the failure).');
     process.exit(1);

@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
-import { getConfig } from '../src/config.ts';
+import { getConfig, OutDirError } from '../src/config.ts';
 import { bootRuntime } from '../src/server/boot.ts';
 import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
@@ -14,11 +14,10 @@ import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const outDir = outDirOf(root);
-const entry = path.join(outDir, 'server/entry.mjs');
-const clientDir = serveDirOf(root);
 
 async function main(): Promise<void> {
+  const entry = path.join(outDirOf(root), 'server/entry.mjs');
+  const clientDir = serveDirOf(root);
   const config = getConfig();
   if (!fs.existsSync(entry)) {
     console.error(`No build found (${path.relative(root, entry) || entry}). Run \`npm run build\` first, or use \`npm start\`.`);
@@ -81,7 +80,12 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  if (error instanceof StoreLockedError || error instanceof ServedFolderLockedError || (error as Error)?.name === 'StoreLockedError') {
+  if (
+    error instanceof StoreLockedError ||
+    error instanceof ServedFolderLockedError ||
+    error instanceof OutDirError ||
+    (error as Error)?.name === 'StoreLockedError'
+  ) {
     console.error(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
   }

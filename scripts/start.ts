@@ -1,7 +1,7 @@
 /** `npm start`: prepares DATA_DIR (demo content, first admin), builds when needed, then serves. */
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { getConfig } from '../src/config.ts';
+import { getConfig, OutDirError } from '../src/config.ts';
 import { prepareDataDir } from '../src/server/boot.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
@@ -9,6 +9,15 @@ import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = getConfig();
+
+// Before anything is opened: a build outside the project could not be served.
+try {
+  outDirOf(root);
+} catch (error) {
+  if (!(error instanceof OutDirError)) throw error;
+  console.error(`Cannot start: ${error.message}`);
+  process.exit(2);
+}
 
 // Before anything is built: a build would replace the folder another server is serving.
 let releaseServed: () => void;

@@ -1,4 +1,5 @@
 /** Runtime configuration: one typed module, every field overridable by an environment variable. */
+import path from 'node:path';
 import { z } from 'zod';
 
 const booleanFromEnv = z.enum(['true', 'false', '1', '0', 'yes', 'no']).transform((v) => v === 'true' || v === '1' || v === 'yes');
@@ -98,4 +99,31 @@ let cached: Config | undefined;
 export function getConfig(): Config {
   cached ??= parseConfig();
   return cached;
+}
+
+/** OUT_DIR names a folder the build cannot live in (see buildOutDir). */
+export class OutDirError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'OutDirError';
+  }
+}
+
+/**
+ * The build output folder (OUT_DIR, default dist), resolved against the project root. It must lie
+ * inside the project: the server bundle in OUT_DIR/server imports its packages by name, and Node
+ * looks for them in the node_modules folders from the bundle's own folder upwards, so a build
+ * elsewhere fails when it is prerendered or served ("Cannot find package ..."). The project folder
+ * itself is refused too (a build empties OUT_DIR first). Any folder can still be served: SERVE_DIR.
+ */
+export function buildOutDir(root: string, value: string = process.env.OUT_DIR ?? 'dist'): string {
+  const outDir = path.resolve(root, value);
+  const inside = path.relative(root, outDir);
+  if (!inside || inside === '..' || inside.startsWith(`..${path.sep}`) || path.isAbsolute(inside))
+    throw new OutDirError(
+      `OUT_DIR=${value} must be a folder inside the project (${root}), not ${inside ? 'outside it' : 'the project itself'}: ` +
+        'the server bundle finds its packages in node_modules from its own folder upwards. ' +
+        'Build under the project (e.g. OUT_DIR=.out/site) and point SERVE_DIR at any folder to serve a copy of OUT_DIR/client.',
+    );
+  return outDir;
 }

@@ -6,7 +6,7 @@
 import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
-import { openStore, type Store } from '../store/index.ts';
+import { openStore, type Store, type StoreOptions } from '../store/index.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -32,9 +32,9 @@ type Registry = { [KEY]?: Promise<Runtime>; [READ_KEY]?: Promise<Store> };
 const registry = globalThis as unknown as Registry;
 
 /** Opens the store for writing and registers the runtime for this process. */
-export function startRuntime(config: Config = getConfig()): Promise<Runtime> {
+export function startRuntime(config: Config = getConfig(), options: Pick<StoreOptions, 'lazyTextIndex'> = {}): Promise<Runtime> {
   if (registry[KEY]) throw new Error('The runtime is already started in this process');
-  const started = openStore(config.DATA_DIR, 'write', { databaseUrl: config.DATABASE_URL }).then((store) => ({
+  const started = openStore(config.DATA_DIR, 'write', { ...options, databaseUrl: config.DATABASE_URL }).then((store) => ({
     config,
     store,
     hooks: { articlesChanged: [] },

@@ -10,12 +10,18 @@ export { StoreLockedError } from './types.ts';
 export type StoreOptions = {
   /** A postgres:// URL selects the PostgreSQL store; unset (the default: DATABASE_URL) keeps lowdb in DATA_DIR. */
   databaseUrl?: string | undefined;
+  /**
+   * lowdb: build the full-text index on the first search instead of at open (a worker reading every
+   * article file). For processes that write but do not search, such as `npm run rebuild`.
+   * @default true for a read snapshot, false for the writer (a server)
+   */
+  lazyTextIndex?: boolean;
 };
 
 export async function openStore(dataDir: string, mode: StoreMode = 'write', options: StoreOptions = {}): Promise<Store> {
   const databaseUrl = 'databaseUrl' in options ? options.databaseUrl : process.env.DATABASE_URL;
   if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode);
-  return openLowdbStore(dataDir, mode);
+  return openLowdbStore(dataDir, mode, { lazyTextIndex: options.lazyTextIndex });
 }
 
 /** The pid of the live process that has the store in `dataDir` open for writing (a running server), if any. */

@@ -278,6 +278,9 @@ describe('paths and files', () => {
       fs.writeFileSync(fileForPath(client, p), 'x');
     }
     expect(listRenderedPaths(client).sort()).toEqual(rendered.sort());
+    // The paths the data has are left out: what remains are the files to remove.
+    const wanted = new Set(rendered.filter((p) => p.startsWith('/article/') || p.endsWith('rss.xml')));
+    expect(listRenderedPaths(client, wanted).sort()).toEqual(rendered.filter((p) => !wanted.has(p)).sort());
   });
 
   it('refuses paths outside the regenerable set', () => {

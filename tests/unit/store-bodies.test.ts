@@ -112,6 +112,20 @@ describe('text index in a worker thread', () => {
     const stats = await (store.articles as unknown as { textReady(): Promise<{ inWorker: boolean; documents: number }> }).textReady();
     expect(stats.inWorker).toBe(true);
   });
+
+  it('a writer opened with lazyTextIndex (npm run rebuild) builds it on the first search, with the writes made before', async () => {
+    const { dir, ids } = await seeded(6);
+    store = await openStore(dir, 'write', { lazyTextIndex: true });
+    const fresh = articleRecord({ title: 'Quayside regatta', bodyHtml: '<p>Sailing boats crowd the quay.</p>' });
+    await store.articles.insert(fresh);
+    const old = (await store.articles.get(ids[1]!))!;
+    await store.articles.replace({ ...old, bodyHtml: '<p>Now about a windmill.</p>' });
+    await store.articles.delete(ids[3]!);
+
+    expect((await store.articles.search('regatta', {}, { offset: 0, limit: 10 })).items.map((a) => a.id)).toEqual([fresh.id]);
+    expect((await store.articles.search('windmill', {}, { offset: 0, limit: 10 })).items.map((a) => a.id)).toEqual([ids[1]!]);
+    expect((await store.articles.search('ferry', {}, { offset: 0, limit: 10 })).total).toBe(3);
+  });
 });
 
 describe('date ranges', () => {

@@ -91,12 +91,16 @@ describe('listing snapshot', () => {
     expect(await everything(reopened)).toHaveLength(4);
   });
 
-  it('is left alone by a read-only open, and rewritten by the next clean close after writes', async () => {
+  it('is left alone by a read-only open and a writer that wrote nothing, and rewritten by the next clean close after writes', async () => {
     const { dir, ids } = await seeded(3);
     const file = path.join(dir, LISTING_SNAPSHOT_FILE);
     const before = fs.readFileSync(file, 'utf8');
     await (await openTracked(dir, 'read')).close();
     expect(fs.readFileSync(file, 'utf8')).toBe(before);
+    // A writer that opened from it and wrote no article (a rebuild with nothing due) does not write it again.
+    const mtime = fs.statSync(file).mtimeMs;
+    await (await openTracked(dir)).close();
+    expect(fs.statSync(file).mtimeMs).toBe(mtime);
     const writer = await openStore(dir);
     const record = (await writer.articles.get(ids[1]!))!;
     await writer.articles.replace({ ...record, title: 'Saved, then closed' });

@@ -83,8 +83,11 @@ export async function listPublicPaths(store: Store): Promise<string[]> {
   return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...sitemaps, ...articles];
 }
 
-/** Public paths that have a file in the client folder now (pages the data may no longer have). */
-export function listRenderedPaths(clientDir: string): string[] {
+/**
+ * Public paths that have a file in the client folder now (pages the data may no longer have). Paths
+ * in `except` (the ones the data has) are left out unchecked: a file check per article is most of the walk.
+ */
+export function listRenderedPaths(clientDir: string, except: { has(publicPath: string): boolean } = new Set()): string[] {
   const found: string[] = [];
   const dirs = (dir: string) => {
     try {
@@ -99,7 +102,7 @@ export function listRenderedPaths(clientDir: string): string[] {
   const has = (file: string) => fs.existsSync(file);
   if (has(path.join(clientDir, 'corrections', 'index.html'))) found.push(CORRECTIONS_PATH);
   for (const slug of dirs(path.join(clientDir, 'article'))) {
-    if (has(path.join(clientDir, 'article', slug, 'index.html'))) found.push(articlePath(slug));
+    if (!except.has(articlePath(slug)) && has(path.join(clientDir, 'article', slug, 'index.html'))) found.push(articlePath(slug));
   }
   for (const section of dirs(path.join(clientDir, 'section'))) {
     const base = path.join(clientDir, 'section', section);
@@ -115,7 +118,7 @@ export function listRenderedPaths(clientDir: string): string[] {
   } catch {
     // No sitemaps folder yet.
   }
-  return found.filter(isRegenerablePath);
+  return found.filter((publicPath) => isRegenerablePath(publicPath) && !except.has(publicPath));
 }
 
 const isPublic = (article: ArticleRecord | undefined): article is ArticleRecord => article?.status === 'published';

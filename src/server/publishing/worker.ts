@@ -434,8 +434,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   async function reconcile(reason: string): Promise<void> {
     const wanted = await listPublicPaths(store);
-    const wantedSet = new Set(wanted);
-    const orphans = listRenderedPaths(clientDir).filter((p) => !wantedSet.has(p));
+    const orphans = listRenderedPaths(clientDir, new Set(wanted));
     // Orphans first: pages of other data disappear within moments; then listings, feeds, articles.
     reconcileQueue = [...orphans, ...wanted];
     reconcileSummary = {

@@ -90,6 +90,8 @@ export class LowdbArticles implements ArticleRepository {
     records: Iterable<ArticleRecord>,
     bodies: ArticleBodies,
     readOnly: boolean,
+    /** Build the text index only when a search first needs it (a read snapshot, or a process that does not search). */
+    lazyText = readOnly,
   ) {
     this.#dir = dir;
     this.#bodies = bodies;
@@ -97,7 +99,7 @@ export class LowdbArticles implements ArticleRepository {
     this.#text = new TextSearch(
       dir,
       (index: TextIndex) => loadArticleFiles<ArticleRecord>(dir, (_file, record) => index.add(record.id, textFieldsOf(record))),
-      readOnly,
+      lazyText,
     );
     this.#version = version;
     this.#readOnly = readOnly;
@@ -396,10 +398,19 @@ export class LowdbArticles implements ArticleRepository {
     await Promise.all([this.#version.settle(), ...[...this.#files.values()].map((f) => f.settle())]);
   }
 
+  /** The articles' version the listing snapshot on disk describes, when known (read at open, or written). */
+  #snapshotVersion: number | undefined;
+
+  /** The records were read from the listing snapshot of the current version: a close without a write since need not write it again. */
+  openedFromSnapshot(): void {
+    this.#snapshotVersion = this.#version.data.version;
+  }
+
   /** Writes the listing snapshot the next open reads instead of every article file (at close, after settle). */
   async snapshotListing(): Promise<void> {
-    if (this.#readOnly || this.#writeFailed) return;
+    if (this.#readOnly || this.#writeFailed || this.#snapshotVersion === this.#version.data.version) return;
     await writeListingSnapshot(this.#dir, this.#version.data.version, this.#byId.values());
+    this.#snapshotVersion = this.#version.data.version;
   }
 
   /** Stops the text index worker (after settle, at close). */

@@ -46,8 +46,15 @@ async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
   }
 }
 
-/** Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports. */
-export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+/**
+ * Opens the store in DATA_DIR. `write` takes the lock; `read` is a snapshot for builds and reports.
+ * `lazyTextIndex` (default: a read snapshot's) builds the text index on the first search instead of at open.
+ */
+export async function openLowdbStore(
+  dataDir: string,
+  mode: StoreMode = 'write',
+  options: { lazyTextIndex?: boolean } = {},
+): Promise<Store> {
   const dir = path.resolve(dataDir);
   fs.mkdirSync(dir, { recursive: true });
   const release = mode === 'write' ? acquireLock(dir) : () => {};
@@ -81,7 +88,8 @@ export async function openLowdbStore(dataDir: string, mode: StoreMode = 'write')
       meta.data.storeId = randomUUID();
       await meta.write();
     }
-    const articles = new LowdbArticles(dir, version, records, bodies, readOnly);
+    const articles = new LowdbArticles(dir, version, records, bodies, readOnly, options.lazyTextIndex ?? readOnly);
+    if (snapshot) articles.openedFromSnapshot();
     const counters = new LowdbCounters(views, votes, adjustments);
     const commentRepo = new LowdbComments(comments);
     const subscriberRepo = new LowdbSubscriberList(subscribers);

@@ -251,8 +251,8 @@ const WORKER_FILE = new URL(WORKER_NAME, import.meta.url);
 export class TextSearch {
   #worker: Worker | undefined;
   #local: TextIndex | undefined;
-  /** Writes made before a local index is built: replayed onto it. */
-  #localBacklog: TextIndexMessage[] = [];
+  /** Writes made before the index is built (a lazy start, or a local index): replayed onto it. */
+  #backlog: TextIndexMessage[] = [];
   #seq = 0;
   readonly #pending = new Map<number, (reply: TextIndexReply) => void>();
   #ready: Promise<TextIndexStats> | undefined;
@@ -275,8 +275,8 @@ export class TextSearch {
             const started = performance.now();
             const index = new TextIndex();
             loadLocal(index);
-            for (const message of this.#localBacklog) this.#applyLocal(index, message);
-            this.#localBacklog = [];
+            for (const message of this.#backlog) this.#applyLocal(index, message);
+            this.#backlog = [];
             this.#local = index;
             return { documents: index.size, buildMs: Math.round(performance.now() - started), heapMB: 0, inWorker: false };
           });
@@ -288,6 +288,9 @@ export class TextSearch {
     const worker = new Worker(file, { workerData: { dir } });
     worker.unref();
     this.#worker = worker;
+    // Writes made before a lazy start: the worker applies them after its scan, in order.
+    for (const message of this.#backlog) worker.postMessage(message);
+    this.#backlog = [];
     this.#ready = new Promise<TextIndexStats>((resolve, reject) => {
       worker.on('message', (reply: TextIndexReply) => {
         if (reply.type === 'ready') resolve({ documents: reply.documents, buildMs: reply.ms, heapMB: reply.heapMB, inWorker: true });
@@ -317,12 +320,15 @@ export class TextSearch {
   }
 
   #send(message: TextIndexMessage): void {
-    // Not started (lazy): the worker will read the files as they are then.
-    if (!this.#ready) return;
+    // Not started (lazy): kept and replayed after the start's scan, which may read a file before its write lands.
+    if (!this.#ready) {
+      this.#backlog.push(message);
+      return;
+    }
     if (this.#worker) {
       if (!this.#failed) this.#worker.postMessage(message);
     } else if (this.#local) this.#applyLocal(this.#local, message);
-    else this.#localBacklog.push(message);
+    else this.#backlog.push(message);
   }
 
   add(id: string, fields: IndexedFields): void {
