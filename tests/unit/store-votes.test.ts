@@ -1,22 +1,34 @@
-/** Lowdb vote buckets read on demand: counts-only parsing at open, both key orders, one read per cold bucket, no vote lost to eviction. */
+/**
+ * Lowdb vote buckets read on demand: counts-only parsing at open, both key orders, one read per cold
+ * bucket, no vote lost to eviction, and buckets held as per-article text decoded one article at a time.
+ */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { parseVoteBucket, parseVoteCounts, type VoteBucket } from '../../src/store/lowdb/counters.ts';
+import { parseVoteBucket, parseVoteCounts, stringifyVoteBucket, type VoteBucket } from '../../src/store/lowdb/counters.ts';
+import { LazyEntries, splitMembers } from '../../src/store/lowdb/lazy-entries.ts';
 import { bucketFile, LazyBucketSet, voteBucket } from '../../src/store/lowdb/layout.ts';
 import { closeQuietly, makeTempDir } from './support.ts';
 
 const ODD_IDS = ['plain', 'votes', 'a,"votes":{', 'back\\slash\\', 'quo"te', 'ünï\u2028cödé 🗞', 'counts'];
 
-function oddBucket(): VoteBucket {
-  const bucket: VoteBucket = { counts: {}, votes: {} };
+type PlainBucket = {
+  counts: Record<string, { likes: number; dislikes: number }>;
+  votes: Record<string, Record<string, 'like' | 'dislike'>>;
+};
+
+/** A bucket file's content with article and visitor ids that need escaping or look like the file's own keys. */
+function oddBucket(): PlainBucket {
+  const bucket: PlainBucket = { counts: {}, votes: {} };
   ODD_IDS.forEach((id, i) => {
     bucket.counts[id] = { likes: i + 1, dislikes: i };
     bucket.votes[id] = Object.fromEntries(ODD_IDS.map((visitor, j) => [visitor, j % 2 ? 'dislike' : 'like']));
   });
   return bucket;
 }
+
+const plain = (bucket: VoteBucket): PlainBucket => ({ counts: bucket.counts.toJSON(), votes: bucket.votes.toJSON() });
 
 let store: Store | undefined;
 afterEach(async () => {
@@ -37,8 +49,10 @@ describe('parseVoteCounts', () => {
     const bytes = Buffer.from(JSON.stringify({ votes: bucket.votes, counts: bucket.counts }));
     expect(parseVoteCounts(bytes)).toEqual(bucket.counts);
     // A whole read puts counts first, so the next write has the cheap order.
-    expect(Object.keys(parseVoteBucket(bytes))).toEqual(['counts', 'votes']);
-    expect(parseVoteBucket(bytes)).toEqual(bucket);
+    const written = stringifyVoteBucket(parseVoteBucket(bytes));
+    expect(written.startsWith('{"counts":')).toBe(true);
+    expect(JSON.parse(written)).toEqual(bucket);
+    expect(plain(parseVoteBucket(bytes))).toEqual(bucket);
   });
 
   it('does not stop at a `,"votes":` inside the counts (an article called "votes")', () => {
@@ -51,10 +65,58 @@ describe('parseVoteCounts', () => {
   });
 });
 
+describe('vote buckets held per article', () => {
+  it('splits a counts-first file per article without decoding it, and writes back exactly what it read', () => {
+    const bucket = oddBucket();
+    const text = JSON.stringify(bucket);
+    const parsed = parseVoteBucket(Buffer.from(text));
+    expect(plain(parsed)).toEqual(bucket);
+    // Nothing decoded, nothing changed: the same bytes (per article, the text as read).
+    expect(stringifyVoteBucket(parseVoteBucket(Buffer.from(text)))).toBe(text);
+  });
+
+  it('decodes only the article a vote is about, and folds it back into text when written', () => {
+    const parsed = parseVoteBucket(Buffer.from(JSON.stringify(oddBucket())));
+    const votes = parsed.votes.ensure('quo"te', () => ({}));
+    votes['new visitor'] = 'like';
+    parsed.counts.ensure('quo"te', () => ({ likes: 0, dislikes: 0 })).likes++;
+    parsed.votes.ensure('brand new', () => ({}))['v'] = 'dislike';
+    const again = JSON.parse(stringifyVoteBucket(parsed)) as PlainBucket;
+    expect(again.votes['quo"te']!['new visitor']).toBe('like');
+    expect(again.counts['quo"te']!.likes).toBe(oddBucket().counts['quo"te']!.likes + 1);
+    expect(again.votes['brand new']).toEqual({ v: 'dislike' });
+    expect(again.votes['plain']).toEqual(oddBucket().votes['plain']);
+    parsed.votes.delete('plain');
+    expect(parsed.votes.has('plain')).toBe(false);
+    expect(Object.keys(JSON.parse(stringifyVoteBucket(parsed)).votes)).not.toContain('plain');
+  });
+
+  it('splitMembers refuses anything but a compact object of flat objects (the caller then decodes it whole)', () => {
+    expect(splitMembers('{}')).toEqual(new Map());
+    expect(splitMembers('{"a":{"x":"like"},"b":{}}')).toEqual(
+      new Map([
+        ['a', '{"x":"like"}'],
+        ['b', '{}'],
+      ]),
+    );
+    expect(splitMembers('{"a":{"x":{"y":1}}}')).toBeUndefined();
+    expect(splitMembers('{ "a": {} }')).toBeUndefined();
+    expect(splitMembers('{"a":{}}x')).toBeUndefined();
+    expect(splitMembers('{"a":{},}')).toBeUndefined();
+    expect(splitMembers('{"a":{"x":"}"}}')).toEqual(new Map([['a', '{"x":"}"}']]));
+  });
+
+  it('reads a file whose votes are not in that form by decoding it whole', () => {
+    const text = JSON.stringify({ counts: { a: { likes: 1, dislikes: 0 } }, votes: { a: { v: 'like', nested: { odd: true } } } });
+    expect(parseVoteBucket(Buffer.from(text)).votes.get('a')).toEqual({ v: 'like', nested: { odd: true } });
+  });
+});
+
 describe('LazyBucketSet', () => {
   const options = (parse: (bytes: Buffer) => VoteBucket, cacheSize: number) => ({
-    empty: () => ({ counts: {}, votes: {} }),
+    empty: (): VoteBucket => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() }),
     parse,
+    stringify: stringifyVoteBucket,
     head: parseVoteCounts,
     cacheSize,
     readOnly: false,
@@ -77,15 +139,15 @@ describe('LazyBucketSet', () => {
     expect(reads).toBe(0);
     const add = (visitor: string) =>
       set.use(5, async (data, write) => {
-        data.votes.plain![visitor] = 'like';
-        data.counts.plain!.likes++;
+        data.votes.get('plain')![visitor] = 'like';
+        data.counts.get('plain')!.likes++;
         await write();
       });
     await Promise.all([add('x1'), add('x2')]);
     expect(reads).toBe(1);
     const onDisk = parseVoteBucket(fs.readFileSync(file));
-    expect(onDisk.votes.plain).toMatchObject({ x1: 'like', x2: 'like' });
-    expect(onDisk.counts.plain!.likes).toBe(3);
+    expect(onDisk.votes.get('plain')).toMatchObject({ x1: 'like', x2: 'like' });
+    expect(onDisk.counts.get('plain')!.likes).toBe(3);
     expect(fs.readFileSync(file, 'utf8').startsWith('{"counts":')).toBe(true);
   });
 
@@ -94,27 +156,27 @@ describe('LazyBucketSet', () => {
     const set = await LazyBucketSet.open<VoteBucket, unknown>(dir, 'votes', options(parseVoteBucket, 1), () => {});
     const vote = (b: number, visitor: string) =>
       set.use(b, async (data, write) => {
-        (data.votes.a ??= {})[visitor] = 'like';
+        data.votes.ensure('a', () => ({}))[visitor] = 'like';
         await write();
       });
     // Bucket 0 stays in use (changed, its write not started) while other buckets push it out of the cache.
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const first = set.use(0, async (data, write) => {
-      (data.votes.a ??= {}).v0 = 'like';
+      data.votes.ensure('a', () => ({})).v0 = 'like';
       await gate;
       await write();
     });
     for (let i = 1; i <= 5; i++) await vote(i, `w${i}`);
     // A reload here would read a file written before v0 (or none): the bucket must still be the one in memory.
-    const seen = await set.use(0, (data) => ({ ...data.votes.a }));
+    const seen = await set.use(0, (data) => ({ ...data.votes.get('a') }));
     expect(seen).toMatchObject({ v0: 'like' });
     const all: Promise<void>[] = [];
     for (let i = 1; i < 20; i++) all.push(vote(0, `v${i}`), vote(1 + (i % 5), `w${i}`));
     release();
     await Promise.all([first, ...all]);
     expect(set.loadedCount).toBeLessThanOrEqual(1);
-    expect(Object.keys(parseVoteBucket(fs.readFileSync(bucketFile(dir, 'votes', 0))).votes.a!)).toHaveLength(20);
+    expect(Object.keys(parseVoteBucket(fs.readFileSync(bucketFile(dir, 'votes', 0))).votes.get('a')!)).toHaveLength(20);
     await set.settle();
   });
 });

@@ -2,6 +2,7 @@
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import type { CounterRepository } from '../types.ts';
 import { bucketOf, voteBucket, voteBucketsOf, LazyBucketSet, type BucketSet } from './layout.ts';
+import { LazyEntries, splitMembers } from './lazy-entries.ts';
 
 /** Views of the articles in one bucket (layout 2: views/<bucket>.json): a page view rewrites one small file. */
 export type ViewsBucket = Record<string, number>;
@@ -9,46 +10,62 @@ export type ViewsBucket = Record<string, number>;
  * One vote bucket (votes/<group>/<bucket>.json): the votes of the visitors that hash to it, for the
  * articles that hash to its group, and the like/dislike counts of exactly those votes. One write (one
  * rename) records a vote and its count together, so a crash can never leave the two disagreeing.
+ * In memory both halves stay as each article's JSON text until a vote decodes that one article.
  */
 export type VoteBucket = {
-  counts: Record<string, { likes: number; dislikes: number }>;
-  votes: Record<string, Record<string, VoteKind>>;
+  counts: LazyEntries<{ likes: number; dislikes: number }>;
+  votes: LazyEntries<Record<string, VoteKind>>;
 };
-type VoteCounts = VoteBucket['counts'];
+type VoteCounts = Record<string, { likes: number; dislikes: number }>;
 
 const COUNTS_START = Buffer.from('{"counts":');
 const VOTES_KEY = Buffer.from(',"votes":');
 
 /**
- * The `counts` of a vote bucket file without decoding its visitor ids (~100 KB per file at 1,000,000
- * votes). Files are written counts-first, so the counts end where the top-level `,"votes":` begins;
- * that byte run cannot occur inside a JSON string (its quotes would be escaped), and one inside the
- * counts (an article id "votes") leaves an unbalanced cut that fails to parse. Anything else, such as a
- * file in the older votes-first order, is parsed whole.
+ * Where the top-level `,"votes":` of a counts-first bucket file begins (each candidate in turn), so
+ * the counts can be read without decoding the visitor ids (~100 KB per file at 1,000,000 votes).
+ * That byte run cannot occur inside a JSON string (its quotes would be escaped); one inside the counts
+ * (an article id "votes") leaves an unbalanced cut that fails to parse, and the next is tried.
  */
-export function parseVoteCounts(bytes: Buffer): VoteCounts {
-  if (bytes.subarray(0, COUNTS_START.length).equals(COUNTS_START)) {
-    for (let cut = bytes.indexOf(VOTES_KEY); cut >= 0; cut = bytes.indexOf(VOTES_KEY, cut + 1)) {
-      try {
-        return (JSON.parse(`${bytes.toString('utf8', 0, cut)}}`) as { counts: VoteCounts }).counts;
-      } catch {
-        // A `,"votes":` nested in the counts: try the next one.
-      }
-    }
-  }
-  return parseVoteBucket(bytes).counts;
+function* votesCuts(bytes: Buffer): Generator<number> {
+  if (!bytes.subarray(0, COUNTS_START.length).equals(COUNTS_START)) return;
+  for (let cut = bytes.indexOf(VOTES_KEY); cut >= 0; cut = bytes.indexOf(VOTES_KEY, cut + 1)) yield cut;
 }
 
-/** A whole vote bucket file, its keys put counts-first so its next write has the order parseVoteCounts reads. */
+/** The `counts` of a vote bucket file (read at open for every bucket); a file in another order is parsed whole. */
+export function parseVoteCounts(bytes: Buffer): VoteCounts {
+  for (const cut of votesCuts(bytes)) {
+    try {
+      return (JSON.parse(`${bytes.toString('utf8', 0, cut)}}`) as { counts: VoteCounts }).counts;
+    } catch {
+      // A `,"votes":` nested in the counts: try the next one.
+    }
+  }
+  return parseVoteBucket(bytes).counts.toJSON();
+}
+
+/** A whole vote bucket file, split per article without decoding (decoded whole when it is in another form). */
 export function parseVoteBucket(bytes: Buffer): VoteBucket {
-  const data = JSON.parse(bytes.toString('utf8')) as Partial<VoteBucket>;
-  return { counts: data.counts ?? {}, votes: data.votes ?? {} };
+  if (bytes[bytes.length - 1] === 0x7d) {
+    for (const cut of votesCuts(bytes)) {
+      const counts = splitMembers(bytes.toString('utf8', COUNTS_START.length, cut));
+      const votes = counts && splitMembers(bytes.toString('utf8', cut + VOTES_KEY.length, bytes.length - 1));
+      if (counts && votes) return { counts: LazyEntries.fromSplit(counts), votes: LazyEntries.fromSplit(votes) };
+    }
+  }
+  const data = JSON.parse(bytes.toString('utf8')) as { counts?: VoteCounts; votes?: Record<string, Record<string, VoteKind>> };
+  return { counts: LazyEntries.of(data.counts ?? {}), votes: LazyEntries.of(data.votes ?? {}) };
+}
+
+/** A vote bucket's file text, counts first (the order parseVoteCounts reads cheaply). */
+export function stringifyVoteBucket(bucket: VoteBucket): string {
+  return `{"counts":${bucket.counts.stringify()},"votes":${bucket.votes.stringify()}}`;
 }
 
 /**
  * Vote buckets kept in memory at once, of 1,024: at 1,000,000 votes a bucket holds ~1,000 visitor
- * ids (~100 KB of JSON, a few hundred KB of heap), so 64 cost ~20 MB instead of ~400 MB, and still
- * cover the 16 buckets of a few articles being voted on at the same time.
+ * ids (~30-100 KB of JSON, kept as per-article text), so 64 cost a few MB instead of ~400 MB, and
+ * still cover the 16 buckets of a few articles being voted on at the same time.
  */
 export const VOTE_BUCKET_CACHE = 64;
 
@@ -61,7 +78,14 @@ export async function openVoteStore(dir: string, readOnly: boolean): Promise<Vot
   const buckets = await LazyBucketSet.open<VoteBucket, VoteCounts>(
     dir,
     'votes',
-    { empty: () => ({ counts: {}, votes: {} }), parse: parseVoteBucket, head: parseVoteCounts, cacheSize: VOTE_BUCKET_CACHE, readOnly },
+    {
+      empty: () => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() }),
+      parse: parseVoteBucket,
+      stringify: stringifyVoteBucket,
+      head: parseVoteCounts,
+      cacheSize: VOTE_BUCKET_CACHE,
+      readOnly,
+    },
     (_bucket, counts) => {
       for (const [articleId, count] of Object.entries(counts)) {
         let total = counted.get(articleId);
@@ -130,15 +154,16 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async visitorVote(articleId: string, visitorId: string) {
-    return this.#votes.use(voteBucket(articleId, visitorId), (bucket) => bucket.votes[articleId]?.[visitorId]);
+    return this.#votes.use(voteBucket(articleId, visitorId), (bucket) => bucket.votes.get(articleId)?.[visitorId]);
   }
 
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
     await this.#votes.use(voteBucket(articleId, visitorId), async (bucket, write) => {
-      const votes = (bucket.votes[articleId] ??= {});
+      // Changed synchronously below: the write folds decoded entries back into text.
+      const votes = bucket.votes.ensure(articleId, () => ({}));
       const previous = votes[visitorId];
       if (previous === kind) return;
-      const count = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
+      const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
       const total = this.#countedOf(articleId);
       votes[visitorId] = kind;
       for (const tally of [count, total]) {
@@ -189,9 +214,9 @@ export class LowdbCounters implements CounterRepository {
     for (const b of voteBucketsOf(articleId)) {
       writes.push(
         this.#votes.use(b, async (bucket, write) => {
-          if (!(articleId in bucket.votes) && !(articleId in bucket.counts)) return;
-          delete bucket.votes[articleId];
-          delete bucket.counts[articleId];
+          if (!bucket.votes.has(articleId) && !bucket.counts.has(articleId)) return;
+          bucket.votes.delete(articleId);
+          bucket.counts.delete(articleId);
           await write();
         }),
       );

@@ -55,14 +55,16 @@ export function readJsonFileSync<T>(file: string): T | undefined {
 /** lowdb adapter for one file: our atomic write (steno's has no fsync), and a readable error on bad JSON. */
 class AtomicJsonFile<T> implements Adapter<T> {
   readonly #file: string;
-  constructor(file: string) {
+  readonly #stringify: (data: T) => string;
+  constructor(file: string, stringify: (data: T) => string = JSON.stringify) {
     this.#file = file;
+    this.#stringify = stringify;
   }
   async read(): Promise<T | null> {
     return (await readJsonFile<T>(this.#file)) ?? null;
   }
   async write(data: T): Promise<void> {
-    await writeFileAtomic(this.#file, JSON.stringify(data));
+    await writeFileAtomic(this.#file, this.#stringify(data));
   }
 }
 
@@ -92,9 +94,12 @@ export class JsonCollection<T> {
     return new JsonCollection(file, db, readOnly);
   }
 
-  /** Wraps data already read (or new): the bulk loader reads thousands of files through a pool itself. */
-  static of<T>(file: string, data: T, readOnly: boolean): JsonCollection<T> {
-    return new JsonCollection(file, new Low<T>(new AtomicJsonFile<T>(file), data), readOnly);
+  /**
+   * Wraps data already read (or new): the bulk loader reads thousands of files through a pool itself.
+   * `stringify` writes data that is not plain JSON values (the vote buckets' lazily decoded lists).
+   */
+  static of<T>(file: string, data: T, readOnly: boolean, stringify?: (data: T) => string): JsonCollection<T> {
+    return new JsonCollection(file, new Low<T>(new AtomicJsonFile<T>(file, stringify), data), readOnly);
   }
 
   get data(): T {

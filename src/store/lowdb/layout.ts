@@ -201,35 +201,47 @@ export function loadArticleFiles<T>(
  * buckets. A bucket in use (`use`: loading, being changed, or its write not yet on disk) is pinned
  * and never evicted, so a reload can never read a file older than the data in memory.
  */
+/** How a LazyBucketSet makes, reads and writes its buckets, and how many it keeps in memory. */
+export type LazyBucketOptions<T> = {
+  empty: () => T;
+  parse: (bytes: Buffer) => T;
+  /** The file text of a bucket (default JSON.stringify). */
+  stringify?: (data: T) => string;
+  cacheSize: number;
+  readOnly: boolean;
+};
+
 export class LazyBucketSet<T> {
   readonly #dir: string;
   readonly #name: BucketedName;
   readonly #readOnly: boolean;
   readonly #empty: () => T;
   readonly #parse: (bytes: Buffer) => T;
+  readonly #stringify: ((data: T) => string) | undefined;
   readonly #cacheSize: number;
   /** Loaded buckets, least recently used first (a Map keeps insertion order). */
   readonly #files = new Map<number, JsonCollection<T>>();
   readonly #loading = new Map<number, Promise<JsonCollection<T>>>();
   readonly #pins = new Map<number, number>();
 
-  private constructor(dir: string, name: BucketedName, empty: () => T, parse: (bytes: Buffer) => T, cacheSize: number, readOnly: boolean) {
+  private constructor(dir: string, name: BucketedName, options: LazyBucketOptions<T>) {
     this.#dir = dir;
     this.#name = name;
-    this.#empty = empty;
-    this.#parse = parse;
-    this.#cacheSize = cacheSize;
-    this.#readOnly = readOnly;
+    this.#empty = options.empty;
+    this.#parse = options.parse;
+    this.#stringify = options.stringify;
+    this.#cacheSize = options.cacheSize;
+    this.#readOnly = options.readOnly;
   }
 
   /** Opens the set, calling `onHead` with the head (`head(bytes)`) of every existing bucket file. */
   static async open<T, H>(
     dir: string,
     name: BucketedName,
-    options: { empty: () => T; parse: (bytes: Buffer) => T; head: (bytes: Buffer) => H; cacheSize: number; readOnly: boolean },
+    options: LazyBucketOptions<T> & { head: (bytes: Buffer) => H },
     onHead: (bucket: number, head: H) => void,
   ): Promise<LazyBucketSet<T>> {
-    const set = new LazyBucketSet<T>(dir, name, options.empty, options.parse, options.cacheSize, options.readOnly);
+    const set = new LazyBucketSet<T>(dir, name, options);
     const buckets = Array.from({ length: BUCKETS[name] }, (_, b) => b);
     await inPool(buckets, 32, async (b) => {
       const bytes = await set.#readBytes(b);
@@ -287,7 +299,7 @@ export class LazyBucketSet<T> {
       loading = (async () => {
         const bytes = await this.#readBytes(bucket);
         const data = bytes ? this.#decode(bucket, bytes, this.#parse) : this.#empty();
-        const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly);
+        const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify);
         this.#files.set(bucket, file);
         return file;
       })().finally(() => this.#loading.delete(bucket));
