@@ -476,19 +476,24 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     wakeUp('pages');
   }
 
-  async function nextJob(lane: Lane): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
+  /** The job `lane` runs next; `queued` counts that lane's jobs, `total` every job of both lanes. */
+  async function nextJob(lane: Lane): Promise<{ job: Job | undefined; queued: number; total: number; waitMs: number }> {
     const jobs = [...(await store.jobs.list(1000)), ...localJobs.values()];
     const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 }, lane);
-    return { ...picked, queued: jobs.filter((job) => laneOf(job.path) === lane).length };
+    return { ...picked, queued: jobs.filter((job) => laneOf(job.path) === lane).length, total: jobs.length };
   }
 
-  /** The pages lane: page jobs by urgency, then reconcile steps; the manifest and purges once no page is queued. */
+  /**
+   * The pages lane: page jobs by urgency, then reconcile steps. Purges go out once no page job is
+   * queued; the manifest is written (onDrained) once no job of either lane is, as with one loop, so
+   * a written manifest still means the search bundles are done too.
+   */
   async function pagesLoop(): Promise<void> {
     /** Whether this lane worked since it last found nothing to do (the search lane may be waiting for it). */
     let busy = false;
     while (!stopped) {
       try {
-        const { job, queued, waitMs } = await nextJob('pages');
+        const { job, queued, total, waitMs } = await nextJob('pages');
         if (job) {
           busy = true;
           await runJob(job);
@@ -502,7 +507,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         // Search jobs held back while pages were ready may run now.
         if (busy) wakeUp('search');
         busy = false;
-        if (queued === 0) await onDrained();
+        if (queued === 0) flushPurge();
+        if (total === 0) await onDrained();
         if (reconcileQueue.length > 0) continue;
         await sleepers.pages.sleep(Math.max(1, waitMs));
       } catch (error) {
@@ -524,6 +530,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         const { job, waitMs } = await nextJob('search');
         if (job) {
           await runJob(job);
+          // The pages lane writes the manifest once both lanes are drained: let it look now.
+          wakeUp('pages');
           continue;
         }
         await sleepers.search.sleep(Math.max(1, waitMs));
