@@ -1,7 +1,7 @@
 /**
- * `npm run bench:servers [-- --articles N] [--votes N] [--duration S] [--keep]`: votes/s, reader req/s and p99 on an article
- * page, and publish -> live p95 at N articles with lowdb on one server, PostgreSQL on one server and PostgreSQL on two
- * servers behind nginx (deploy/nginx-multi.conf); prints a table and writes bench/results/servers.json.
+ * `npm run bench:servers [-- --articles N] [--votes N] [--duration S] [--keep] [--log-dir DIR]`: votes/s, reader req/s
+ * and p99 on an article page, and publish -> live p95 at N articles with lowdb on one server, PostgreSQL on one server
+ * and PostgreSQL on two servers behind nginx (deploy/nginx-multi.conf); prints a table and writes bench/results/servers.json.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -38,6 +38,8 @@ const { values } = parseArgs({
     duration: { type: 'string', default: '10' },
     publishes: { type: 'string', default: '10' },
     keep: { type: 'boolean', default: false },
+    /** A folder for each server's output, every line stamped with the bench's clock (as its own lines), publishes marked. */
+    'log-dir': { type: 'string' },
   },
 });
 const ARTICLES = Number(values.articles);
@@ -49,10 +51,12 @@ if (!Number.isInteger(VOTES) || VOTES < 0) throw new Error('--votes must be a wh
 if (!(DURATION_S >= 2 && DURATION_S <= 60)) throw new Error('--duration must be 2-60 seconds');
 if (!Number.isInteger(PUBLISHES) || PUBLISHES < 2) throw new Error('--publishes must be 2 or more');
 
-type Server = { url: string; startS: number; output: () => string; stop: () => Promise<void> };
+type Server = { url: string; startS: number; output: () => string; mark: (line: string) => void; stop: () => Promise<void> };
 
-/** scripts/serve.ts in a process of its own, as `npm start` runs it. */
-async function startServer(buildDir: string, env: Record<string, string>): Promise<Server> {
+const benchS = () => ((performance.now() - started) / 1000).toFixed(3);
+
+/** scripts/serve.ts in a process of its own, as `npm start` runs it (with `--log-dir`, its output goes to `<name>.log`). */
+async function startServer(name: string, buildDir: string, env: Record<string, string>): Promise<Server> {
   const t0 = performance.now();
   const child: ChildProcess = spawn(NODE, ['--max-old-space-size=8192', path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
@@ -74,15 +78,34 @@ async function startServer(buildDir: string, env: Record<string, string>): Promi
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   children.add(child);
+  const logFile = values['log-dir'] ? path.join(path.resolve(values['log-dir']), `${name}.log`) : undefined;
+  const stamped: string[] = [];
+  if (logFile) {
+    let partial = '';
+    const onData = (chunk: Buffer) => {
+      const lines = (partial + chunk.toString()).split('\n');
+      partial = lines.pop()!;
+      for (const line of lines) stamped.push(`[${benchS()} s] ${line}`);
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+  }
   const { url, output, exited } = await waitForListening(child, 600_000, 5_000_000);
   return {
     url,
     startS: round((performance.now() - t0) / 1000, 2),
     output,
+    mark: (line) => {
+      if (logFile) stamped.push(`[${benchS()} s] [bench] ${line}`);
+    },
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
       children.delete(child);
+      if (logFile) {
+        fs.mkdirSync(path.dirname(logFile), { recursive: true });
+        fs.writeFileSync(logFile, `${stamped.join('\n')}\n`);
+      }
     },
   };
 }
@@ -195,6 +218,7 @@ async function measure(name: string, store: Setup['store'], front: string, serve
     const section = (['world', 'business', 'politics', 'tech'] as const)[round % 4];
     const title = `Servers live story ${round} ${Date.now()}`;
     const p0 = performance.now();
+    for (const server of servers) server.mark(`publish ${round} posted`);
     const created = await admin.post('/api/articles', { title, bodyHtml: BODY, section, status: 'published', tags: ['bench'] });
     if (created.status !== 201) throw new Error(`publish failed: ${created.status} ${await created.text()}`);
     const article = (await created.json()) as Article;
@@ -211,6 +235,7 @@ async function measure(name: string, store: Setup['store'], front: string, serve
     });
     if (!live) throw new Error(`${name}: ${article.slug} not live on every server within 120 s`);
     liveMs.push(performance.now() - p0);
+    for (const server of servers) server.mark(`publish ${round} live on every server after ${liveMs.at(-1)!.toFixed(0)} ms`);
     for (const server of servers) await waitForIdleQueue(server.url);
   }
   say(`  publish -> live p95 ${quantile(liveMs, 0.95).toFixed(0)} ms (${liveMs.map((ms) => ms.toFixed(0)).join(', ')})`);
@@ -300,7 +325,7 @@ async function main(): Promise<void> {
     say('== lowdb, 1 server');
     {
       const state = await storeState(dataDir, undefined);
-      const server = await startServer(buildDir, { DATA_DIR: dataDir, SERVE_DIR: siteFor(workDir, 'lowdb', buildDir, state) });
+      const server = await startServer('lowdb', buildDir, { DATA_DIR: dataDir, SERVE_DIR: siteFor(workDir, 'lowdb', buildDir, state) });
       try {
         say(`  listening after ${server.startS} s`);
         results.push(await measure('lowdb, 1 server', 'lowdb', server.url, [server], voteIds));
@@ -312,7 +337,7 @@ async function main(): Promise<void> {
     // 2. PostgreSQL, one server.
     say('== PostgreSQL, 1 server');
     {
-      const server = await startServer(buildDir, {
+      const server = await startServer('pg1', buildDir, {
         DATABASE_URL: cluster.url,
         DATA_DIR: fs.mkdtempSync(path.join(workDir, 'pg1-')),
         SERVE_DIR: siteFor(workDir, 'pg1', buildDir, pgState),
@@ -333,7 +358,7 @@ async function main(): Promise<void> {
       try {
         for (const name of ['pg2a', 'pg2b'])
           servers.push(
-            await startServer(buildDir, {
+            await startServer(name, buildDir, {
               DATABASE_URL: cluster.url,
               DATA_DIR: fs.mkdtempSync(path.join(workDir, `${name}-`)),
               SERVE_DIR: siteFor(workDir, name, buildDir, state),

@@ -1,9 +1,20 @@
-/** The regeneration worker's pure pieces: which job runs next (settling, search debounce, retries, priority) and the purge batches. */
+/**
+ * The regeneration worker's pure pieces: which job each lane runs next (settling, search debounce,
+ * retries, priority, pages and search apart) and the purge batches.
+ */
 import { describe, expect, it } from 'vitest';
 import type { Job } from '../../src/schemas/misc.ts';
-import { pickJob, priorityOf, readyAtOf, retryDelayMs, type JobTiming, type PickState } from '../../src/server/publishing/job-picking.ts';
+import {
+  laneOf,
+  pickJob,
+  priorityOf,
+  readyAtOf,
+  retryDelayMs,
+  type JobTiming,
+  type PickState,
+} from '../../src/server/publishing/job-picking.ts';
 import { createPurgeBatch } from '../../src/server/publishing/purge-batch.ts';
-import { COMPACT_JOB, searchJobPath } from '../../src/server/publishing/search-index.ts';
+import { COMPACT_JOB, REINDEX_ALL_JOB, searchJobPath } from '../../src/server/publishing/search-index.ts';
 
 const T0 = Date.parse('2026-05-01T12:00:00.000Z');
 const timing: JobTiming = { settleMs: 100, maxWaitMs: 1000, searchDebounceMs: 500, searchMaxDelayMs: 8000, idlePollMs: 1000 };
@@ -64,20 +75,59 @@ describe('job picking', () => {
 
   it('runs the most urgent ready job, and sleeps until the next one is ready', () => {
     const jobs = [job('/section/world/page/3'), job('/article/a', 0, 400), job('/section/world')];
-    const first = pickJob(jobs, timing, state(200));
+    const first = pickJob(jobs, timing, state(200), 'pages');
     expect(first.job?.path).toBe('/section/world');
     // Nothing ready yet: sleep until the article settles (at 500).
-    expect(pickJob([jobs[1]!], timing, state(200))).toEqual({ job: undefined, waitMs: 300 });
-    expect(pickJob([], timing, state(200))).toEqual({ job: undefined, waitMs: 1000 });
+    expect(pickJob([jobs[1]!], timing, state(200), 'pages')).toEqual({ job: undefined, waitMs: 300 });
+    expect(pickJob([], timing, state(200), 'pages')).toEqual({ job: undefined, waitMs: 1000 });
   });
 
   it('keeps search waiting while a page is ready or a reconcile runs, but not for a page waiting on its retry', () => {
     const search = job(COMPACT_JOB);
     const page = job('/article/a', 0, 0, 'page');
-    expect(pickJob([search, page], timing, state(5000)).job?.path).toBe('/article/a');
-    expect(pickJob([search], timing, state(5000, { reconciling: true })).job).toBeUndefined();
+    expect(pickJob([search, page], timing, state(5000), 'search').job).toBeUndefined();
+    expect(pickJob([search], timing, state(5000, { reconciling: true }), 'search').job).toBeUndefined();
     const retrying = state(5000, { retryAt: new Map([['page', T0 + 60_000]]) });
-    expect(pickJob([search, page], timing, retrying).job?.path).toBe(COMPACT_JOB);
+    expect(pickJob([search, page], timing, retrying, 'search').job?.path).toBe(COMPACT_JOB);
+  });
+
+  it('puts search jobs in a lane of their own and every other path in the pages lane', () => {
+    expect([COMPACT_JOB, REINDEX_ALL_JOB, searchJobPath('2026-03'), searchJobPath('head-2026-05-01')].map(laneOf)).toEqual([
+      'search',
+      'search',
+      'search',
+      'search',
+    ]);
+    expect(['/article/a', '/section/world', '/rss.xml', '/sitemap-2026-05.xml', '/section/world/page/2'].map(laneOf)).toEqual([
+      'pages',
+      'pages',
+      'pages',
+      'pages',
+      'pages',
+    ]);
+  });
+
+  it('never hands the pages lane a search job: a page queued while a compaction is ready or running goes first', () => {
+    const compaction = job(COMPACT_JOB);
+    const head = job(searchJobPath('head-2026-05-01'), 0, 0, 'head');
+    // Only search is queued: the pages lane has nothing to do and polls idly.
+    expect(pickJob([compaction, head], timing, state(10_000), 'pages')).toEqual({ job: undefined, waitMs: 1000 });
+    // A page queued meanwhile (still listed next to the compaction the search lane is running) is the pages lane's.
+    const page = job('/article/a', 10_000, 10_000, 'page');
+    expect(pickJob([compaction, head, page], timing, state(10_000), 'pages')).toEqual({ job: undefined, waitMs: 100 });
+    expect(pickJob([compaction, head, page], timing, state(10_100), 'pages').job?.path).toBe('/article/a');
+  });
+
+  it('lets the search lane run while a page is still settling, and sleep only for its own jobs', () => {
+    const head = job(searchJobPath('head-2026-05-01'), 0, 0, 'head');
+    const settling = job('/article/b', 10_000, 10_000, 'settling');
+    // The page settles at 10,100: not ready, so it does not hold the head's re-index back.
+    expect(pickJob([head, settling], timing, state(10_000), 'search').job?.path).toBe(searchJobPath('head-2026-05-01'));
+    // A head queued at 10,000 is ready at 10,500: the search lane sleeps 500 ms, not the page's 100.
+    const later = job(searchJobPath('head-2026-05-01'), 10_000, 10_000, 'later');
+    expect(pickJob([later, settling], timing, state(10_000), 'search')).toEqual({ job: undefined, waitMs: 500 });
+    // ...and the most urgent search job goes first: a bundle before the compaction.
+    expect(pickJob([job(COMPACT_JOB), head], timing, state(10_000), 'search').job?.id).toBe('head');
   });
 });
 

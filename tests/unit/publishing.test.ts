@@ -20,6 +20,7 @@ import {
   buildRss,
   buildSitemap,
   buildSitemapIndex,
+  listNewsworthy,
   listPublished,
 } from '../../src/server/publishing/feeds.ts';
 import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/lib/pagination.ts';
@@ -374,5 +375,24 @@ describe('feeds and sitemaps', () => {
     const robots = buildRobots(config);
     expect(robots).toContain('Sitemap: https://news.example/sitemap.xml');
     expect(robots).toContain('Sitemap: https://news.example/news-sitemap.xml');
+  });
+
+  it("reads the news sitemap's articles by date range: the last two days, newest first, nothing older or later", async () => {
+    const now = Date.parse('2026-03-10T12:00:00.000Z');
+    const at = (ms: number) => new Date(now + ms).toISOString();
+    const hour = 3_600_000;
+    for (const [slug, publishedAt, status] of [
+      ['three-days-old', at(-72 * hour), 'published'],
+      ['window-edge', at(-48 * hour), 'published'],
+      ['an-hour-old', at(-hour), 'published'],
+      ['draft-of-today', at(-hour), 'draft'],
+      ['thirty-seconds-ahead', at(30_000), 'published'],
+      ['an-hour-ahead', at(hour), 'published'],
+    ] as const)
+      await store.articles.insert(article({ slug, publishedAt, status }));
+    const listed = await listNewsworthy(store, now);
+    expect(listed.map((a) => a.slug)).toEqual(['thirty-seconds-ahead', 'an-hour-old', 'window-edge']);
+    // The same articles the sitemap took from the whole archive before.
+    expect(buildNewsSitemap(config, listed, now)).toBe(buildNewsSitemap(config, await listPublished(store), now));
   });
 });

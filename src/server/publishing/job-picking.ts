@@ -1,7 +1,8 @@
 /**
- * Which regeneration job runs next, as a pure function of the queue and the clock: each page waits
- * for its burst of saves to settle (search bundles debounce longer), failed jobs wait out their
- * retry, the most urgent ready page goes first, and search waits while pages are still ready.
+ * Which regeneration job runs next in each lane, as a pure function of the queue and the clock: each
+ * page waits for its burst of saves to settle (search bundles debounce longer), failed jobs wait out
+ * their retry, the most urgent ready page goes first. Pages and search run in lanes of their own, so
+ * a page never waits behind a search build; the search lane waits while pages are still ready.
  */
 import type { Job } from '../../schemas/misc.ts';
 import { isHtmlPath } from './paths.ts';
@@ -19,6 +20,9 @@ export type JobTiming = {
   /** The longest wait answered when nothing is ready (the idle poll). */
   idlePollMs: number;
 };
+
+/** The worker's two loops: `pages` renders pages (never a search job), `search` re-indexes and compacts search bundles. */
+export type Lane = 'pages' | 'search';
 
 /** What the worker remembers between picks: when each path was last rendered, when each failed job may run again. */
 export type PickState = {
@@ -49,23 +53,38 @@ export function readyAtOf(job: Job, timing: JobTiming, state: Pick<PickState, 'l
   return Math.max(state.retryAt.get(job.id) ?? 0, Math.min(Date.parse(job.queuedAt) + settle, base + maxWait));
 }
 
-/** The job to run now (undefined when none is ready) and how long to sleep before looking again. */
-export function pickJob(jobs: readonly Job[], timing: JobTiming, state: PickState): { job: Job | undefined; waitMs: number } {
+/** The lane a job runs in. */
+export function laneOf(jobPath: string): Lane {
+  return searchJobOf(jobPath) ? 'search' : 'pages';
+}
+
+/**
+ * The job `lane` runs now (undefined when none is ready) and how long it sleeps before looking
+ * again. Each lane only picks, and only sleeps for, its own jobs; the search lane also holds back
+ * while a page job is ready (a page job still listed while the pages lane renders it counts) or a
+ * reconcile runs, so a build reads the pages as they are about to be. The pages lane never holds
+ * back: a page written while a build runs is queued for indexing again by its own publish.
+ */
+export function pickJob(jobs: readonly Job[], timing: JobTiming, state: PickState, lane: Lane): { job: Job | undefined; waitMs: number } {
   let best: Job | undefined;
   let waitMs = timing.idlePollMs;
   let pagesReady = false;
   for (const job of jobs) {
+    const own = laneOf(job.path) === lane;
     const readyAt = readyAtOf(job, timing, state);
     if (readyAt > state.now) {
-      waitMs = Math.min(waitMs, readyAt - state.now);
+      if (own) waitMs = Math.min(waitMs, readyAt - state.now);
+      continue;
+    }
+    // Search reads pages: it waits while a page job is ready (one waiting on a retry does not hold it
+    // up; when that page is finally written, its bundle is queued again).
+    if (!own) {
+      if (lane === 'search') pagesReady = true;
       continue;
     }
     if (!best || priorityOf(job.path) < priorityOf(best.path)) best = job;
-    // Search reads pages: it waits while a page job is ready (one waiting on a retry does not hold it
-    // up; when that page is finally written, its month is queued again).
-    if (!searchJobOf(job.path)) pagesReady = true;
   }
-  if (best && (pagesReady || state.reconciling) && searchJobOf(best.path)) best = undefined;
+  if (lane === 'search' && (pagesReady || state.reconciling)) best = undefined;
   return { job: best, waitMs };
 }
 

@@ -3,9 +3,12 @@
  * twin, replaces (or removes) the served file, reconciles the whole site when the render manifest
  * does not match the store, re-indexes the search bundle whose articles changed (today's head on a
  * publish, a job of its own after the pages), compacts the search bundles once a day, and notifies
- * the purge hook. With several servers on one database (`store.pages.shared`) a job is claimed with
- * a lease before it runs, each rendered page is stored for the other servers, and the pages they
- * render are copied into this server's folder; search bundles are per server (each re-indexes its own).
+ * the purge hook. Pages and search run in two lanes (loops) of their own, so a page never waits
+ * behind a search build (seconds; a compaction at 100,000 articles up to about 20 s); the search
+ * lane still waits while page jobs are ready or a reconcile runs. With several servers on one
+ * database (`store.pages.shared`) a job is claimed with a lease before it runs, each rendered page
+ * is stored for the other servers, and the pages they render are copied into this server's folder;
+ * search bundles are per server (each re-indexes its own).
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +17,7 @@ import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
-import { pickJob, retryDelayMs, type JobTiming } from './job-picking.ts';
+import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
 import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { createPurgeBatch } from './purge-batch.ts';
 import { sendPurge } from './purge.ts';
@@ -113,6 +116,37 @@ function serverIdentity(dataDir: string): string {
   return id;
 }
 
+/**
+ * A lane's sleep, cut short by `wake()`. A wake while the lane is busy is kept for its next sleep,
+ * which then returns at once: work queued between the lane's look at the queue and its sleep is not
+ * left for the next poll.
+ */
+function createSleeper(): { sleep: (ms: number) => Promise<void>; wake: () => void } {
+  let wake: (() => void) | undefined;
+  let woken = false;
+  return {
+    sleep: (ms) =>
+      new Promise<void>((resolve) => {
+        if (woken) {
+          woken = false;
+          resolve();
+          return;
+        }
+        const done = () => {
+          clearTimeout(timer);
+          wake = undefined;
+          resolve();
+        };
+        const timer = setTimeout(done, ms);
+        wake = done;
+      }),
+    wake: () => {
+      if (wake) wake();
+      else woken = true;
+    },
+  };
+}
+
 export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions): RegenerationWorker {
   const { store } = runtime;
   const clientDir = path.resolve(options.clientDir);
@@ -152,7 +186,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   let stopFollowing: (() => Promise<void>) | undefined;
 
   let stopped = false;
-  let wakeUp: (() => void) | undefined;
+  /** Each lane's sleep, and how to cut it short. */
+  const sleepers = { pages: createSleeper(), search: createSleeper() };
+  /** Wakes one lane, or both (new jobs of either kind may be queued). */
+  const wakeUp = (lane?: Lane) => {
+    for (const name of lane ? [lane] : (['pages', 'search'] as const)) sleepers[name].wake();
+  };
   const lastRendered = new Map<string, number>();
   const retryAt = new Map<string, number>();
   let reconcileQueue: string[] = [];
@@ -167,17 +206,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const purgeBatch = createPurgeBatch();
   /** When this worker last pruned old stored removals (0: at its first idle moment). */
   let lastPrune = 0;
-
-  const sleep = (ms: number) =>
-    new Promise<void>((resolve) => {
-      const done = () => {
-        clearTimeout(timer);
-        wakeUp = undefined;
-        resolve();
-      };
-      const timer = setTimeout(done, ms);
-      wakeUp = done;
-    });
 
   /** Queues search jobs (deduplicated by path, run after the pages): bundle names or COMPACT_JOB / REINDEX_ALL_JOB paths. */
   async function queueSearch(bundles: Iterable<string>): Promise<void> {
@@ -194,7 +222,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (existing) existing.queuedAt = now;
       else localJobs.set(jobPath, { id: `local-${++localSeq}`, path: jobPath, createdAt: now, queuedAt: now, attempts: 0 });
     }
-    if (paths.length) wakeUp?.();
+    if (paths.length) wakeUp('search');
   }
 
   /** The day the last compaction ran for: a new day queues one (the head folds into its month). */
@@ -444,16 +472,53 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
     };
     log(`[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
-    wakeUp?.();
+    wakeUp('pages');
   }
 
-  async function nextJob(): Promise<{ job: Job | undefined; queued: number; waitMs: number }> {
+  /** The job `lane` runs next; `queued` counts that lane's jobs, `total` every job of both lanes. */
+  async function nextJob(lane: Lane): Promise<{ job: Job | undefined; queued: number; total: number; waitMs: number }> {
     const jobs = [...(await store.jobs.list(1000)), ...localJobs.values()];
-    const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 });
-    return { ...picked, queued: jobs.length };
+    const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 }, lane);
+    return { ...picked, queued: jobs.filter((job) => laneOf(job.path) === lane).length, total: jobs.length };
   }
 
-  async function loop(): Promise<void> {
+  /**
+   * The pages lane: page jobs by urgency, then reconcile steps. Purges go out once no page job is
+   * queued; the manifest is written (onDrained) once no job of either lane is, as with one loop, so
+   * a written manifest still means the search bundles are done too.
+   */
+  async function pagesLoop(): Promise<void> {
+    /** Whether this lane worked since it last found nothing to do (the search lane may be waiting for it). */
+    let busy = false;
+    while (!stopped) {
+      try {
+        const { job, queued, total, waitMs } = await nextJob('pages');
+        if (job) {
+          busy = true;
+          await runJob(job);
+          continue;
+        }
+        if (reconcileQueue.length > 0) {
+          busy = true;
+          await runReconcileStep();
+          continue;
+        }
+        // Search jobs held back while pages were ready may run now.
+        if (busy) wakeUp('search');
+        busy = false;
+        if (queued === 0) flushPurge();
+        if (total === 0) await onDrained();
+        if (reconcileQueue.length > 0) continue;
+        await sleepers.pages.sleep(Math.max(1, waitMs));
+      } catch (error) {
+        log(`[publish] worker error: ${(error as Error).stack ?? String(error)}`);
+        await sleepers.pages.sleep(IDLE_POLL_MS);
+      }
+    }
+  }
+
+  /** The search lane: bundle re-indexes and compactions, one at a time, while no page job is ready. */
+  async function searchLoop(): Promise<void> {
     while (!stopped) {
       try {
         // A new day (UTC): yesterday's head folds into its month, as a low-priority job of its own.
@@ -461,21 +526,17 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
           compactedDay = searchDay();
           await queueSearch([COMPACT_JOB]);
         }
-        const { job, queued, waitMs } = await nextJob();
+        const { job, waitMs } = await nextJob('search');
         if (job) {
           await runJob(job);
+          // The pages lane writes the manifest once both lanes are drained: let it look now.
+          wakeUp('pages');
           continue;
         }
-        if (reconcileQueue.length > 0) {
-          await runReconcileStep();
-          continue;
-        }
-        if (queued === 0) await onDrained();
-        if (reconcileQueue.length > 0) continue;
-        await sleep(Math.max(1, waitMs));
+        await sleepers.search.sleep(Math.max(1, waitMs));
       } catch (error) {
-        log(`[publish] worker error: ${(error as Error).stack ?? String(error)}`);
-        await sleep(IDLE_POLL_MS);
+        log(`[publish] search worker error: ${(error as Error).stack ?? String(error)}`);
+        await sleepers.search.sleep(IDLE_POLL_MS);
       }
     }
   }
@@ -520,15 +581,16 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   const running = checkOnStart()
     .catch((error: unknown) => log(`[publish] start-up check failed: ${(error as Error).stack ?? String(error)}`))
-    .then(() => loop());
+    .then(() => Promise.all([pagesLoop(), searchLoop()]));
 
   return {
-    wake: () => wakeUp?.(),
+    wake: () => wakeUp(),
     reconcile,
     stats: () => ({ ...stats }),
     async stop() {
       stopped = true;
-      wakeUp?.();
+      wakeUp();
+      // Both lanes finish the job they are on (a search build too) before the indexer closes.
       await running;
       await stopFollowing?.();
       flushPurge();

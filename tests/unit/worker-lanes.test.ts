@@ -1,0 +1,170 @@
+/**
+ * The worker's two lanes with a real store, a real served folder and the real Pagefind indexer: a
+ * page job queued while a search build runs is rendered meanwhile, not after the build, and stop()
+ * waits for the build. The build is held deterministically: the one article it indexes has a named
+ * pipe (FIFO) for its page, so Pagefind blocks reading it until the test writes the page into it.
+ */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
+import type { Runtime } from '../../src/server/runtime.ts';
+import { manifestFileFor, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
+import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
+import { startRegenerationWorker, type RegenerationWorker } from '../../src/server/publishing/worker.ts';
+import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Polls `check` until it holds or `timeoutMs` passes (a bound for a failing run, not a figure). */
+async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_000): Promise<boolean> {
+  const deadline = Date.now() + timeoutMs;
+  while (Date.now() < deadline) {
+    if (await check()) return true;
+    await sleep(10);
+  }
+  return false;
+}
+
+const PAGE = (title: string) =>
+  `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
+
+/**
+ * A worker over a fresh store holding one published article from a closed month, whose page in the
+ * served folder is a FIFO; the pages on disk are current (a matching manifest), so the start-up
+ * compaction is the only job and blocks on that page. Answers the worker and `hold()`, which resolves
+ * once Pagefind has the FIFO open, with `release()` to hand it the page.
+ */
+async function workerWithHeldBuild(): Promise<{
+  runtime: Runtime;
+  worker: RegenerationWorker;
+  clientDir: string;
+  rendered: string[];
+  logged: string[];
+  hold: () => Promise<{ release: () => void }>;
+}> {
+  const runtime = await makeRuntime();
+  cleanups.push(() => closeQuietly(runtime.store));
+  await runtime.store.articles.insert(articleRecord({ slug: 'held', title: 'Held', publishedAt: '2025-01-15T10:00:00.000Z' }));
+  const clientDir = path.join(makeTempDir('meridian-lanes-'), 'client');
+  const fifo = path.join(clientDir, 'article', 'held', 'index.html');
+  fs.mkdirSync(path.dirname(fifo), { recursive: true });
+  execFileSync('mkfifo', [fifo]);
+  writeRenderManifest(manifestFileFor(clientDir), {
+    storeId: runtime.store.id,
+    version: await runtime.store.articles.version(),
+    renderedAt: new Date().toISOString(),
+    by: 'build',
+    siteUrl: runtime.config.SITE_URL,
+  });
+
+  let writer: number | undefined;
+  const release = () => {
+    if (writer === undefined) return;
+    fs.writeSync(writer, PAGE('Held'));
+    fs.closeSync(writer);
+    writer = undefined;
+  };
+  const rendered: string[] = [];
+  const logged: string[] = [];
+  onTestFailed(() => console.log(`the worker's log:\n${logged.join('\n')}`));
+  const worker = startRegenerationWorker(runtime, {
+    clientDir,
+    hooksPending: () => false,
+    settleMs: 0,
+    searchDebounceMs: 0,
+    log: (line) => void logged.push(line),
+    render: async (publicPath) => {
+      rendered.push(publicPath);
+      return { kind: 'page', body: new TextEncoder().encode(PAGE(publicPath)) };
+    },
+  });
+  // Released before the worker stops (a failed test must not leave Pagefind blocked), stopped before the store closes.
+  cleanups.push(() => worker.stop());
+  cleanups.push(release);
+
+  const hold = async () => {
+    // A write-only open that does not block succeeds only once a reader (Pagefind) has the FIFO open.
+    const opened = await waitFor(() => {
+      try {
+        writer = fs.openSync(fifo, fs.constants.O_WRONLY | fs.constants.O_NONBLOCK);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENXIO') return false;
+        throw error;
+      }
+    });
+    expect(opened, 'the start-up compaction never read the held page').toBe(true);
+    return { release };
+  };
+  return { runtime, worker, clientDir, rendered, logged, hold };
+}
+
+describe('worker lanes', () => {
+  it('renders a page queued while a search build runs without waiting for the build', async () => {
+    const { runtime, worker, clientDir, logged, hold } = await workerWithHeldBuild();
+    const { release } = await hold();
+
+    // The compaction is indexing (blocked on the held page) when the publish's page job comes in.
+    await runtime.store.jobs.enqueue(['/article/fresh'], new Date().toISOString());
+    worker.wake();
+    const pageFile = path.join(clientDir, 'article', 'fresh', 'index.html');
+    const written = await waitFor(() => fs.existsSync(pageFile));
+    expect(written, 'the page job waited behind the search build').toBe(true);
+    expect(fs.readFileSync(pageFile, 'utf8')).toContain('/article/fresh');
+    // ...and the build was still running: nothing indexed yet.
+    expect(worker.stats().searchBuilds).toBe(0);
+    expect(await readPeriodsFile(clientDir)).toEqual([]);
+
+    release();
+    // The job's own line comes last, once the bundle, periods.json and the stats are written.
+    expect(await waitFor(() => logged.some((line) => line.startsWith('[publish] /pagefind/compact written')))).toBe(true);
+    expect(await readPeriodsFile(clientDir)).toEqual(['2025-01']);
+    expect(await runtime.store.jobs.size()).toBe(0);
+    const stats = worker.stats();
+    expect(stats.searchBuilds).toBe(1);
+    // The page job and the compaction (stored on lowdb, local to this server on PostgreSQL).
+    expect(stats.jobs).toBe(2);
+    expect(stats.written).toBe(1);
+    expect(stats.failed).toBe(0);
+  });
+
+  it('holds search back while a page job is ready, so the head is indexed with the page in it', async () => {
+    const { runtime, worker, clientDir, rendered, logged, hold } = await workerWithHeldBuild();
+    const { release } = await hold();
+    release();
+    expect(await waitFor(() => logged.some((line) => line.startsWith('[publish] /pagefind/compact written')))).toBe(true);
+
+    // A publish: the page and its head bundle queued together, both ready at once.
+    const today = new Date().toISOString().slice(0, 10);
+    await runtime.store.articles.insert(articleRecord({ slug: 'today', title: 'Today', publishedAt: new Date().toISOString() }));
+    await runtime.store.jobs.enqueue([`/pagefind/head-${today}`, '/article/today'], new Date().toISOString());
+    worker.wake();
+    expect(await waitFor(() => logged.some((line) => line.startsWith(`[publish] /pagefind/head-${today} written`)))).toBe(true);
+    expect(await readPeriodsFile(clientDir)).toContain(`head-${today}`);
+    expect(rendered).toEqual(['/article/today']);
+    // Every build of the head read the page: one started before the page was written would have indexed 0 pages.
+    const headBuilds = logged.filter((line) => line.includes(`(bundle head-${today})`));
+    expect(headBuilds.length).toBeGreaterThan(0);
+    for (const line of headBuilds) expect(line).toContain('search index rebuilt: 1 pages');
+  });
+
+  it('stop() waits for a search build that is running', async () => {
+    const { worker, clientDir, hold } = await workerWithHeldBuild();
+    const { release } = await hold();
+    let periodsAtStop: string[] | undefined;
+    const stopping = worker.stop().then(async () => {
+      periodsAtStop = await readPeriodsFile(clientDir);
+    });
+    // The pages lane is idle and ends at once; the search lane is still inside the build.
+    await sleep(50);
+    expect(periodsAtStop).toBeUndefined();
+    release();
+    await stopping;
+    expect(periodsAtStop).toEqual(['2025-01']);
+  });
+});
