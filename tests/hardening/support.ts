@@ -41,6 +41,20 @@ export function startHardenedServer(env: Record<string, string> = {}, dataDir?: 
  * nothing in the store, the uploads or the images changed.
  */
 export async function snapshotDataDir(dataDir: string): Promise<Record<string, string>> {
+  // The server's own background writes (a finished job leaves the queue's file a moment after the
+  // queue reports empty) must not read as a change: the folder is read until it holds still.
+  let previous = await readDataDir(dataDir);
+  for (let i = 0; i < 40; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 250));
+    const current = await readDataDir(dataDir);
+    const settled = !Object.keys(current).some((file) => file.endsWith('.tmp'));
+    if (settled && JSON.stringify(current) === JSON.stringify(previous)) return current;
+    previous = current;
+  }
+  return previous;
+}
+
+async function readDataDir(dataDir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {

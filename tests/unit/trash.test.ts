@@ -91,8 +91,14 @@ describe('replaceIfVersion', () => {
       runtime.store.articles.replaceIfVersion({ ...record, title: 'A' }, 1),
       runtime.store.articles.replaceIfVersion({ ...record, title: 'B' }, 1),
     ]);
-    expect(a).toMatchObject({ saved: { title: 'A', version: 2 } });
-    expect(b).toMatchObject({ conflict: { title: 'A', version: 2 } });
+    // Exactly one wins (on PostgreSQL either UPDATE may commit first); the other is told what won.
+    const outcomes = [a, b];
+    const saved = outcomes.filter((o) => o && 'saved' in o);
+    const conflicts = outcomes.filter((o) => o && 'conflict' in o);
+    expect([saved.length, conflicts.length]).toEqual([1, 1]);
+    const winner = (saved[0] as { saved: { title: string } }).saved.title;
+    expect(conflicts[0]).toMatchObject({ conflict: { title: winner, version: 2 } });
+    expect(await runtime.store.articles.get(article.id)).toMatchObject({ title: winner, version: 2 });
     expect(await runtime.store.articles.replaceIfVersion({ ...record, id: 'missing' }, 1)).toBeUndefined();
   });
 });
