@@ -96,13 +96,16 @@ type ScaleServer = {
 };
 
 /**
- * The load generators (this process, autocannon's and Chromium's) and the server take separate
- * cores while the server is measured, as a load generator on another machine would: on two shared
- * cores a starved server's event loop reads as blocked when it is only waiting for a core.
+ * While the server is measured the load generators (this process, autocannon's and Chromium's) are
+ * held to the first core(s) and the server may use every core, so the last one is the server's
+ * alone, as with a load generator on another machine: on two shared cores a starved server's event
+ * loop reads as blocked when it is only waiting for a core. The server is not held to one core
+ * either: its own threads (the text index worker, compression and file I/O in libuv's pool, the
+ * garbage collector's helpers) would then take turns with its event loop on that core.
  * BENCH_NO_PIN=1 shares the cores as they come.
  */
 const PIN = os.cpus().length >= 2 && fs.existsSync('/usr/bin/taskset') && !process.env.BENCH_NO_PIN;
-const SERVER_CPU = String(os.cpus().length - 1);
+const SERVER_CPUS = `0-${os.cpus().length - 1}`;
 const LOAD_CPUS = os.cpus().length > 2 ? `0-${os.cpus().length - 2}` : '0';
 
 /** Pins every thread of this process (and so the children it starts next) to `cpus`. */
@@ -117,7 +120,7 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`] : [];
   const args = ['--max-old-space-size=8192', ...profile, path.join(ROOT, 'bench/scale-server.ts')];
   // taskset execs node in place, so the child's pid is the server's.
-  const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', SERVER_CPU, NODE, ...args] : args, {
+  const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', SERVER_CPUS, NODE, ...args] : args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -279,7 +282,7 @@ async function measureSize(
 
   const server = await startScaleServer(dataDir, outDir, workDir);
   pinBench(LOAD_CPUS);
-  detail.cores = PIN ? `server on CPU ${SERVER_CPU}, load generators on CPU ${LOAD_CPUS}` : 'shared';
+  detail.cores = PIN ? `server on CPUs ${SERVER_CPUS}, load generators on CPU ${LOAD_CPUS}` : 'shared';
   const feeds = await startFeedServer();
   try {
     const t0 = performance.now();

@@ -7,7 +7,7 @@ import { timeSlicer } from '../time-slice.ts';
 const gunzip = promisify(zlib.gunzip);
 
 /** Characters handed to the XML parser at a time (a few milliseconds of parsing). */
-const PARSE_CHUNK_CHARS = 16_384;
+const PARSE_CHUNK_CHARS = 4096;
 
 /** Items taken from one fetch; a feed larger than this is read from the top (newest first in practice). */
 export const MAX_ITEMS_PER_FETCH = 200;
