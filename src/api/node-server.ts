@@ -40,6 +40,14 @@ const HTML_CACHE = 'public, max-age=10, stale-while-revalidate=60';
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
 const IMAGE_CACHE = 'public, max-age=31536000, immutable';
 
+/**
+ * How long a lookup waits for a missing served folder: `npm run rebuild --full` swaps a new build in
+ * with two renames (the old folder away, the new one in), and a request between them must not read
+ * as a 404 of the whole site.
+ */
+const SWAP_WAIT_MS = 50;
+const swapWait = new Int32Array(new SharedArrayBuffer(4));
+
 /** Maps a URL path to a file under the client folder, or undefined (then Astro answers). */
 export function resolveStaticFile(clientDir: string, urlPath: string): string | undefined {
   let decoded: string;
@@ -55,14 +63,18 @@ export function resolveStaticFile(clientDir: string, urlPath: string): string | 
   const root = path.resolve(clientDir);
   const target = path.resolve(root, `.${decoded}`);
   if (target !== root && !target.startsWith(root + path.sep)) return undefined;
-  for (const candidate of [target, path.join(target, 'index.html')]) {
-    try {
-      if (fs.statSync(candidate).isFile()) return candidate;
-    } catch {
-      // Not there: try the next candidate.
+  for (let waited = 0; ; waited++) {
+    for (const candidate of [target, path.join(target, 'index.html')]) {
+      try {
+        if (fs.statSync(candidate).isFile()) return candidate;
+      } catch {
+        // Not there: try the next candidate.
+      }
     }
+    // The two renames of a swap are microseconds apart: a missing folder is one being swapped.
+    if (waited >= SWAP_WAIT_MS || fs.existsSync(root)) return undefined;
+    Atomics.wait(swapWait, 0, 0, 1);
   }
-  return undefined;
 }
 
 function cacheControlFor(relative: string): string {
