@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { renderStateFileFor } from '../src/server/publishing/render-inputs.ts';
+import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 
 /** The build output folder (OUT_DIR, default dist), inside the project or an OutDirError (see buildOutDir). */
 export function outDirOf(root: string): string {
@@ -95,6 +96,7 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
   const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
   // Every page was just rewritten without per-page fingerprints: the next `npm run rebuild` is a full one.
   fs.rmSync(renderStateFileFor(path.join(outDirOf(root), 'client')), { force: true });
+  takeRenderJournal(path.join(outDirOf(root), 'client')).discard();
   fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
   // The pages now reflect this store at this version; the server compares it on start (stale check).
   writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), {

@@ -32,6 +32,7 @@ import {
   type RenderState,
 } from '../src/server/publishing/render-inputs.ts';
 import { createLoopbackRenderer } from '../src/server/publishing/service.ts';
+import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { buildFingerprint, outDirOf, sourceStamp } from './build-state.ts';
@@ -281,6 +282,8 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
       JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
     );
     writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
+    // Every page is the build's now: what the server's worker wrote into the old folder is moot.
+    takeRenderJournal(clientDir).discard();
     const lines = [
       `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
       `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
@@ -313,9 +316,12 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   phase('twins');
   const inputs = await computePageInputs(store);
   phase('inputs');
-  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir, inputs), clientDir);
+  const journal = takeRenderJournal(clientDir);
+  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir, inputs), clientDir, journal.entries);
   phase('plan');
-  say(`incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove (${elapsed()})`);
+  say(
+    `incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove, ${plan.adopt.length} kept as the server rendered them (${elapsed()})`,
+  );
 
   // Beside a server on this DATA_DIR the database is open read-only (no job can be claimed, no page stored).
   const readOnlyShared = store.pages.shared && data.serverPid !== undefined;
@@ -384,10 +390,14 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   const searchMs = performance.now() - searchStarted;
   phase('search');
 
-  writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, rendered) });
+  // Adopted pages get a state like rendered ones: today's input and the file's stat.
+  const current = new Set([...rendered, ...plan.adopt]);
+  writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, current) });
+  journal.discard();
   phase('state');
   const lines = [
     `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
+    `  pages kept          ${plan.adopt.length} as the server rendered them (render journal)`,
     `  pages removed       ${counts.deleted}`,
     ...(readOnlyShared ? [`  other servers       NOT updated: ${SHARED_READ_ONLY}`] : []),
     ...(shared

@@ -205,7 +205,14 @@ interface Report {
   numFailedTests?: number;
   numPendingTests?: number;
   numTodoTests?: number;
+  testResults?: { name: string; status?: string; message?: string; assertionResults?: { fullName: string; status: string }[] }[];
   stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
+  suites?: PlaywrightSuite[];
+}
+interface PlaywrightSuite {
+  file?: string;
+  suites?: PlaywrightSuite[];
+  specs?: { title: string; line?: number; tests: { status?: string; projectName?: string }[] }[];
 }
 function counts(file: string, pick: (data: Report) => { passed: number; failed: number; skipped: number }) {
   try {
@@ -243,8 +250,45 @@ const e2e = {
   failed: e2eRuns.reduce((n, r) => n + r.failed, 0),
   skipped: e2eRuns.reduce((n, r) => n + r.skipped, 0),
 };
+/** Names of the failed tests, so the last lines of a long log say which ones (a CI log is often read from its tail). */
+function failures(file: string, pass: string): string[] {
+  let data: Report;
+  try {
+    data = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch {
+    return [];
+  }
+  const names: string[] = [];
+  for (const result of data.testResults ?? []) {
+    const where = path.relative(root, result.name);
+    const failed = (result.assertionResults ?? []).filter((a) => a.status === 'failed');
+    for (const a of failed) names.push(`${pass}: ${where} > ${a.fullName}`);
+    if (failed.length === 0 && result.status === 'failed') names.push(`${pass}: ${where} (${(result.message ?? 'failed').split('\n')[0]})`);
+  }
+  const walk = (suite: PlaywrightSuite, file: string | undefined) => {
+    for (const spec of suite.specs ?? []) {
+      for (const test of spec.tests) {
+        if (test.status === 'unexpected' || test.status === 'flaky') {
+          names.push(`${pass}: ${file ?? '?'}:${spec.line ?? 0} > ${spec.title} (${test.status})`);
+        }
+      }
+    }
+    for (const child of suite.suites ?? []) walk(child, suite.file ?? file);
+  };
+  for (const suite of data.suites ?? []) walk(suite, suite.file);
+  return names;
+}
+const failedNames = [
+  ...failures(path.join(reports, 'vitest.json'), 'unit/API, lowdb'),
+  ...failures(path.join(reports, 'hardening.json'), 'hardening, lowdb'),
+  ...failures(path.join(reports, 'vitest-pg.json'), 'unit/API, PostgreSQL'),
+  ...failures(path.join(reports, 'hardening-pg.json'), 'hardening, PostgreSQL'),
+  ...failures(path.join(reports, 'playwright.json'), 'e2e, lowdb'),
+  ...failures(path.join(reports, 'playwright-pg.json'), 'e2e, PostgreSQL'),
+];
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
 fs.rmSync(reports, { recursive: true, force: true });
+if (failedNames.length > 0) console.log(`\nfailed:\n${failedNames.map((name) => `  ${name}`).join('\n')}`);
 console.log(`\ntests: ${passed} passed, ${failed} failed, ${vitest.skipped + e2e.skipped} skipped`);
 process.exit(failedRuns > 0 || failed > 0 ? 1 : 0);

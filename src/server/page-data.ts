@@ -62,6 +62,14 @@ export async function countSectionPages(section: Section): Promise<number> {
  * from the oldest articles so full pages never change), or undefined when it does not exist.
  */
 export async function loadSectionPage(section: string, page = 1): Promise<SectionPageData | undefined> {
+  return (await readSectionPage(section, page))?.data;
+}
+
+/** loadSectionPage with what it was made from: the file's records (newest first) and the section's page count. */
+export async function readSectionPage(
+  section: string,
+  page: number,
+): Promise<{ data: SectionPageData; records: ArticleRecord[]; totalPages: number } | undefined> {
   if (!isSection(section)) return undefined;
   const store = await useReadStore();
   const count = await store.articles.count(published(section));
@@ -70,7 +78,7 @@ export async function loadSectionPage(section: string, page = 1): Promise<Sectio
   const totalPages = countListingPages(count, SECTION_PAGE_SIZE);
   const records = slice.limit > 0 ? await store.articles.list(published(section), slice, 'recent') : [];
   const info = SECTION_INFO[section];
-  return {
+  const data: SectionPageData = {
     section,
     title: info.title,
     description: info.description,
@@ -79,6 +87,7 @@ export async function loadSectionPage(section: string, page = 1): Promise<Sectio
     newestArchive: page >= 2 && page === totalPages,
     articles: records.map(toSummary),
   };
+  return { data, records, totalPages };
 }
 
 /** What /section/{section}/pages.json holds: the page count the archive pages' navigation is drawn from. */
@@ -104,11 +113,16 @@ export function sectionPagePath(section: Section, page: number): string {
 
 /** A published article by slug, with its counters, or undefined. */
 export async function loadArticlePage(slug: string): Promise<ArticlePageData | undefined> {
+  return (await readArticlePage(slug))?.data;
+}
+
+/** loadArticlePage with the record it was made from. */
+export async function readArticlePage(slug: string): Promise<{ data: ArticlePageData; record: ArticleRecord } | undefined> {
   const store = await useReadStore();
   const record: ArticleRecord | undefined = await store.articles.getBySlug(slug);
   if (!record || record.status !== 'published') return undefined;
   const article = toArticle(record, await store.counters.get(record.id));
-  return { article, url: new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href };
+  return { data: { article, url: new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href }, record };
 }
 
 /** Slugs of every published article. */

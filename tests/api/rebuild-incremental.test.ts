@@ -1,15 +1,17 @@
 /**
  * Incremental `npm run rebuild` on real data and a real build: after a change set (publish, update,
  * unpublish, delete, a new archive page) it renders only what changed, and its output is
- * byte-identical to a clean `npm run rebuild -- --full` of the same data, also the next day, when
- * today's search head has to fold into its month.
+ * byte-identical to a clean `npm run rebuild -- --full` of the same data, also after a server
+ * regenerated pages (which it keeps, through the render journal) and the next day, when today's
+ * search head has to fold into its month.
  */
 import { spawn } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, makeOutDir } from '../helpers/server.ts';
+import { ROOT, makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
+import { adminClient } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
@@ -54,6 +56,16 @@ function differences(a: Map<string, string>, b: Map<string, string>): string[] {
   for (const [file, hash] of a) if (b.get(file) !== hash) out.push(b.has(file) ? `differs: ${file}` : `only in incremental: ${file}`);
   for (const file of b.keys()) if (!a.has(file)) out.push(`only in full: ${file}`);
   return out.sort();
+}
+
+const fileIn = (clientDir: string, publicPath: string) => path.join(clientDir, ...publicPath.split('/').filter(Boolean), 'index.html');
+
+async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await check())) {
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 const renderedCount = (output: string) => Number(/incremental: (\d+) of \d+ pages rendered/.exec(output)?.[1] ?? NaN);
@@ -137,6 +149,43 @@ describe('incremental npm run rebuild', () => {
     expect(full.code, full.output).toBe(0);
     expect(full.output).toContain('full build: --full was given');
     expect(differences(tree(path.join(outIncremental, 'client')), tree(path.join(outFull, 'client')))).toEqual([]);
+  }, 240_000);
+
+  it('pages the server regenerated are kept as it wrote them (render journal), and the output still equals a full build', async () => {
+    const clientDir = path.join(outIncremental, 'client');
+    const journalFile = path.join(outIncremental, 'render-journal.ndjson');
+    const edited = made[5]!;
+    // The server serves the built folder itself, as in production.
+    const server = await startServer({ dataDir, env: { OUT_DIR: outIncremental, SERVE_DIR: clientDir } });
+    try {
+      const admin = await adminClient(server);
+      expect((await admin.put(`/api/articles/${edited.id}`, { title: 'A headline the server rendered' })).status).toBe(200);
+      await waitFor('the worker to write and journal the article page', async () => {
+        const health = (await (await fetch(`${server.url}/api/health`)).json()) as { jobs: number };
+        return health.jobs === 0 && fs.existsSync(journalFile) && fs.readFileSync(journalFile, 'utf8').includes(`/article/${edited.slug}"`);
+      });
+    } finally {
+      await server.stop();
+    }
+    expect(fs.readFileSync(fileIn(clientDir, `/article/${edited.slug}`), 'utf8')).toContain('A headline the server rendered');
+
+    const incremental = await runRebuild(outIncremental, dataDir);
+    expect(incremental.code, incremental.output).toBe(0);
+    // The article page and its listing file were the server's, from the data as it is: kept, not rendered again.
+    expect(Number(/pages kept +(\d+) as the server rendered them/.exec(incremental.output)?.[1])).toBeGreaterThanOrEqual(2);
+    expect(incremental.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\)/);
+    expect(fs.existsSync(journalFile)).toBe(false);
+    expect(fs.existsSync(`${journalFile}.taken`)).toBe(false);
+
+    // Kept means recorded: the next rebuild finds them current without the journal.
+    const again = await runRebuild(outIncremental, dataDir);
+    expect(again.code, again.output).toBe(0);
+    expect(again.output).toMatch(/pages kept +0 as the server rendered them/);
+    expect(renderedCount(again.output)).toBeLessThanOrEqual(renderedCount(incremental.output));
+
+    const full = await runRebuild(outFull, dataDir, ['--full']);
+    expect(full.code, full.output).toBe(0);
+    expect(differences(tree(clientDir), tree(path.join(outFull, 'client')))).toEqual([]);
   }, 240_000);
 
   it("today's articles go in the search head; the next day an incremental rebuild folds it into its month like a full build", async () => {

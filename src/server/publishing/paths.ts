@@ -155,11 +155,18 @@ export function listingFileFingerprint(
 ): string | undefined {
   const slice = listingSlice(list.length, file, size);
   if (!slice) return undefined;
-  const cards = list
-    .slice(slice.offset, slice.offset + slice.limit)
-    .map(fingerprint)
-    .join('\n');
-  return file === 1 ? `${total}\n${cards}` : `${file === total}\n${cards}`;
+  return listingCardsFingerprint(list.slice(slice.offset, slice.offset + slice.limit), total, file, fingerprint);
+}
+
+/** listingFileFingerprint from the file's own cards (newest first), the section's page count and the file's number. */
+export function listingCardsFingerprint(
+  cards: readonly ArticleRecord[],
+  total: number,
+  file: number,
+  fingerprint: (a: ArticleRecord) => string,
+): string {
+  const shown = cards.map(fingerprint).join('\n');
+  return file === 1 ? `${total}\n${shown}` : `${file === total}\n${shown}`;
 }
 
 /**

@@ -11,8 +11,17 @@ import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
 import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
+import type { JournalEntry } from './render-journal.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
-import { articlePath, cardFingerprint, CORRECTIONS_PATH, fileForPath, listingFileFingerprint, machinePaths } from './paths.ts';
+import {
+  articlePath,
+  cardFingerprint,
+  CORRECTIONS_PATH,
+  fileForPath,
+  listingCardsFingerprint,
+  listingFileFingerprint,
+  machinePaths,
+} from './paths.ts';
 
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
@@ -57,6 +66,19 @@ export function writeRenderState(file: string, state: RenderState): void {
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
+/** The input fingerprint of an article page (what planRender compares), from the record it shows. */
+export function articlePageInput(article: ArticleRecord): string {
+  return hash(articleInputFingerprint(article));
+}
+
+/**
+ * The input fingerprint of a listing file from the cards it shows (newest first), the section's page
+ * count and its number: the same string computePageInputs hashes from the whole section's list.
+ */
+export function listingPageInput(cards: readonly ArticleRecord[], total: number, file: number): string {
+  return hash(listingCardsFingerprint(cards, total, file, cardFingerprint));
+}
+
 /**
  * An article page's input: what the page shows of its record (pageFingerprint), except the body,
  * which the record's `version` stands for. The store bumps the version on every replace (and a
@@ -66,7 +88,9 @@ const hash = (text: string) => createHash('sha256').update(text).digest('base64u
  */
 export function articleInputFingerprint(article: ArticleRecord): string {
   const shown: Record<string, unknown> = {};
-  for (const key of Object.keys(article) as (keyof ArticleRecord)[]) if (key !== 'bodyHtml' && key !== 'origin') shown[key] = article[key];
+  // Sorted: a record listed and the same record read by slug may hold their keys in another order.
+  for (const key of (Object.keys(article) as (keyof ArticleRecord)[]).sort())
+    if (key !== 'bodyHtml' && key !== 'origin') shown[key] = article[key];
   return JSON.stringify(shown);
 }
 
@@ -80,7 +104,7 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
   const inputs = new Map<string, PageInput>();
   const published = await listPublished(store);
   for (const article of published) {
-    inputs.set(articlePath(article.slug), { i: hash(articleInputFingerprint(article)), p: periodOf(article) });
+    inputs.set(articlePath(article.slug), { i: articlePageInput(article), p: periodOf(article) });
   }
   for (const section of SECTIONS) {
     // The global newest-first order restricted to one section is that section's order (the sort is total).
@@ -123,21 +147,34 @@ export function statOf(clientDir: string, publicPath: string): { m: number; s: n
 }
 
 /**
- * Which paths to render (input changed, never rendered, file missing or changed by something else)
- * and which files to remove (pages of the previous state or on disk that the data no longer has).
+ * Which paths to render (input changed, never rendered, file missing or changed by something else),
+ * which to adopt as they are (the server's worker wrote the file from today's input: the render
+ * journal names its input and stat) and which files to remove (pages of the previous state or on
+ * disk that the data no longer has).
  */
 export function planRender(
   inputs: ReadonlyMap<string, PageInput>,
   previous: RenderState['pages'],
   onDisk: readonly string[],
   clientDir: string,
-): { render: string[]; remove: string[] } {
+  journal: ReadonlyMap<string, JournalEntry> = new Map(),
+): { render: string[]; adopt: string[]; remove: string[] } {
   const render: string[] = [];
+  const adopt: string[] = [];
+  const matches = (stat: { m: number; s: number } | undefined, seen: { m: number; s: number }) =>
+    stat !== undefined && stat.m === seen.m && stat.s === seen.s;
   for (const [publicPath, input] of inputs) {
+    if (input.i === ALWAYS) {
+      render.push(publicPath);
+      continue;
+    }
     const before = previous[publicPath];
-    const stat = before && input.i !== ALWAYS && before.i === input.i ? statOf(clientDir, publicPath) : undefined;
-    if (!stat || stat.m !== before!.m || stat.s !== before!.s) render.push(publicPath);
+    const served = journal.get(publicPath);
+    const stat = (before && before.i === input.i) || served?.i === input.i ? statOf(clientDir, publicPath) : undefined;
+    if (before && before.i === input.i && matches(stat, before)) continue;
+    if (served && served.i === input.i && matches(stat, served)) adopt.push(publicPath);
+    else render.push(publicPath);
   }
   const remove = [...new Set([...Object.keys(previous), ...onDisk])].filter((p) => !inputs.has(p));
-  return { render, remove };
+  return { render, adopt, remove };
 }

@@ -10,6 +10,8 @@ export const TWIN_PREFIX = '/render-twin';
 export const RENDER_SECRET_HEADER = 'x-meridian-render';
 /** Set by a twin when the page does not exist for the current data, so the worker deletes its file. */
 export const RENDER_RESULT_HEADER = 'x-meridian-render-result';
+/** Set by an article or listing twin: the input fingerprint of the data it rendered (render-inputs.ts), for the render journal. */
+export const RENDER_INPUT_HEADER = 'x-meridian-render-input';
 
 const KEY = Symbol.for('meridian-news.render-secret');
 const registry = globalThis as unknown as { [KEY]?: string };

@@ -8,7 +8,7 @@ import type { Runtime } from '../runtime.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
-import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
+import { RENDER_INPUT_HEADER, RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
 
@@ -46,7 +46,10 @@ export function createLoopbackRenderer(origin: string): Renderer {
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     });
-    if (response.status === 200) return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()) };
+    if (response.status === 200) {
+      const input = response.headers.get(RENDER_INPUT_HEADER);
+      return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()), ...(input ? { input } : {}) };
+    }
     await response.body?.cancel();
     // Only the twin's own "missing" removes a file: a misrouted request must never delete pages.
     if (response.status === 404 && response.headers.get(RENDER_RESULT_HEADER) === 'missing') return { kind: 'missing' };

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
+import { createRenderJournal } from './render-journal.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
 import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
@@ -42,7 +43,7 @@ import {
 } from './search-index.ts';
 
 /** A page rendered for the current data, or word that it does not exist (its file is removed). */
-export type RenderOutcome = { kind: 'page'; body: Uint8Array } | { kind: 'missing' };
+export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string } | { kind: 'missing' };
 export type Renderer = (publicPath: string) => Promise<RenderOutcome>;
 
 export type WorkerOptions = {
@@ -151,6 +152,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const { store } = runtime;
   const clientDir = path.resolve(options.clientDir);
   const manifestFile = manifestFileFor(clientDir);
+  const journal = createRenderJournal(clientDir);
   const siteUrl = runtime.config.SITE_URL;
   const timing: JobTiming = {
     settleMs: options.settleMs ?? 100,
@@ -309,6 +311,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const rendered = await options.render(publicPath);
     const file = fileForPath(clientDir, publicPath);
     const outcome = rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body) : await deleteServedFile(file, clientDir);
+    if (outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
+      // Only spares the next rebuild a render: a failure here costs that render, never the page.
+      await journal.record(publicPath, rendered.input, file).catch((error: unknown) => log(`[publish] render journal: ${String(error)}`));
+    }
     // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
     if (shared && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
       await store.pages.put(publicPath, rendered.kind === 'page' ? rendered.body : undefined, owner);
