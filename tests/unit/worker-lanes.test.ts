@@ -30,6 +30,13 @@ async function waitFor(check: () => boolean | Promise<boolean>, timeoutMs = 15_0
   return false;
 }
 
+/**
+ * A queue time just before now. A job the worker starts in the very millisecond it was queued runs
+ * twice, by design: the worker cannot tell whether that write came before its start (runJob). With
+ * settleMs 0 a test can hit that millisecond, which made "rendered once" fail now and then.
+ */
+const queuedJustNow = () => new Date(Date.now() - 5).toISOString();
+
 const PAGE = (title: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
 
@@ -110,7 +117,7 @@ describe('worker lanes', () => {
     const { release } = await hold();
 
     // The compaction is indexing (blocked on the held page) when the publish's page job comes in.
-    await runtime.store.jobs.enqueue(['/article/fresh'], new Date().toISOString());
+    await runtime.store.jobs.enqueue(['/article/fresh'], queuedJustNow());
     worker.wake();
     const pageFile = path.join(clientDir, 'article', 'fresh', 'index.html');
     const written = await waitFor(() => fs.existsSync(pageFile));
@@ -142,7 +149,7 @@ describe('worker lanes', () => {
     // A publish: the page and its head bundle queued together, both ready at once.
     const today = new Date().toISOString().slice(0, 10);
     await runtime.store.articles.insert(articleRecord({ slug: 'today', title: 'Today', publishedAt: new Date().toISOString() }));
-    await runtime.store.jobs.enqueue([`/pagefind/head-${today}`, '/article/today'], new Date().toISOString());
+    await runtime.store.jobs.enqueue([`/pagefind/head-${today}`, '/article/today'], queuedJustNow());
     worker.wake();
     expect(await waitFor(() => logged.some((line) => line.startsWith(`[publish] /pagefind/head-${today} written`)))).toBe(true);
     expect(await readPeriodsFile(clientDir)).toContain(`head-${today}`);
