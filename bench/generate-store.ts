@@ -11,7 +11,7 @@ import { SECTIONS, type Section } from '../src/schemas/common.ts';
 import { buildArticle } from '../src/server/articles.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { openStore } from '../src/store/index.ts';
-import { articleFile, bucketFile, inPool, listJsonFiles, voteBucket } from '../src/store/lowdb/layout.ts';
+import { articleFile, bucketFile, inPool, voteBucket, voteSplitFile, voteSplitFor } from '../src/store/lowdb/layout.ts';
 import { versionFile } from '../src/store/lowdb/migrate.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from '../src/server/seed/hero-images.ts';
 
@@ -292,12 +292,14 @@ export async function generateVotes(dataDir: string, articleIds: readonly string
     number,
     { counts: Record<string, { likes: number; dislikes: number }>; votes: Record<string, Record<string, 'like' | 'dislike'>> }
   >();
+  // Split as the store would have split them by this many votes (voteSplitFor).
+  const split = voteSplitFor(count);
   for (let v = 0; v < count; v++) {
     // Squaring a uniform number favours the first ids: article 0 gets the most votes.
     const articleId = articleIds[Math.floor(random() * random() * articleIds.length)]!;
     const visitorId = `gen${v.toString(36).padStart(23, '0')}`;
     const kind = random() < 0.7 ? 'like' : 'dislike';
-    const b = voteBucket(articleId, visitorId);
+    const b = voteBucket(articleId, visitorId, split);
     let bucket = buckets.get(b);
     // Counts first, as the store writes them: its open reads only the counts.
     if (!bucket) buckets.set(b, (bucket = { counts: {}, votes: {} }));
@@ -311,5 +313,7 @@ export async function generateVotes(dataDir: string, articleIds: readonly string
     await fsp.mkdir(path.dirname(file), { recursive: true });
     await fsp.writeFile(file, JSON.stringify(buckets.get(b)));
   });
-  return { ms: performance.now() - started, files: listJsonFiles(path.join(dataDir, 'votes')).length };
+  await fsp.mkdir(path.dirname(voteSplitFile(dataDir)), { recursive: true });
+  await fsp.writeFile(voteSplitFile(dataDir), JSON.stringify(split));
+  return { ms: performance.now() - started, files: buckets.size };
 }

@@ -1,8 +1,23 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import type { CounterRepository } from '../types.ts';
-import { bucketOf, voteBucket, voteBucketsOf, LazyBucketSet, type BucketSet } from './layout.ts';
+import fs from 'node:fs';
+import {
+  bucketFile,
+  bucketOf,
+  readVoteSplit,
+  voteBucket,
+  voteBucketAfterSplit,
+  voteBucketCount,
+  voteBucketsOf,
+  voteSplitFile,
+  LazyBucketSet,
+  VOTES_PER_BUCKET,
+  type BucketSet,
+  type VoteSplit,
+} from './layout.ts';
 import { LazyEntries, splitMembers } from './lazy-entries.ts';
+import { writeFileAtomic } from './file.ts';
 
 /** Views of the articles in one bucket (layout 2: views/<bucket>.json): a page view rewrites one small file. */
 export type ViewsBucket = Record<string, number>;
@@ -63,39 +78,118 @@ export function stringifyVoteBucket(bucket: VoteBucket): string {
 }
 
 /**
- * Vote buckets kept in memory at once, of 1,024: at 1,000,000 votes a bucket holds ~1,000 visitor
- * ids (~30-100 KB of JSON, kept as per-article text), so 64 cost a few MB instead of ~400 MB, and
- * still cover the 16 buckets of a few articles being voted on at the same time.
+ * Vote buckets kept in memory at once: a bucket holds about VOTES_PER_BUCKET visitor ids (a few KB
+ * of JSON, kept as per-article text), so 256 cost a few MB whatever the total, and cover the 16
+ * buckets of each of the articles being voted on at the same time.
  */
-export const VOTE_BUCKET_CACHE = 64;
+export const VOTE_BUCKET_CACHE = 256;
 
-/** The vote buckets and the tallies built from their counts at open. */
-export type VoteStore = { buckets: LazyBucketSet<VoteBucket>; counted: Map<string, { likes: number; dislikes: number }> };
+/** The vote buckets, how far they have split, and the tallies built from their counts at open. */
+export type VoteStore = {
+  dir: string;
+  readOnly: boolean;
+  buckets: LazyBucketSet<VoteBucket>;
+  split: VoteSplit;
+  counted: Map<string, { likes: number; dislikes: number }>;
+};
 
-/** Opens the vote buckets, reading only their counts (their votes stay on disk until a vote needs them). */
+const emptyVoteBucket = (): VoteBucket => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() });
+
+/** Recounts a bucket's counts from its votes (after votes were moved out of it or into it). */
+function recount(bucket: VoteBucket, articleIds: Iterable<string>): void {
+  for (const articleId of articleIds) {
+    const votes = bucket.votes.get(articleId);
+    const kinds = votes ? Object.values(votes) : [];
+    if (kinds.length === 0) {
+      bucket.votes.delete(articleId);
+      bucket.counts.delete(articleId);
+      continue;
+    }
+    const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
+    count.likes = kinds.filter((kind) => kind === 'like').length;
+    count.dislikes = kinds.length - count.likes;
+  }
+}
+
+/** Takes out of `bucket` the votes for which `moves` holds, into a bucket of their own. */
+function takeVotes(bucket: VoteBucket, moves: (articleId: string, visitorId: string) => boolean): VoteBucket {
+  const taken = emptyVoteBucket();
+  const touched: string[] = [];
+  for (const articleId of bucket.votes.keys()) {
+    const votes = bucket.votes.get(articleId)!;
+    for (const [visitorId, kind] of Object.entries(votes)) {
+      if (!moves(articleId, visitorId)) continue;
+      taken.votes.ensure(articleId, () => ({}))[visitorId] = kind;
+      delete votes[visitorId];
+      touched.push(articleId);
+    }
+  }
+  recount(bucket, new Set(touched));
+  recount(taken, new Set(touched));
+  return taken;
+}
+
+/** A test hook: MERIDIAN_VOTE_SPLIT_PAUSE=new-bucket | state | old-bucket holds a split after that write (so a test can SIGKILL it). */
+async function pauseIf(point: string): Promise<void> {
+  if (process.env.MERIDIAN_VOTE_SPLIT_PAUSE !== point) return;
+  console.log(`[store] vote split paused at ${point}`);
+  await new Promise(() => {});
+}
+
+/** Writes the split state (temp + rename). */
+async function writeVoteSplit(dir: string, split: VoteSplit): Promise<void> {
+  await writeFileAtomic(voteSplitFile(dir), JSON.stringify(split));
+}
+
+/**
+ * Opens the vote buckets, reading only their counts (their votes stay on disk until a vote needs
+ * them). A split that a crash interrupted is finished first: its old bucket loses the votes it had
+ * already handed to the new one, so they are not counted twice.
+ */
 export async function openVoteStore(dir: string, readOnly: boolean): Promise<VoteStore> {
+  let split = readVoteSplit(dir);
+  const pending = split.pending;
+  let pendingCounts: VoteCounts | undefined;
+  if (pending !== undefined) {
+    const file = bucketFile(dir, 'votes', pending);
+    const bytes = await fs.promises.readFile(file).catch(() => undefined);
+    const bucket = bytes ? parseVoteBucket(bytes) : emptyVoteBucket();
+    const settled = { level: split.level, next: split.next };
+    takeVotes(bucket, (articleId, visitorId) => voteBucket(articleId, visitorId, settled) !== pending);
+    pendingCounts = bucket.counts.toJSON();
+    if (!readOnly) {
+      await writeFileAtomic(file, stringifyVoteBucket(bucket));
+      await writeVoteSplit(dir, settled);
+    }
+    split = settled;
+  }
   const counted = new Map<string, { likes: number; dislikes: number }>();
+  const add = (counts: VoteCounts) => {
+    for (const [articleId, count] of Object.entries(counts)) {
+      let total = counted.get(articleId);
+      if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
+      total.likes += count.likes;
+      total.dislikes += count.dislikes;
+    }
+  };
   const buckets = await LazyBucketSet.open<VoteBucket, VoteCounts>(
     dir,
     'votes',
     {
-      empty: () => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() }),
+      empty: emptyVoteBucket,
       parse: parseVoteBucket,
       stringify: stringifyVoteBucket,
       head: parseVoteCounts,
       cacheSize: VOTE_BUCKET_CACHE,
       readOnly,
+      count: voteBucketCount(split),
     },
-    (_bucket, counts) => {
-      for (const [articleId, count] of Object.entries(counts)) {
-        let total = counted.get(articleId);
-        if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
-        total.likes += count.likes;
-        total.dislikes += count.dislikes;
-      }
+    (bucket, counts) => {
+      if (bucket !== pending) add(counts);
     },
   );
-  return { buckets, counted };
+  if (pendingCounts) add(pendingCounts);
+  return { dir, readOnly, buckets, split, counted };
 }
 
 /** An editor's adjustments of an article's tallies (vote-adjustments/<bucket>.json), added to the counted votes. */
@@ -111,7 +205,7 @@ export type VotesFile = {
 /**
  * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built at
  * start from the counts stored beside the votes; the votes themselves are read per bucket when a
- * vote needs them, and each vote rewrites one bucket of ~1/1024 of all votes.
+ * vote needs them, and each vote rewrites one bucket of about VOTES_PER_BUCKET votes.
  */
 export class LowdbCounters implements CounterRepository {
   readonly #views: BucketSet<ViewsBucket>;
@@ -119,12 +213,102 @@ export class LowdbCounters implements CounterRepository {
   readonly #adjustments: BucketSet<AdjustmentBucket>;
   /** Counted votes per article (adjustments not included). */
   readonly #counted: Map<string, { likes: number; dislikes: number }>;
+  readonly #dir: string;
+  readonly #readOnly: boolean;
+  #split: VoteSplit;
+  /** Votes stored in all buckets (what the split keeps per bucket). */
+  #stored = 0;
+  /** Vote work running (reads and writes of buckets); a split waits for it and holds new work back. */
+  #active = 0;
+  #drained: (() => void) | undefined;
+  /** The splits running, while they run. */
+  #splitting: Promise<void> | undefined;
+  /** A split's old bucket whose rewrite failed: rewritten before any other split names another one pending. */
+  #unsettled: number | undefined;
 
   constructor(views: BucketSet<ViewsBucket>, votes: VoteStore, adjustments: BucketSet<AdjustmentBucket>) {
     this.#views = views;
     this.#votes = votes.buckets;
     this.#adjustments = adjustments;
     this.#counted = votes.counted;
+    this.#dir = votes.dir;
+    this.#readOnly = votes.readOnly;
+    this.#split = votes.split;
+    for (const count of votes.counted.values()) this.#stored += count.likes + count.dislikes;
+  }
+
+  /** Runs vote work on the buckets as they are now: never while a split moves votes between them. */
+  async #onBuckets<R>(task: (split: VoteSplit) => Promise<R>): Promise<R> {
+    while (this.#splitting) await this.#splitting;
+    this.#active++;
+    try {
+      return await task(this.#split);
+    } finally {
+      if (--this.#active === 0) this.#drained?.();
+    }
+  }
+
+  /**
+   * Splits a bucket when the votes pass VOTES_PER_BUCKET per bucket; vote work waits meanwhile. One
+   * split per vote: a folder that is far behind (votes written by an older version) catches up over
+   * the next votes instead of holding them all back for thousands of splits.
+   */
+  #splitIfFull(): void {
+    if (this.#splitting || this.#readOnly || !this.#full()) return;
+    this.#splitting = (async () => {
+      if (this.#active > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+      this.#drained = undefined;
+      await this.#splitOne();
+    })()
+      .catch((error: unknown) => console.error(`[store] splitting a vote bucket failed (the next vote tries again): ${String(error)}`))
+      .finally(() => (this.#splitting = undefined));
+  }
+
+  #full(): boolean {
+    return this.#split.level < 30 && this.#stored > VOTES_PER_BUCKET * voteBucketCount(this.#split);
+  }
+
+  /**
+   * One step of linear hashing: bucket `next` hands the votes that the next level addresses to
+   * bucket next + 2^level. The writes go in an order a crash cannot break: the new bucket, then the
+   * state naming the old one pending (from here lookups go to the new bucket), then the old bucket
+   * without the moved votes, then the state without pending. Only the old bucket can then hold votes
+   * twice, and the next open removes them (openVoteStore).
+   */
+  async #splitOne(): Promise<void> {
+    if (this.#unsettled !== undefined) {
+      await this.#votes.use(this.#unsettled, (_bucket, write) => write());
+      await writeVoteSplit(this.#dir, this.#split);
+      this.#unsettled = undefined;
+    }
+    const split = this.#split;
+    const from = split.next;
+    const to = from + 2 ** split.level;
+    const after: VoteSplit = from + 1 === 2 ** split.level ? { level: split.level + 1, next: 0 } : { level: split.level, next: from + 1 };
+    await this.#votes.use(from, async (bucket, write) => {
+      const moved = takeVotes(bucket, (articleId, visitorId) => voteBucketAfterSplit(articleId, visitorId, split) === to);
+      try {
+        await this.#votes.adopt(to, moved);
+        await pauseIf('new-bucket');
+        await writeVoteSplit(this.#dir, { ...after, pending: from });
+        await pauseIf('state');
+      } catch (error) {
+        // Not switched over: the moved votes go back where lookups still find them.
+        for (const articleId of moved.votes.keys())
+          Object.assign(
+            bucket.votes.ensure(articleId, () => ({})),
+            moved.votes.get(articleId),
+          );
+        recount(bucket, moved.votes.keys());
+        throw error;
+      }
+      this.#split = after;
+      this.#unsettled = from;
+      await write();
+      await pauseIf('old-bucket');
+      await writeVoteSplit(this.#dir, after);
+      this.#unsettled = undefined;
+    });
   }
 
   #countedOf(articleId: string): { likes: number; dislikes: number } {
@@ -154,26 +338,33 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async visitorVote(articleId: string, visitorId: string) {
-    return this.#votes.use(voteBucket(articleId, visitorId), (bucket) => bucket.votes.get(articleId)?.[visitorId]);
+    return this.#onBuckets((split) =>
+      this.#votes.use(voteBucket(articleId, visitorId, split), (bucket) => bucket.votes.get(articleId)?.[visitorId]),
+    );
   }
 
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
-    await this.#votes.use(voteBucket(articleId, visitorId), async (bucket, write) => {
-      // Changed synchronously below: the write folds decoded entries back into text.
-      const votes = bucket.votes.ensure(articleId, () => ({}));
-      const previous = votes[visitorId];
-      if (previous === kind) return;
-      const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
-      const total = this.#countedOf(articleId);
-      votes[visitorId] = kind;
-      for (const tally of [count, total]) {
-        if (previous === 'like') tally.likes--;
-        if (previous === 'dislike') tally.dislikes--;
-        if (kind === 'like') tally.likes++;
-        else tally.dislikes++;
-      }
-      await write();
-    });
+    await this.#onBuckets((split) =>
+      this.#votes.use(voteBucket(articleId, visitorId, split), async (bucket, write) => {
+        // Changed synchronously below: the write folds decoded entries back into text.
+        const votes = bucket.votes.ensure(articleId, () => ({}));
+        const previous = votes[visitorId];
+        if (previous === kind) return;
+        const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
+        const total = this.#countedOf(articleId);
+        votes[visitorId] = kind;
+        if (previous === undefined) this.#stored++;
+        for (const tally of [count, total]) {
+          if (previous === 'like') tally.likes--;
+          if (previous === 'dislike') tally.dislikes--;
+          if (kind === 'like') tally.likes++;
+          else tally.dislikes++;
+        }
+        await write();
+      }),
+    );
+    // After this vote is answered for: the split runs on its own, and the votes behind it wait.
+    this.#splitIfFull();
     return { ...this.#read(articleId), vote: kind };
   }
 
@@ -209,22 +400,34 @@ export class LowdbCounters implements CounterRepository {
       delete this.#adjustments.get(adjustmentBucket)[articleId];
       writes.push(this.#adjustments.write(adjustmentBucket));
     }
+    const counted = this.#counted.get(articleId);
+    if (counted) this.#stored -= counted.likes + counted.dislikes;
     this.#counted.delete(articleId);
-    // An article's votes are in its group's 16 buckets at most (each read only if it is not in memory).
-    for (const b of voteBucketsOf(articleId)) {
-      writes.push(
-        this.#votes.use(b, async (bucket, write) => {
-          if (!bucket.votes.has(articleId) && !bucket.counts.has(articleId)) return;
-          bucket.votes.delete(articleId);
-          bucket.counts.delete(articleId);
-          await write();
-        }),
-      );
-    }
+    // An article's votes are in its group's 16 of every 1,024 buckets (each read only if it is not in memory).
+    writes.push(
+      this.#onBuckets(async (split) => {
+        await Promise.all(
+          voteBucketsOf(articleId, split).map((b) =>
+            this.#votes.use(b, async (bucket, write) => {
+              if (!bucket.votes.has(articleId) && !bucket.counts.has(articleId)) return;
+              bucket.votes.delete(articleId);
+              bucket.counts.delete(articleId);
+              await write();
+            }),
+          ),
+        );
+      }),
+    );
     await Promise.all(writes);
   }
 
+  /** How far the vote buckets have split (for tests and probes). */
+  get voteSplit(): VoteSplit {
+    return this.#split;
+  }
+
   async settle(): Promise<void> {
+    while (this.#splitting) await this.#splitting;
     await Promise.all([this.#views.settle(), this.#votes.settle(), this.#adjustments.settle()]);
   }
 }

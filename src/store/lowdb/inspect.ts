@@ -1,7 +1,16 @@
 /** Reads a collection of a DATA_DIR (layout 2) back as the one document layout 1 kept, for tests, audits and support. */
 import path from 'node:path';
 import { readJsonFileSync } from './file.ts';
-import { BUCKETS, bucketFile, collectionFolder, listJsonFiles, type BucketedName } from './layout.ts';
+import {
+  BUCKETS,
+  bucketFile,
+  collectionFolder,
+  listJsonFiles,
+  readVoteSplit,
+  voteBucket,
+  voteBucketCount,
+  type BucketedName,
+} from './layout.ts';
 import { versionFile } from './migrate.ts';
 
 function buckets<T>(dir: string, name: BucketedName): T[] {
@@ -27,10 +36,27 @@ export function readCollectionDocument(dataDir: string, name: string): unknown {
     case 'votes': {
       const votes: Record<string, Record<string, string>> = {};
       const tallies: Record<string, { likes: number; dislikes: number }> = {};
-      for (const bucket of buckets<{
-        votes: Record<string, Record<string, string>>;
-        counts: Record<string, { likes: number; dislikes: number }>;
-      }>(dir, 'votes')) {
+      // Every bucket the split state counts; a split's old bucket still pending keeps only its own votes.
+      const split = readVoteSplit(dir);
+      const settled = { level: split.level, next: split.next };
+      for (let b = 0; b < voteBucketCount(split); b++) {
+        const bucket = readJsonFileSync<{
+          votes: Record<string, Record<string, string>>;
+          counts: Record<string, { likes: number; dislikes: number }>;
+        }>(bucketFile(dir, 'votes', b));
+        if (!bucket) continue;
+        if (b === split.pending) {
+          for (const [id, byVisitor] of Object.entries(bucket.votes)) {
+            for (const [visitorId, kind] of Object.entries(byVisitor)) {
+              if (voteBucket(id, visitorId, settled) !== b) continue;
+              (votes[id] ??= {})[visitorId] = kind;
+              const tally = (tallies[id] ??= { likes: 0, dislikes: 0 });
+              if (kind === 'like') tally.likes++;
+              else tally.dislikes++;
+            }
+          }
+          continue;
+        }
         for (const [id, byVisitor] of Object.entries(bucket.votes)) Object.assign((votes[id] ??= {}), byVisitor);
         for (const [id, count] of Object.entries(bucket.counts)) {
           const tally = (tallies[id] ??= { likes: 0, dislikes: 0 });

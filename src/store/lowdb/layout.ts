@@ -1,7 +1,7 @@
 /** Where each record lives on disk (layout 2): one file per article, hashed buckets for every other growing collection. */
 import fs from 'node:fs';
 import path from 'node:path';
-import { JsonCollection, readJsonFile } from './file.ts';
+import { JsonCollection, readJsonFile, readJsonFileSync } from './file.ts';
 
 export const LAYOUT_VERSION = 2;
 /** Written last by a migration (and first on a fresh folder): its presence says the layout-2 files are complete. */
@@ -15,6 +15,13 @@ export function hash32(text: string): number {
     h = Math.imul(h, 0x01000193);
   }
   return h >>> 0;
+}
+
+/** MurmurHash3's 32-bit finaliser: every input bit reaches every output bit. */
+function mix32(h: number): number {
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 const hex = (n: number, width: number) => n.toString(16).padStart(width, '0');
@@ -53,16 +60,78 @@ const FOLDERS: Record<BucketedName, string> = {
 };
 
 export const VOTE_VISITOR_BUCKETS = 16;
+const VOTE_GROUPS = BUCKETS.votes / VOTE_VISITOR_BUCKETS;
+const VOTE_BASE_LEVEL = Math.log2(BUCKETS.votes);
 
-/** The vote bucket of (article, visitor): the article picks a group of 16, the visitor one of them. */
-export function voteBucket(articleId: string, visitorId: string): number {
-  return (hash32(articleId) % (BUCKETS.votes / VOTE_VISITOR_BUCKETS)) * VOTE_VISITOR_BUCKETS + (hash32(visitorId) % VOTE_VISITOR_BUCKETS);
+/**
+ * How far the vote buckets have split (linear hashing): 2^level + next buckets, where the buckets
+ * below `next` have split at level + 1. Votes grow without bound, so a fixed number of buckets grows
+ * with them (at 1,000,000 votes 1,024 buckets held ~1,000 each, and every vote read and rewrote one):
+ * the store splits one bucket whenever the votes pass VOTES_PER_BUCKET per bucket on average, so a
+ * vote's bucket stays about the same size whatever the total. `pending` names a bucket whose moved
+ * votes may still be in its file (a crash between the split's writes): the next open removes them.
+ * The first 1,024 buckets are layout 2's fixed ones, so a folder without the file is at the base.
+ */
+export type VoteSplit = { level: number; next: number; pending?: number };
+export const VOTE_BASE_SPLIT: VoteSplit = { level: VOTE_BASE_LEVEL, next: 0 };
+/** A split starts once the stored votes pass this many per bucket on average. */
+export const VOTES_PER_BUCKET = 128;
+
+export function voteSplitFile(dir: string): string {
+  return path.join(dir, FOLDERS.votes, 'split.json');
 }
 
-/** Every bucket an article's votes can be in. */
-export function voteBucketsOf(articleId: string): number[] {
-  const first = (hash32(articleId) % (BUCKETS.votes / VOTE_VISITOR_BUCKETS)) * VOTE_VISITOR_BUCKETS;
-  return Array.from({ length: VOTE_VISITOR_BUCKETS }, (_, i) => first + i);
+export function voteBucketCount(split: VoteSplit): number {
+  return 2 ** split.level + split.next;
+}
+
+/** The smallest split whose buckets hold `votes` at VOTES_PER_BUCKET each (for writers of a whole layout). */
+export function voteSplitFor(votes: number): VoteSplit {
+  const buckets = Math.max(BUCKETS.votes, Math.ceil(votes / VOTES_PER_BUCKET));
+  const level = Math.floor(Math.log2(buckets));
+  return { level, next: buckets - 2 ** level };
+}
+
+/** The bucket one split further of the bucket a vote is in at `level`: it stays, or moves to bucket + 2^level. */
+function voteBucketAt(articleId: string, visitorId: string, level: number): number {
+  // The base bucket: the article picks a group of 16, the visitor one of them (layout 2's 1,024 buckets).
+  const base = (hash32(articleId) % VOTE_GROUPS) * VOTE_VISITOR_BUCKETS + (hash32(visitorId) % VOTE_VISITOR_BUCKETS);
+  if (level <= VOTE_BASE_LEVEL) return base;
+  // Beyond the base, bits of the pair: a popular article's votes spread as they grow, too. FNV-1a's
+  // low bits follow the low bits of the characters, as the base's do: the finaliser mixes them apart.
+  const high = mix32(hash32(`${articleId}\u0000${visitorId}`)) % 2 ** (level - VOTE_BASE_LEVEL);
+  return base + high * BUCKETS.votes;
+}
+
+/** The vote bucket of (article, visitor) under `split`. */
+export function voteBucket(articleId: string, visitorId: string, split: VoteSplit = VOTE_BASE_SPLIT): number {
+  const bucket = voteBucketAt(articleId, visitorId, split.level);
+  return bucket < split.next ? voteBucketAt(articleId, visitorId, split.level + 1) : bucket;
+}
+
+/** Where the bucket `bucket` sends a vote when it splits (itself, or bucket + 2^level). */
+export function voteBucketAfterSplit(articleId: string, visitorId: string, split: VoteSplit): number {
+  return voteBucketAt(articleId, visitorId, split.level + 1);
+}
+
+/** Every bucket an article's votes can be in under `split`: its group's 16 of every 1,024. */
+export function voteBucketsOf(articleId: string, split: VoteSplit = VOTE_BASE_SPLIT): number[] {
+  const first = (hash32(articleId) % VOTE_GROUPS) * VOTE_VISITOR_BUCKETS;
+  const count = voteBucketCount(split);
+  const out: number[] = [];
+  for (let block = 0; block < count; block += BUCKETS.votes)
+    for (let i = 0; i < VOTE_VISITOR_BUCKETS && block + first + i < count; i++) out.push(block + first + i);
+  return out;
+}
+
+/** The split state on disk (the base when there is no file). */
+export function readVoteSplit(dir: string): VoteSplit {
+  const data = readJsonFileSync<Partial<VoteSplit>>(voteSplitFile(dir));
+  if (!data) return VOTE_BASE_SPLIT;
+  const { level, next, pending } = data;
+  if (!Number.isInteger(level) || level! < VOTE_BASE_LEVEL || level! > 30 || !Number.isInteger(next) || next! < 0 || next! >= 2 ** level!)
+    throw new Error(`Cannot read ${voteSplitFile(dir)}: not a vote split state`);
+  return { level: level!, next: next!, ...(Number.isInteger(pending) ? { pending: pending! } : {}) };
 }
 
 export function bucketOf(name: BucketedName, key: string): number {
@@ -71,6 +140,7 @@ export function bucketOf(name: BucketedName, key: string): number {
 
 export function bucketFile(dir: string, name: BucketedName, bucket: number): string {
   // Vote buckets get a folder per article group so no folder holds more than 64 files.
+  // (Split buckets, from 1,024 on, go on in more folders of 16.)
   if (name === 'votes') return path.join(dir, FOLDERS.votes, hex(bucket >> 4, 2), `${hex(bucket & 15, 1)}.json`);
   return path.join(dir, FOLDERS[name], `${hex(bucket, 3)}.json`);
 }
@@ -238,11 +308,11 @@ export class LazyBucketSet<T> {
   static async open<T, H>(
     dir: string,
     name: BucketedName,
-    options: LazyBucketOptions<T> & { head: (bytes: Buffer) => H },
+    options: LazyBucketOptions<T> & { head: (bytes: Buffer) => H; count?: number },
     onHead: (bucket: number, head: H) => void,
   ): Promise<LazyBucketSet<T>> {
     const set = new LazyBucketSet<T>(dir, name, options);
-    const buckets = Array.from({ length: BUCKETS[name] }, (_, b) => b);
+    const buckets = Array.from({ length: options.count ?? BUCKETS[name] }, (_, b) => b);
     await inPool(buckets, 32, async (b) => {
       const bytes = await set.#readBytes(b);
       if (bytes) onHead(b, set.#decode(b, bytes, options.head));
@@ -306,6 +376,24 @@ export class LazyBucketSet<T> {
       this.#loading.set(bucket, loading);
     }
     return loading;
+  }
+
+  /**
+   * Makes `data` the content of `bucket`, a bucket nothing has used yet (a split's new half): writes
+   * its file and keeps it in memory, replacing whatever file a failed split left there.
+   */
+  async adopt(bucket: number, data: T): Promise<void> {
+    const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify);
+    this.#pins.set(bucket, (this.#pins.get(bucket) ?? 0) + 1);
+    this.#files.set(bucket, file);
+    try {
+      await file.write();
+    } finally {
+      const pins = this.#pins.get(bucket)! - 1;
+      if (pins > 0) this.#pins.set(bucket, pins);
+      else this.#pins.delete(bucket);
+      this.#evict();
+    }
   }
 
   /** Drops the least recently used unpinned buckets beyond the cache size. */

@@ -20,6 +20,9 @@ import {
   collectionFolder,
   inPool,
   voteBucket,
+  voteBucketCount,
+  voteSplitFile,
+  voteSplitFor,
   type BucketedName,
 } from './layout.ts';
 import type { ArticlesFile } from './articles.ts';
@@ -141,9 +144,11 @@ export async function migrateLegacy(
   >();
   const counted = new Map<string, { likes: number; dislikes: number }>();
   let voteCount = 0;
+  // As many buckets as the votes fill (the store splits them further as votes come in).
+  const split = voteSplitFor(Object.values(votes.votes).reduce((n, byVisitor) => n + Object.keys(byVisitor).length, 0));
   for (const [articleId, byVisitor] of Object.entries(votes.votes)) {
     for (const [visitorId, kind] of Object.entries(byVisitor)) {
-      const b = voteBucket(articleId, visitorId);
+      const b = voteBucket(articleId, visitorId, split);
       let bucket = voteBuckets.get(b);
       if (!bucket) voteBuckets.set(b, (bucket = { votes: {}, counts: {} }));
       (bucket.votes[articleId] ??= {})[visitorId] = kind;
@@ -158,6 +163,7 @@ export async function migrateLegacy(
     }
   }
   await writeBuckets(dir, 'votes', voteBuckets);
+  if (voteBucketCount(split) > BUCKETS.votes) await writeFileAtomic(voteSplitFile(dir), JSON.stringify(split));
   await pauseIf('votes');
   // A stored tally that differs from its counted votes was adjusted by an editor: keep the difference.
   const adjustments = group(
