@@ -152,6 +152,18 @@ export const articleListQuerySchema = pagingQuerySchema.extend({
 export type ArticleListQuery = z.infer<typeof articleListQuerySchema>;
 
 /** Filters the store understands (the API adds visibility on top). */
+/**
+ * The month (UTC, `YYYY-MM`) an article belongs to in the sitemaps and the search bundles: of its
+ * publication, else of its last update. Stored dates are ISO strings in UTC, cut without parsing.
+ */
+export function articlePeriod(article: Pick<ArticleRecord, 'publishedAt' | 'updatedAt'>): string {
+  const date = article.publishedAt ?? article.updatedAt;
+  return /^\d{4}-\d{2}-\d{2}T[^+]*Z$/.test(date) ? date.slice(0, 7) : new Date(date).toISOString().slice(0, 7);
+}
+
+/** A month that has published articles: how many, and the newest `updatedAt` among them (the sitemap index's lastmod). */
+export type ArticlePeriod = { period: string; lastmod: string; count: number };
+
 export type ArticleFilter = {
   search?: string | undefined;
   section?: z.infer<typeof sectionSchema> | undefined;

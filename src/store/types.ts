@@ -1,5 +1,5 @@
 /** The Store interface: every read and write of the product goes through it; implementations are swappable. */
-import type { ArticleCounters, ArticleFilter, ArticleRecord, ArticleStats, VoteKind } from '../schemas/article.ts';
+import type { ArticleCounters, ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats, VoteKind } from '../schemas/article.ts';
 import type { Comment, CommentFilter } from '../schemas/comment.ts';
 import type { NewsSource } from '../schemas/source.ts';
 import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFilter } from '../schemas/newsletter.ts';
@@ -23,6 +23,11 @@ export interface ArticleRepository {
   /** Full-text search over title, dek, body, author, tags and source label: relevance, then recency. */
   search(query: string, filter: ArticleFilter, page: Page): Promise<{ items: ArticleRecord[]; total: number }>;
   stats(): Promise<ArticleStats>;
+  /**
+   * Each month (articlePeriod) that has published articles, newest first: kept by the store as
+   * articles change, so the sitemap index does not read the whole archive on every publish.
+   */
+  periods(): Promise<ArticlePeriod[]>;
   /** Whether a slug is taken (by an article other than `exceptId`). */
   slugExists(slug: string, exceptId?: string): Promise<boolean>;
   /** Finds an ingested article by its origin (source + guid) or canonical URL. */

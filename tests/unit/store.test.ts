@@ -197,6 +197,38 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.articles.listDue(now)).toEqual([]);
     });
 
+    it('keeps each month of published articles with its count and newest change, as articles change', async () => {
+      const at = (day: string, time = '08:00') => `2025-${day}T${time}:00.000Z`;
+      const jan = articleRecord({ publishedAt: at('01-10'), updatedAt: at('01-10') });
+      const janLater = articleRecord({ publishedAt: at('01-20'), updatedAt: at('02-03') });
+      const feb = articleRecord({ publishedAt: at('02-01', '00:00'), updatedAt: at('02-01', '00:00') });
+      const draft = articleRecord({ status: 'draft', publishedAt: undefined, updatedAt: at('03-01') });
+      // Published at 23:30 on 31 March in New York: April in UTC, as the sitemaps file it.
+      const offset = articleRecord({ publishedAt: '2025-03-31T23:30:00.000-04:00', updatedAt: at('04-01', '03:30') });
+      for (const r of [jan, janLater, feb, draft, offset]) await store.articles.insert(r);
+      expect(await store.articles.periods()).toEqual([
+        { period: '2025-04', lastmod: at('04-01', '03:30'), count: 1 },
+        { period: '2025-02', lastmod: at('02-01', '00:00'), count: 1 },
+        { period: '2025-01', lastmod: at('02-03'), count: 2 },
+      ]);
+      // An edit moves its month's lastmod; unpublishing the newest change falls back to the next one.
+      await store.articles.replace({ ...jan, updatedAt: at('05-05') });
+      expect((await store.articles.periods()).find((p) => p.period === '2025-01')).toEqual({
+        period: '2025-01',
+        lastmod: at('05-05'),
+        count: 2,
+      });
+      await store.articles.replace({ ...(await store.articles.get(jan.id))!, status: 'archived', updatedAt: at('05-06') });
+      expect((await store.articles.periods()).find((p) => p.period === '2025-01')).toEqual({
+        period: '2025-01',
+        lastmod: at('02-03'),
+        count: 1,
+      });
+      // A month whose last article goes is gone.
+      await store.articles.delete(feb.id);
+      expect((await store.articles.periods()).map((p) => p.period)).toEqual(['2025-04', '2025-01']);
+    });
+
     it('bumps the version on every write', async () => {
       const v0 = await store.articles.version();
       const record = articleRecord();

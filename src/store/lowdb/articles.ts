@@ -1,5 +1,5 @@
 /** Articles, one file each, with in-memory indexes kept sorted so a write costs O(log n) and listings never scan. */
-import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
+import { articlePeriod, type ArticleFilter, type ArticlePeriod, type ArticleRecord, type ArticleStats } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { articleFile } from './layout.ts';
@@ -37,31 +37,40 @@ function bound(value: string | undefined, end: boolean): string | undefined {
   return new Date(value).toISOString();
 }
 
-export function matchesFilter(article: ArticleRecord, filter: ArticleFilter): boolean {
-  if (filter.section && article.section !== filter.section) return false;
-  if (filter.statuses && !filter.statuses.includes(article.status)) return false;
-  if (filter.createdBy !== undefined && article.createdBy !== filter.createdBy) return false;
-  if (filter.isBreaking !== undefined && article.isBreaking !== filter.isBreaking) return false;
-  if (filter.isEditorsPick !== undefined && article.isEditorsPick !== filter.isEditorsPick) return false;
-  if (filter.source) {
-    const needle = filter.source.toLowerCase();
-    if (!(article.sourceLabel ?? '').toLowerCase().includes(needle)) return false;
-  }
+/** A stored date as it was written by toISOString(): compared as a string without parsing it. */
+const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
+
+/**
+ * The filter as a test of one article, with its bounds and needles worked out once: a month's
+ * sitemap lists thousands of articles through it, and parsing the bounds and each article's date
+ * every time cost ~2 us an article (30 ms for a month of 6,700 at 100,000).
+ */
+export function articleMatcher(filter: ArticleFilter): (article: ArticleRecord) => boolean {
   const from = bound(filter.dateFrom, false);
   const to = bound(filter.dateTo, true);
-  if (from || to) {
-    const date = new Date(sortDate(article)).toISOString();
-    if (from && date < from) return false;
-    if (to && date > to) return false;
-  }
-  if (filter.search) {
-    const needle = filter.search.toLowerCase();
-    const haystack = [article.title, article.dek ?? '', article.authorName, article.sourceLabel ?? '', ...article.tags]
-      .join('\n')
-      .toLowerCase();
-    if (!haystack.includes(needle)) return false;
-  }
-  return true;
+  const source = filter.source?.toLowerCase();
+  const search = filter.search?.toLowerCase();
+  return (article) => {
+    if (filter.section && article.section !== filter.section) return false;
+    if (filter.statuses && !filter.statuses.includes(article.status)) return false;
+    if (filter.createdBy !== undefined && article.createdBy !== filter.createdBy) return false;
+    if (filter.isBreaking !== undefined && article.isBreaking !== filter.isBreaking) return false;
+    if (filter.isEditorsPick !== undefined && article.isEditorsPick !== filter.isEditorsPick) return false;
+    if (source && !(article.sourceLabel ?? '').toLowerCase().includes(source)) return false;
+    if (from || to) {
+      const stored = sortDate(article);
+      const date = CANONICAL_DATE.test(stored) ? stored : new Date(stored).toISOString();
+      if (from && date < from) return false;
+      if (to && date > to) return false;
+    }
+    if (search) {
+      const haystack = [article.title, article.dek ?? '', article.authorName, article.sourceLabel ?? '', ...article.tags]
+        .join('\n')
+        .toLowerCase();
+      if (!haystack.includes(search)) return false;
+    }
+    return true;
+  };
 }
 
 export class LowdbArticles implements ArticleRepository {
@@ -80,6 +89,8 @@ export class LowdbArticles implements ArticleRepository {
   readonly #updated: SortedList<ArticleRecord>;
   /** Published articles newest first, per section and under '*' for all. */
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
+  /** Published articles per month, with the newest updatedAt among them (`stale`: recounted when asked). */
+  readonly #periods = new Map<string, { count: number; lastmod: string; stale: boolean }>();
   /** An article write failed since the open: the memory and the files may differ, so no snapshot is written. */
   #writeFailed = false;
 
@@ -118,6 +129,7 @@ export class LowdbArticles implements ArticleRepository {
       list.push(article);
     }
     for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
+    for (const article of published.get('*')!) this.#addPeriod(article);
     this.#recent = new SortedList(byRecent, recent);
     this.#updated = new SortedList(byUpdated, [...recent].sort(byUpdated));
   }
@@ -152,7 +164,25 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).insert(article);
       this.#publishedList('*').insert(article);
+      this.#addPeriod(article);
     }
+  }
+
+  #addPeriod(article: ArticleRecord): void {
+    const period = articlePeriod(article);
+    let entry = this.#periods.get(period);
+    if (!entry) this.#periods.set(period, (entry = { count: 0, lastmod: '', stale: false }));
+    entry.count++;
+    if (article.updatedAt > entry.lastmod) entry.lastmod = article.updatedAt;
+  }
+
+  #removePeriod(article: ArticleRecord): void {
+    const period = articlePeriod(article);
+    const entry = this.#periods.get(period);
+    if (!entry) return;
+    if (--entry.count === 0) this.#periods.delete(period);
+    // The newest change left the month: which one is newest now is looked up when asked.
+    else if (article.updatedAt >= entry.lastmod) entry.stale = true;
   }
 
   #unindex(article: ArticleRecord): void {
@@ -169,6 +199,7 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).remove(article);
       this.#publishedList('*').remove(article);
+      this.#removePeriod(article);
     }
   }
 
@@ -193,7 +224,7 @@ export class LowdbArticles implements ArticleRepository {
       // Newest first: the range starts at the first article not after `to` and ends before the first one before `from`.
       const start = to ? list.firstIndex((a) => sortDate(a) <= to) : 0;
       const end = from ? list.firstIndex((a) => sortDate(a) < from) : list.length;
-      // Dates are compared as stored (ISO strings, as the list is sorted); matchesFilter still checks each one.
+      // Dates are compared as stored (ISO strings, as the list is sorted); the matcher still checks each one.
       return { list: list.slice(start, Math.max(start, end)), exact: false };
     }
     return { list: this.#sorted(sort), exact: false };
@@ -211,9 +242,10 @@ export class LowdbArticles implements ArticleRepository {
     const { list, exact } = this.#candidates(filter, sort);
     if (exact) return list.slice(page.offset, page.offset + page.limit);
     const out: ArticleRecord[] = [];
+    const matches = articleMatcher(filter);
     let skipped = 0;
     for (const article of list) {
-      if (!matchesFilter(article, filter)) continue;
+      if (!matches(article)) continue;
       if (skipped < page.offset) {
         skipped++;
         continue;
@@ -224,11 +256,31 @@ export class LowdbArticles implements ArticleRepository {
     return out;
   }
 
+  async periods() {
+    const out: ArticlePeriod[] = [];
+    for (const [period, entry] of this.#periods) {
+      if (entry.stale) {
+        // Only this month's articles: the date range is cut out of the published list by binary search.
+        const [year, month] = period.split('-').map(Number) as [number, number];
+        const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
+        const to = new Date(Date.UTC(year, month, 1) - 1).toISOString();
+        const { list } = this.#candidates({ statuses: ['published'], dateFrom: from, dateTo: to }, 'recent');
+        entry.lastmod = '';
+        for (const article of list)
+          if (articlePeriod(article) === period && article.updatedAt > entry.lastmod) entry.lastmod = article.updatedAt;
+        entry.stale = false;
+      }
+      out.push({ period, lastmod: entry.lastmod, count: entry.count });
+    }
+    return out.sort((a, b) => (a.period < b.period ? 1 : -1));
+  }
+
   async count(filter: ArticleFilter) {
     const { list, exact } = this.#candidates(filter, 'recent');
     if (exact) return list.length;
     let n = 0;
-    for (const article of list) if (matchesFilter(article, filter)) n++;
+    const matches = articleMatcher(filter);
+    for (const article of list) if (matches(article)) n++;
     return n;
   }
 
@@ -244,9 +296,10 @@ export class LowdbArticles implements ArticleRepository {
     const before = (a: { article: ArticleRecord; score: number }, b: { article: ArticleRecord; score: number }) =>
       b.score - a.score || byRecent(a.article, b.article);
     let total = 0;
+    const matches = articleMatcher(filter);
     for (const [id, score] of scores) {
       const article = this.#byId.get(id);
-      if (!article || !matchesFilter(article, filter)) continue;
+      if (!article || !matches(article)) continue;
       total++;
       if (keep <= 0) continue;
       const entry = { article, score };

@@ -2,7 +2,7 @@
  * Articles in PostgreSQL: typed columns for every filter and order, the record as JSONB, a weighted
  * tsvector for search; each write bumps the collection version in the same statement.
  */
-import type { ArticleFilter, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
+import type { ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { toJson, type Db } from './db.ts';
 import { fold, isoOrNull, queryTerms, stripTags, tsQuery } from './text.ts';
@@ -179,6 +179,15 @@ export class PgArticles implements ArticleRepository {
       else stats.archived += n;
     }
     return stats;
+  }
+
+  async periods(): Promise<ArticlePeriod[]> {
+    // sort_at is the published date (else the last update) as a timestamp: its UTC month is articlePeriod's.
+    const { rows } = await this.#db.query<ArticlePeriod>(
+      `SELECT to_char(sort_at AT TIME ZONE 'UTC', 'YYYY-MM') AS period, max(updated_at) AS lastmod, count(*)::int AS count
+       FROM articles WHERE status = 'published' GROUP BY 1 ORDER BY 1 DESC`,
+    );
+    return rows;
   }
 
   async slugExists(slug: string, exceptId?: string) {
