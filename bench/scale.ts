@@ -449,7 +449,9 @@ async function measureSize(
     if (incremental.code !== 0) throw new Error(`rebuild after one change failed:\n${incremental.output.slice(-3000)}`);
     say(`  rebuild after one change ${(incremental.ms / 1000).toFixed(1)} s`);
     // What it rendered and re-indexed (everything the server phase changed counts too), and where the time went.
-    for (const line of incremental.output.split('\n').filter((l) => /^ {2}(pages rendered|pages kept|pages removed|search index|phases) /.test(l)))
+    for (const line of incremental.output
+      .split('\n')
+      .filter((l) => /^ {2}(pages rendered|pages kept|pages removed|search index|phases) /.test(l)))
       say(`  ${line.trim()}`);
     detail.rebuildOneChange = /\[rebuild\] done: (.*)/.exec(incremental.output)?.[1] ?? '';
     detail.rebuildOneChangePhases = /^ {2}phases +(.*)$/m.exec(incremental.output)?.[1] ?? '';

@@ -8,11 +8,14 @@ import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { Section } from '../../src/schemas/common.ts';
 import type { ArticleChange } from '../../src/server/runtime.ts';
 import {
+  cardFingerprint,
+  changedListingFiles,
   computeAffectedPaths,
   fileForPath,
   isRegenerablePath,
   listPublicPaths,
   listRenderedPaths,
+  sectionLists,
 } from '../../src/server/publishing/paths.ts';
 import {
   buildNewsSitemap,
@@ -20,11 +23,13 @@ import {
   buildRss,
   buildSitemap,
   buildSitemapIndex,
+  FEED_SIZE,
+  feedFingerprint,
   listNewsworthy,
   listPublished,
 } from '../../src/server/publishing/feeds.ts';
 import { countListingPages, fileOfReaderPage, listingSlice, readerPageOfFile } from '../../src/lib/pagination.ts';
-import { sectionPagePath } from '../../src/server/page-data.ts';
+import { SECTION_PAGE_SIZE, sectionPagePath } from '../../src/server/page-data.ts';
 import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/files.ts';
 import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { parseConfig } from '../../src/config.ts';
@@ -175,6 +180,65 @@ function renderedListing(list: readonly ArticleRecord[], file: number): string |
   const cards = list.slice(slice.offset, slice.offset + slice.limit).map((a) => `${a.slug}:${a.title}`);
   return JSON.stringify(file === 1 ? { total, cards } : { newest: file === total, cards });
 }
+
+describe('sectionLists: the section read around the changes only', () => {
+  it('gives the listing files and feed the whole section gives, for edits, publishes, moves, unpublishes and deletes', async () => {
+    const made = [...(await seed('world', 150)), ...(await seed('business', 30))];
+    // Ties: several articles published in the same millisecond (ordered by id).
+    const tie = new Date(clock - 40 * 60_000).toISOString();
+    for (const slug of ['tie-a', 'tie-b', 'tie-c']) {
+      const a = article({ slug, section: 'world', publishedAt: tie, updatedAt: tie });
+      await store.articles.insert(a);
+      made.push(a);
+    }
+    let seedState = 7;
+    const random = () => (seedState = (seedState * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
+    const pick = () => made[Math.floor(random() * made.length)]!;
+    const whole = async (section: Section) => listPublished(store, section);
+    let windowed = 0;
+    for (let round = 0; round < 120; round++) {
+      const kind = round % 6;
+      const current = await store.articles.get(pick().id);
+      let change: ArticleChange[];
+      const beforeLists = { world: await whole('world'), business: await whole('business') };
+      if (kind === 0 && current) change = await save(current, { ...current, title: `${current.title} (edited ${round})` });
+      else if (kind === 1) {
+        const fresh = article({ slug: `fresh-${round}`, section: random() < 0.7 ? 'world' : 'business' });
+        made.push(fresh);
+        change = await save(undefined, fresh);
+      } else if (kind === 2 && current) {
+        // Backdated: moved to another place in the list.
+        const at = new Date(Date.parse('2026-01-10T12:00:00Z') + Math.floor(random() * 200) * 60_000 + 1).toISOString();
+        change = await save(current, { ...current, publishedAt: at });
+      } else if (kind === 3 && current)
+        change = await save(current, { ...current, status: current.status === 'published' ? 'draft' : 'published' });
+      else if (kind === 4 && current)
+        change = await save(current, { ...current, section: current.section === 'world' ? 'business' : 'world' });
+      else if (kind === 5 && current) {
+        change = await save(current, undefined);
+        made.splice(
+          made.findIndex((a) => a.id === current.id),
+          1,
+        );
+      } else continue;
+      for (const section of ['world', 'business'] as const) {
+        const lists = await sectionLists(store, section, change);
+        const after = await whole(section);
+        const before = beforeLists[section];
+        if (lists.after.some((a) => !a.id)) windowed++;
+        expect(lists.after.length, `round ${round}`).toBe(after.length);
+        expect(lists.before.length, `round ${round}`).toBe(before.length);
+        expect(changedListingFiles(lists.before, lists.after, SECTION_PAGE_SIZE, cardFingerprint), `round ${round} ${section}`).toEqual(
+          changedListingFiles(before, after, SECTION_PAGE_SIZE, cardFingerprint),
+        );
+        const feed = (list: ArticleRecord[]) => list.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
+        expect(feed(lists.before) === feed(lists.after), `round ${round} ${section} feed`).toBe(feed(before) === feed(after));
+      }
+    }
+    // Most rounds read a window, not the whole section.
+    expect(windowed).toBeGreaterThan(50);
+  });
+});
 
 describe('stable listing pages', () => {
   it('files are filled from the oldest: 12 on page 1, full archive files, the newest archive file partly filled', () => {

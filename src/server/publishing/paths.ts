@@ -169,6 +169,70 @@ export function listingCardsFingerprint(
   return file === 1 ? `${total}\n${shown}` : `${file === total}\n${shown}`;
 }
 
+/** Stand for the articles outside sectionLists' window, which are the same before and after the changes. */
+const SAME_NEWER = Object.freeze({}) as ArticleRecord;
+const SAME_OLDER = Object.freeze({}) as ArticleRecord;
+
+/**
+ * A section's published list before and after the changes (newest first, full length), read only
+ * around the changed articles: the articles newer and older than all of them are the same in both
+ * lists, so they are left out and stood for by placeholders, which compare equal in every
+ * fingerprint (placeholders for the newer ones only when the count did not change, since otherwise
+ * the files shift under them). Listing the whole section on every save took 5-10 ms of the request
+ * at 100,000 articles; this reads a few positions by count (the store answers a published date range
+ * by binary search) and lists only the window. Falls back to the whole section whenever a check of
+ * the window fails (a date the store could not place by position).
+ */
+export async function sectionLists(
+  store: Store,
+  section: Section,
+  changes: readonly ArticleChange[],
+): Promise<{ before: ArticleRecord[]; after: ArticleRecord[] }> {
+  const inSection = (a: ArticleRecord | undefined): a is ArticleRecord => isPublic(a) && a.section === section;
+  const whole = async () => {
+    const after = await listPublished(store, section);
+    return { before: listBefore(after, changes, (a) => a.section === section), after };
+  };
+  const afters = changes.map((c) => c.after).filter(inSection);
+  const befores = changes.map((c) => c.before).filter(inSection);
+  const margin = afters.length + befores.length + 1;
+  const filter = { statuses: ['published'] as const, section };
+  const count = await store.articles.count(filter);
+  const countBefore = count - afters.length + befores.length;
+  const dateOf = (a: ArticleRecord) => a.publishedAt ?? a.updatedAt;
+  // Articles older than every changed one: at least those the store dates before it, less the changed ones.
+  let older = count;
+  // ...and newer than every changed one (only used when the count stays).
+  let newer = countBefore === count ? count : 0;
+  for (const article of [...afters, ...befores]) {
+    const time = Date.parse(dateOf(article));
+    if (!Number.isFinite(time)) return whole();
+    const atOrAfter = await store.articles.count({ ...filter, dateFrom: new Date(time).toISOString() });
+    older = Math.min(older, count - atOrAfter - margin);
+    if (newer > 0)
+      newer = Math.min(newer, (await store.articles.count({ ...filter, dateFrom: new Date(time + 1).toISOString() })) - margin);
+  }
+  older = Math.max(0, older);
+  newer = Math.max(0, newer);
+  const window = await store.articles.list(filter, { offset: newer, limit: Math.max(0, count - older - newer) }, 'recent');
+  // The window must hold every changed article, and its edges (where placeholders begin) must be unchanged articles beyond all of them.
+  const changed = new Set(changes.map((c) => (c.after ?? c.before)!.id));
+  const ids = new Set(window.map((a) => a.id));
+  const first = window[0];
+  const last = window.at(-1);
+  const inside = (a: ArticleRecord) =>
+    (newer === 0 || (first !== undefined && !changed.has(first.id) && byRecent(first, a) < 0)) &&
+    (older === 0 || (last !== undefined && !changed.has(last.id) && byRecent(a, last) < 0));
+  if (window.length !== count - older - newer || !afters.every((a) => ids.has(a.id) && inside(a)) || !befores.every(inside)) return whole();
+  const beforeWindow = listBefore(window, changes, (a) => a.section === section);
+  const pad = (list: ArticleRecord[]) => [
+    ...new Array<ArticleRecord>(newer).fill(SAME_NEWER),
+    ...list,
+    ...new Array<ArticleRecord>(older).fill(SAME_OLDER),
+  ];
+  return { before: pad(beforeWindow), after: pad(window) };
+}
+
 /**
  * Listing files (1 = page 1, n >= 2 = archive file n) whose HTML differs between two versions of a
  * section's list (newest first). A file's HTML is its cards plus, on page 1, the page count and, on
@@ -237,8 +301,7 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   }
   for (const section of SECTIONS) {
     if (!sections.has(section)) continue;
-    const after = await listPublished(store, section);
-    const before = listBefore(after, visible, (a) => a.section === section);
+    const { before, after } = await sectionLists(store, section, visible);
     for (const page of changedListingFiles(before, after, SECTION_PAGE_SIZE, cardFingerprint))
       listings.push(sectionPagePath(section, page));
     if (countListingPages(before.length, SECTION_PAGE_SIZE) !== countListingPages(after.length, SECTION_PAGE_SIZE))

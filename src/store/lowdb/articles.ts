@@ -89,6 +89,8 @@ export class LowdbArticles implements ArticleRepository {
   readonly #updated: SortedList<ArticleRecord>;
   /** Published articles newest first, per section and under '*' for all. */
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
+  /** Published articles whose date is not in toISOString's form (a date range on them is checked one by one). */
+  #oddDates = 0;
   /** Published articles per month, with the newest updatedAt among them (`stale`: recounted when asked). */
   readonly #periods = new Map<string, { count: number; lastmod: string; stale: boolean }>();
   /** An article write failed since the open: the memory and the files may differ, so no snapshot is written. */
@@ -169,6 +171,7 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   #addPeriod(article: ArticleRecord): void {
+    if (!CANONICAL_DATE.test(sortDate(article))) this.#oddDates++;
     const period = articlePeriod(article);
     let entry = this.#periods.get(period);
     if (!entry) this.#periods.set(period, (entry = { count: 0, lastmod: '', stale: false }));
@@ -177,6 +180,7 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   #removePeriod(article: ArticleRecord): void {
+    if (!CANONICAL_DATE.test(sortDate(article))) this.#oddDates--;
     const period = articlePeriod(article);
     const entry = this.#periods.get(period);
     if (!entry) return;
@@ -212,7 +216,10 @@ export class LowdbArticles implements ArticleRepository {
    * published articles is cut out of the sorted list by binary search (the search worker asks for a
    * day or a month at a time: scanning 100,000 articles for it blocked the event loop for tens of ms).
    */
-  #candidates(filter: ArticleFilter, sort: ArticleSort): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean } {
+  #candidates(
+    filter: ArticleFilter,
+    sort: ArticleSort,
+  ): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean; start?: number; end?: number } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
       const list = this.#publishedBySection.get(filter.section ?? '*') ?? new SortedList(byRecent);
@@ -224,7 +231,10 @@ export class LowdbArticles implements ArticleRepository {
       // Newest first: the range starts at the first article not after `to` and ends before the first one before `from`.
       const start = to ? list.firstIndex((a) => sortDate(a) <= to) : 0;
       const end = from ? list.firstIndex((a) => sortDate(a) < from) : list.length;
-      // Dates are compared as stored (ISO strings, as the list is sorted); the matcher still checks each one.
+      // Dates are compared as stored (ISO strings, as the list is sorted): exact when every published
+      // date is in toISOString's form (counted and listed by position, without a pass over the range),
+      // else the matcher checks each one.
+      if (exact && this.#oddDates === 0) return { list, exact: true, start, end: Math.max(start, end) };
       return { list: list.slice(start, Math.max(start, end)), exact: false };
     }
     return { list: this.#sorted(sort), exact: false };
@@ -239,8 +249,8 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   async list(filter: ArticleFilter, page: Page, sort: ArticleSort = 'recent') {
-    const { list, exact } = this.#candidates(filter, sort);
-    if (exact) return list.slice(page.offset, page.offset + page.limit);
+    const { list, exact, start = 0, end = list.length } = this.#candidates(filter, sort);
+    if (exact) return list.slice(start + page.offset, Math.min(end, start + page.offset + page.limit));
     const out: ArticleRecord[] = [];
     const matches = articleMatcher(filter);
     let skipped = 0;
@@ -264,7 +274,7 @@ export class LowdbArticles implements ArticleRepository {
         const [year, month] = period.split('-').map(Number) as [number, number];
         const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
         const to = new Date(Date.UTC(year, month, 1) - 1).toISOString();
-        const { list } = this.#candidates({ statuses: ['published'], dateFrom: from, dateTo: to }, 'recent');
+        const list = await this.list({ statuses: ['published'], dateFrom: from, dateTo: to }, { offset: 0, limit: Infinity });
         entry.lastmod = '';
         for (const article of list)
           if (articlePeriod(article) === period && article.updatedAt > entry.lastmod) entry.lastmod = article.updatedAt;
@@ -276,8 +286,8 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   async count(filter: ArticleFilter) {
-    const { list, exact } = this.#candidates(filter, 'recent');
-    if (exact) return list.length;
+    const { list, exact, start = 0, end = list.length } = this.#candidates(filter, 'recent');
+    if (exact) return end - start;
     let n = 0;
     const matches = articleMatcher(filter);
     for (const article of list) if (matches(article)) n++;
