@@ -131,7 +131,7 @@ export class LowdbArticles implements ArticleRepository {
       list.push(article);
     }
     for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
-    for (const article of published.get('*')!) this.#addPeriod(article);
+    for (const article of published.get('*')!) this.#countPublished(article);
     this.#recent = new SortedList(byRecent, recent);
     this.#updated = new SortedList(byUpdated, [...recent].sort(byUpdated));
   }
@@ -166,11 +166,12 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).insert(article);
       this.#publishedList('*').insert(article);
-      this.#addPeriod(article);
+      this.#countPublished(article);
     }
   }
 
-  #addPeriod(article: ArticleRecord): void {
+  /** A published article's share of the month summaries and of the odd-dates count (kept beside the sorted lists). */
+  #countPublished(article: ArticleRecord): void {
     if (!CANONICAL_DATE.test(sortDate(article))) this.#oddDates++;
     const period = articlePeriod(article);
     let entry = this.#periods.get(period);
@@ -179,7 +180,7 @@ export class LowdbArticles implements ArticleRepository {
     if (article.updatedAt > entry.lastmod) entry.lastmod = article.updatedAt;
   }
 
-  #removePeriod(article: ArticleRecord): void {
+  #uncountPublished(article: ArticleRecord): void {
     if (!CANONICAL_DATE.test(sortDate(article))) this.#oddDates--;
     const period = articlePeriod(article);
     const entry = this.#periods.get(period);
@@ -203,7 +204,7 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).remove(article);
       this.#publishedList('*').remove(article);
-      this.#removePeriod(article);
+      this.#uncountPublished(article);
     }
   }
 

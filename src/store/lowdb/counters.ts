@@ -129,6 +129,14 @@ function takeVotes(bucket: VoteBucket, moves: (articleId: string, visitorId: str
   return taken;
 }
 
+/**
+ * The old bucket of a split a crash interrupted (`split.pending`) may still hold the votes it had
+ * handed to the new one: drops every vote that `split` addresses elsewhere, and recounts.
+ */
+export function dropMovedVotes(bucket: VoteBucket, index: number, split: VoteSplit): void {
+  takeVotes(bucket, (articleId, visitorId) => voteBucket(articleId, visitorId, split) !== index);
+}
+
 /** A test hook: MERIDIAN_VOTE_SPLIT_PAUSE=new-bucket | state | old-bucket holds a split after that write (so a test can SIGKILL it). */
 async function pauseIf(point: string): Promise<void> {
   if (process.env.MERIDIAN_VOTE_SPLIT_PAUSE !== point) return;
@@ -155,7 +163,7 @@ export async function openVoteStore(dir: string, readOnly: boolean): Promise<Vot
     const bytes = await fs.promises.readFile(file).catch(() => undefined);
     const bucket = bytes ? parseVoteBucket(bytes) : emptyVoteBucket();
     const settled = { level: split.level, next: split.next };
-    takeVotes(bucket, (articleId, visitorId) => voteBucket(articleId, visitorId, settled) !== pending);
+    dropMovedVotes(bucket, pending, settled);
     pendingCounts = bucket.counts.toJSON();
     if (!readOnly) {
       await writeFileAtomic(file, stringifyVoteBucket(bucket));

@@ -1,16 +1,9 @@
 /** Reads a collection of a DATA_DIR (layout 2) back as the one document layout 1 kept, for tests, audits and support. */
+import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonFileSync } from './file.ts';
-import {
-  BUCKETS,
-  bucketFile,
-  collectionFolder,
-  listJsonFiles,
-  readVoteSplit,
-  voteBucket,
-  voteBucketCount,
-  type BucketedName,
-} from './layout.ts';
+import { dropMovedVotes, parseVoteBucket } from './counters.ts';
+import { BUCKETS, bucketFile, collectionFolder, listJsonFiles, readVoteSplit, voteBucketCount, type BucketedName } from './layout.ts';
 import { versionFile } from './migrate.ts';
 
 function buckets<T>(dir: string, name: BucketedName): T[] {
@@ -40,22 +33,16 @@ export function readCollectionDocument(dataDir: string, name: string): unknown {
       const split = readVoteSplit(dir);
       const settled = { level: split.level, next: split.next };
       for (let b = 0; b < voteBucketCount(split); b++) {
-        const bucket = readJsonFileSync<{
+        const file = bucketFile(dir, 'votes', b);
+        let bucket = readJsonFileSync<{
           votes: Record<string, Record<string, string>>;
           counts: Record<string, { likes: number; dislikes: number }>;
-        }>(bucketFile(dir, 'votes', b));
+        }>(file);
         if (!bucket) continue;
         if (b === split.pending) {
-          for (const [id, byVisitor] of Object.entries(bucket.votes)) {
-            for (const [visitorId, kind] of Object.entries(byVisitor)) {
-              if (voteBucket(id, visitorId, settled) !== b) continue;
-              (votes[id] ??= {})[visitorId] = kind;
-              const tally = (tallies[id] ??= { likes: 0, dislikes: 0 });
-              if (kind === 'like') tally.likes++;
-              else tally.dislikes++;
-            }
-          }
-          continue;
+          const parsed = parseVoteBucket(fs.readFileSync(file));
+          dropMovedVotes(parsed, b, settled);
+          bucket = { votes: parsed.votes.toJSON(), counts: parsed.counts.toJSON() };
         }
         for (const [id, byVisitor] of Object.entries(bucket.votes)) Object.assign((votes[id] ??= {}), byVisitor);
         for (const [id, count] of Object.entries(bucket.counts)) {

@@ -383,17 +383,9 @@ export class LazyBucketSet<T> {
    * its file and keeps it in memory, replacing whatever file a failed split left there.
    */
   async adopt(bucket: number, data: T): Promise<void> {
-    const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify);
-    this.#pins.set(bucket, (this.#pins.get(bucket) ?? 0) + 1);
-    this.#files.set(bucket, file);
-    try {
-      await file.write();
-    } finally {
-      const pins = this.#pins.get(bucket)! - 1;
-      if (pins > 0) this.#pins.set(bucket, pins);
-      else this.#pins.delete(bucket);
-      this.#evict();
-    }
+    this.#files.set(bucket, JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify));
+    // use() pins it before anything can evict it, and finds it in memory.
+    await this.use(bucket, (_data, write) => write());
   }
 
   /** Drops the least recently used unpinned buckets beyond the cache size. */
