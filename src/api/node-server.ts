@@ -49,7 +49,7 @@ const SWAP_WAIT_MS = 50;
 const swapWait = new Int32Array(new SharedArrayBuffer(4));
 
 /** Maps a URL path to a file under the client folder, or undefined (then Astro answers). */
-export function resolveStaticFile(clientDir: string, urlPath: string): string | undefined {
+export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs = SWAP_WAIT_MS): string | undefined {
   let decoded: string;
   try {
     decoded = decodeURIComponent(urlPath);
@@ -72,7 +72,7 @@ export function resolveStaticFile(clientDir: string, urlPath: string): string | 
       }
     }
     // The two renames of a swap are microseconds apart: a missing folder is one being swapped.
-    if (waited >= SWAP_WAIT_MS || fs.existsSync(root)) return undefined;
+    if (waited >= swapWaitMs || fs.existsSync(root)) return undefined;
     Atomics.wait(swapWait, 0, 0, 1);
   }
 }
