@@ -51,6 +51,27 @@ function ensurePostgres(): void {
   process.exit(1);
 }
 
+const NGINX = '/usr/sbin/nginx';
+const BROTLI_STATIC = '/usr/lib/nginx/modules/ngx_http_brotli_static_module.so';
+
+/** The load-balancer and static-front tests run Debian's nginx (with its brotli_static module) as a child process. */
+function ensureNginx(): void {
+  if (fs.existsSync(NGINX) && fs.existsSync(BROTLI_STATIC)) return;
+  if (process.getuid?.() === 0) {
+    console.log("nginx is missing: installing Debian's nginx and libnginx-mod-http-brotli-static packages (apt-get)...");
+    execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'nginx', 'libnginx-mod-http-brotli-static'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (fs.existsSync(NGINX) && fs.existsSync(BROTLI_STATIC)) return;
+  }
+  console.error(
+    'The load-balancer tests need nginx and its brotli_static module, and they are not installed.\nInstall them with: sudo apt-get install -y nginx libnginx-mod-http-brotli-static',
+  );
+  process.exit(1);
+}
+
 function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
   console.log(`\n=== ${label} ===`);
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
@@ -58,6 +79,7 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 }
 
 ensureChromium();
+ensureNginx();
 ensurePostgres();
 // The JSON reports and the e2e servers' data folders; removed when the run ends.
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
