@@ -19,6 +19,7 @@ import {
 } from '../../src/server/publishing/paths.ts';
 import {
   buildNewsSitemap,
+  buildPeriodSitemap,
   buildRobots,
   buildRss,
   buildSitemap,
@@ -439,6 +440,35 @@ describe('feeds and sitemaps', () => {
     const robots = buildRobots(config);
     expect(robots).toContain('Sitemap: https://news.example/sitemap.xml');
     expect(robots).toContain('Sitemap: https://news.example/news-sitemap.xml');
+  });
+
+  it("writes a month's sitemap a batch at a time, the same file as from the month's whole list", async () => {
+    // About 1,150 articles in February (two batches and more), a few either side, a draft in the month.
+    const start = Date.parse('2026-01-31T22:00:00.000Z');
+    for (let i = 0; i < 1210; i++) {
+      const publishedAt = new Date(start + i * 35 * 60_000).toISOString();
+      await store.articles.insert(article({ slug: `story-${i}`, section: (['world', 'tech'] as const)[i % 2], publishedAt }));
+    }
+    await store.articles.insert(article({ slug: 'feb-draft', status: 'draft', publishedAt: '2026-02-10T00:00:00.000Z' }));
+    const february = (await listPublished(store)).filter((a) => a.publishedAt!.startsWith('2026-02'));
+    expect(february.length).toBeGreaterThan(1000);
+    expect(february.length).toBeLessThan(1200);
+    const sliced = await buildPeriodSitemap(config, store, '2026-02');
+    expect(sliced).toBe(buildSitemap(config, february));
+    expect(sliced!.match(/<url>/g)).toHaveLength(february.length);
+    expect(await buildPeriodSitemap(config, store, '2025-12')).toBeUndefined();
+  });
+
+  it('writes the URL new URL() gives for any slug', () => {
+    const slugs = ['plain-slug', 'a b', 'é-accent', "o'neil", '.', '..', 'a/b', '?x', '#y', '%41', '(c)*!~'];
+    const sitemap = buildSitemap(
+      config,
+      slugs.map((slug) => article({ slug })),
+    );
+    for (const slug of slugs)
+      expect(sitemap).toContain(
+        `<loc>${new URL(`/article/${encodeURIComponent(slug)}`, config.SITE_URL).href.replace(/'/g, '&apos;')}</loc>`,
+      );
   });
 
   it("reads the news sitemap's articles by date range: the last two days, newest first, nothing older or later", async () => {
