@@ -4,7 +4,7 @@ import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useRuntime } from './server/runtime.ts';
 import { errorResponse } from './api/http.ts';
 import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
-import { SIGNED_IN_HINT_COOKIE } from './schemas/auth.ts';
+import { SIGNED_IN_HINT_COOKIE } from './lib/signed-in-hint.ts';
 import { getConfig } from './config.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);

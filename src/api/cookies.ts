@@ -3,7 +3,7 @@ import type { AstroCookies } from 'astro';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Config } from '../config.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../server/auth.ts';
-import { SIGNED_IN_HINT_COOKIE } from '../schemas/auth.ts';
+import { SIGNED_IN_HINT_COOKIE } from '../lib/signed-in-hint.ts';
 
 export const VISITOR_COOKIE = 'vid';
 

@@ -28,12 +28,6 @@ export const userSchema = z.object({
 });
 export type User = z.infer<typeof userSchema>;
 
-/**
- * A non-secret cookie ("1") that says a session cookie was set: readable by scripts (the session
- * cookie is httpOnly), so islands ask GET /api/auth/me only when someone may be signed in.
- */
-export const SIGNED_IN_HINT_COOKIE = 'signed_in';
-
 /** A grant: every record, only the user's own, or only their own drafts; absent = not allowed. */
 export type Grant = 'all' | 'own' | 'own-draft';
 

@@ -1,13 +1,12 @@
 /** Shared primitives of the API contract: sections, paging, ids, the error shape. */
 import { z } from './zod.ts';
+import { SECTIONS } from './sections.ts';
 
 // Zod probes `new Function` before its first parse to pick a faster parser; in the browser the site's CSP
 // (no 'unsafe-eval') reports that probe as a violation. Islands parse little, so they skip it.
 if (typeof document !== 'undefined') z.config({ jitless: true });
 
-export const SECTIONS = ['world', 'business', 'politics', 'tech', 'sports', 'culture', 'opinion', 'home'] as const;
-/** Sections in the navigation and search chips (home is the editor's default, not in the nav). */
-export const NAV_SECTIONS = ['world', 'business', 'politics', 'tech', 'sports', 'culture', 'opinion'] as const;
+export { NAV_SECTIONS, SECTIONS } from './sections.ts';
 
 export const sectionSchema = z.enum(SECTIONS, {
   error: (issue) =>

@@ -1,7 +1,7 @@
 /** Accessibility: axe-core on every reader page type, in the light and the dark theme, with no serious or critical violation. */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { declineCookies, findArticle } from './reader-support.ts';
+import { declineCookies, findArticle, revealIslands } from './reader-support.ts';
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
@@ -16,19 +16,6 @@ async function expectNoSeriousViolations(page: Page): Promise<void> {
     )
     .join('\n');
   expect(serious, report).toEqual([]);
-}
-
-/**
- * Brings every client:visible island into view, one at a time, until all have hydrated (an island
- * is `display: contents`, so it is its first child that is scrolled to, as Astro observes the children).
- * It waits on the islands themselves rather than on animation frames, which a loaded machine may not deliver in time.
- */
-async function revealIslands(page: Page): Promise<void> {
-  const pending = page.locator('astro-island[ssr]');
-  await expect(async () => {
-    await page.evaluate(() => document.querySelector('astro-island[ssr] > *')?.scrollIntoView({ block: 'center' }));
-    await expect(pending).toHaveCount(0, { timeout: 1_000 });
-  }).toPass({ timeout: 20_000 });
 }
 
 for (const theme of ['light', 'dark'] as const) {

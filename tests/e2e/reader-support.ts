@@ -26,3 +26,16 @@ export async function findArticle(
 export async function waitForIsland(page: Page, selector: string): Promise<void> {
   await expect(page.locator(`astro-island:has(${selector})`).first()).not.toHaveAttribute('ssr');
 }
+
+/**
+ * Brings every client:visible island into view, one at a time, until all have hydrated (an island
+ * is `display: contents`, so it is its first child that is scrolled to, as Astro observes the children).
+ * It waits on the islands themselves rather than on animation frames, which a loaded machine may not deliver in time.
+ */
+export async function revealIslands(page: Page): Promise<void> {
+  const pending = page.locator('astro-island[ssr]');
+  await expect(async () => {
+    await page.evaluate(() => document.querySelector('astro-island[ssr] > *')?.scrollIntoView({ block: 'center' }));
+    await expect(pending).toHaveCount(0, { timeout: 1_000 });
+  }).toPass({ timeout: 20_000 });
+}

@@ -2,7 +2,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { withQueryClient } from '../../lib/query-client.tsx';
-import { NAV_SECTIONS } from '../../schemas/common.ts';
+import { NAV_SECTIONS } from '../../schemas/sections.ts';
 import { ArticleCard } from '../cards/ArticleCard.tsx';
 import { listPaginationItems } from '../../lib/pagination.ts';
 import { SECTION_LABELS } from '../../lib/sections.ts';

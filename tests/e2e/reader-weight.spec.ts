@@ -1,0 +1,54 @@
+/**
+ * What a reader's browser downloads in JavaScript: the article page within its 90 KB (gzip) budget,
+ * and no reader page carrying zod. Islands that imported one constant from a schema module took
+ * zod and the schemas along (25 KB gzip on every article page) without anything else changing.
+ */
+import { gzipSync } from 'node:zlib';
+import { expect, test, type Page } from '@playwright/test';
+import { findArticle, revealIslands } from './reader-support.ts';
+
+const ARTICLE_JS_BUDGET_KB = 90;
+
+/** Every script the page loads, the islands below the fold included (scrolled into view), by URL. */
+async function scriptsOf(page: Page, url: string): Promise<Map<string, Buffer>> {
+  const scripts = new Map<string, Buffer>();
+  const pending: Promise<void>[] = [];
+  page.on('response', (response) => {
+    if (response.request().resourceType() !== 'script') return;
+    pending.push(
+      response.body().then(
+        (body) => void scripts.set(response.url(), body),
+        () => {},
+      ),
+    );
+  });
+  await page.goto(url);
+  await revealIslands(page);
+  await page.waitForLoadState('load');
+  await Promise.all(pending);
+  return scripts;
+}
+
+/** Zod's core names its schema classes in strings that survive minification. */
+function withZod(scripts: Map<string, Buffer>): string[] {
+  return [...scripts].filter(([, body]) => body.includes('$ZodType')).map(([url]) => new URL(url).pathname);
+}
+
+test('article page: JavaScript within its gzip budget, and no zod', async ({ page, request }) => {
+  const article = await findArticle(request, () => true);
+  const scripts = await scriptsOf(page, `/article/${article.slug}`);
+  expect(scripts.size).toBeGreaterThan(3);
+  expect(withZod(scripts)).toEqual([]);
+  const gzipKB = [...scripts.values()].reduce((sum, body) => sum + gzipSync(body).length, 0) / 1024;
+  expect(gzipKB, `article page JavaScript: ${gzipKB.toFixed(1)} KB gzip in ${scripts.size} files`).toBeLessThanOrEqual(
+    ARTICLE_JS_BUDGET_KB,
+  );
+});
+
+for (const path of ['/section/world', '/search?q=council']) {
+  test(`${path}: no zod in the reader's scripts`, async ({ page }) => {
+    const scripts = await scriptsOf(page, path);
+    expect(scripts.size).toBeGreaterThan(3);
+    expect(withZod(scripts)).toEqual([]);
+  });
+}
