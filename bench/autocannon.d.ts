@@ -40,6 +40,11 @@ declare module 'autocannon' {
     '2xx': number;
     duration: number;
   };
-  function autocannon(options: Options): Promise<Result>;
+  /** The running job: its result when awaited, and an event per answer as it arrives. */
+  type Instance = Promise<Result> & {
+    /** `responseTime` in milliseconds from the request's send to its last byte, not rounded (the latency histogram keeps whole ms). */
+    on(event: 'response', listener: (client: unknown, statusCode: number, resBytes: number, responseTime: number) => void): Instance;
+  };
+  function autocannon(options: Options): Instance;
   export default autocannon;
 }

@@ -58,11 +58,12 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
   }
   if (decoded.includes('\0') || decoded.split('/').some((part) => part === '..' || (part.startsWith('.') && part !== '.well-known')))
     return undefined;
-  // Compressed twins are answers to Accept-Encoding, not files of their own.
-  if (isCompressedTwin(decoded)) return undefined;
   const root = path.resolve(clientDir);
   const target = path.resolve(root, `.${decoded}`);
   if (target !== root && !target.startsWith(root + path.sep)) return undefined;
+  // Compressed twins are answers to Accept-Encoding, not files of their own: checked on the resolved
+  // name, since /rss.xml.br/ names the same file as /rss.xml.br.
+  if (isCompressedTwin(target)) return undefined;
   for (let waited = 0; ; waited++) {
     for (const candidate of [target, path.join(target, 'index.html')]) {
       try {

@@ -131,6 +131,9 @@ describe('compressed answers for every text type', () => {
       const raw = await rawGet(server.url, pathname);
       expect(raw.status, pathname).toBe(404);
     }
+    // A trailing slash names the same file: not served either (Astro redirects to the bare name, a 404).
+    for (const pathname of ['/rss.xml.br/', '/about/index.html.gz//'])
+      expect((await rawGet(server.url, pathname)).status, pathname).not.toBe(200);
   });
 });
 
