@@ -15,22 +15,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient, makeDataDir, ROOT, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
-import { adminClient, createArticle, TestClient } from './support.ts';
+import { adminClient, createArticle, TestClient, waitFor } from './support.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
 import { briefingKey } from '../../src/server/briefing/service.ts';
 import { openStore } from '../../src/store/index.ts';
 import { freePort } from '../../scripts/server-process.ts';
-
-/** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 const status = async (server: TestServer, publicPath: string) => {
   const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });

@@ -16,18 +16,7 @@ import { ApiClient, type TestServer } from '../helpers/server.ts';
 import { startFront, type RunningNginx } from '../helpers/nginx.ts';
 import { SECURITY_HEADERS } from '../../src/api/node-server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import { createArticle, startApiServer, TestClient } from './support.ts';
-
-/** Polls until `check` answers a value (the deadline only stops a hung test; no timing is asserted here). */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
+import { createArticle, startApiServer, TestClient, waitFor } from './support.ts';
 
 /**
  * Until the server's queue has stayed empty for a second: a written page queues its search bundle only

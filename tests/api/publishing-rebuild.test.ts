@@ -10,18 +10,8 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
-import { adminClient, createArticle, readDataFile } from './support.ts';
+import { adminClient, createArticle, readDataFile, waitFor } from './support.ts';
 import { storeEnvFor } from '../helpers/postgres.ts';
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));

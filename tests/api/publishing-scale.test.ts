@@ -12,19 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import { SECTIONS } from '../../src/schemas/common.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
-import { adminClient, createArticle, type TestClient } from './support.ts';
+import { adminClient, createArticle, type TestClient, waitFor } from './support.ts';
+
+/** This file's waits are long ones (whole bundles re-indexed, many pages rendered). */
+const waitLong = <T>(what: string, check: () => Promise<T | undefined | false>) => waitFor(what, check, 120_000);
 
 const COUNT = Number(process.env.PUBLISHING_SCALE_ARTICLES ?? 10_000);
-
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 120_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** Writes COUNT published articles straight into the lowdb files (inserting one by one would rewrite the file COUNT times). */
 function generateStore(dataDir: string): void {
@@ -120,9 +113,9 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
       const t0 = performance.now();
       const article = await createArticle(admin, { title: `Breaking scale story ${round}`, section: 'world', status: 'published' });
       const answered = performance.now() - t0;
-      await waitFor('the article page', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 200);
+      await waitLong('the article page', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 200);
       const page = performance.now() - t0;
-      await waitFor('the section page', async () =>
+      await waitLong('the section page', async () =>
         (await (await fetch(new URL('/section/world', server.url))).text()).includes(`/article/${article.slug}`),
       );
       const section = performance.now() - t0;
@@ -132,14 +125,14 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
 
       const t1 = performance.now();
       expect((await admin.put(`/api/articles/${article.id}`, { title: `Breaking scale story ${round}, updated` })).status).toBe(200);
-      await waitFor('the updated page', async () =>
+      await waitLong('the updated page', async () =>
         (await (await fetch(new URL(`/article/${article.slug}`, server.url))).text()).includes(`story ${round}, updated`),
       );
       figures.push(`update  #${round}: article served ${(performance.now() - t1).toFixed(0)} ms`);
 
       const t2 = performance.now();
       expect((await admin.put(`/api/articles/${article.id}`, { status: 'archived' })).status).toBe(200);
-      await waitFor('the 404', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 404);
+      await waitLong('the 404', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 404);
       figures.push(`unpublish #${round}: 404 served ${(performance.now() - t2).toFixed(0)} ms`);
     }
     console.log(`[figure] ${COUNT} articles, editor action -> page served:\n  ${figures.join('\n  ')}`);
@@ -169,7 +162,7 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
     const results = await Promise.all(ids.map((id, i) => admin.put(`/api/articles/${id}`, { title: `Concurrent edit ${i}` })));
     expect(results.every((r) => r.status === 200)).toBe(true);
     const answered = performance.now() - t0;
-    await waitFor('all 50 pages', async () => {
+    await waitLong('all 50 pages', async () => {
       for (const [i, slug] of slugs.entries()) {
         if (!(await (await fetch(new URL(`/article/${slug}`, server.url))).text()).includes(`Concurrent edit ${i}`)) return false;
       }
@@ -182,7 +175,7 @@ describe.skipIf(!process.env.PUBLISHING_SCALE)(`publishing with ${COUNT} article
       `[figure] 50 concurrent edits: API answered all in ${answered.toFixed(0)} ms; all 50 article pages served in ${all.toFixed(0)} ms; ${reads} reader requests meanwhile, ${partial.length} partial or failed`,
     );
     expect(partial).toEqual([]);
-    await waitFor('a search index rebuild', async () => /search index rebuilt: \d+ pages in \d+ ms/.test(server.output()));
+    await waitLong('a search index rebuild', async () => /search index rebuilt: \d+ pages in \d+ ms/.test(server.output()));
     console.log(
       `[figure] ${server
         .output()

@@ -11,17 +11,7 @@ import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts'
 import type { Article } from '../../src/schemas/article.ts';
 import type { TestClient } from './support.ts';
 import { adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
-
-/** Polls until `check` answers a value (no timed assertion: the deadline only stops a hung test). */
-async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+import { waitFor } from './support.ts';
 
 const fileOf = (server: TestServer, publicPath: string) =>
   path.join(server.clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));

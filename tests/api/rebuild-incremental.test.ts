@@ -11,7 +11,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
-import { adminClient } from './support.ts';
+import { adminClient, waitFor } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
@@ -59,14 +59,6 @@ function differences(a: Map<string, string>, b: Map<string, string>): string[] {
 }
 
 const fileIn = (clientDir: string, publicPath: string) => path.join(clientDir, ...publicPath.split('/').filter(Boolean), 'index.html');
-
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 const renderedCount = (output: string) => Number(/incremental: (\d+) of \d+ pages rendered/.exec(output)?.[1] ?? NaN);
 

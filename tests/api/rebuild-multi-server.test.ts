@@ -14,6 +14,7 @@ import { databaseFor } from '../helpers/postgres.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
+import { waitFor } from './support.ts';
 
 function runRebuild(
   outDir: string,
@@ -32,15 +33,6 @@ function runRebuild(
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.once('exit', (code) => resolve({ code: code ?? 1, output }));
   });
-}
-
-/** Polls until `check` holds (the deadline only stops a hung test; no timing is asserted). */
-async function waitFor(what: string, check: () => Promise<boolean>, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 const fetchPage = async (server: TestServer, publicPath: string) => {

@@ -9,23 +9,12 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import type { TestServer } from '../helpers/server.ts';
 import type { Article, Correction } from '../../src/schemas/article.ts';
 import type { Revision, RevisionSummary, TrashItem } from '../../src/schemas/revision.ts';
-import { TestClient, adminClient, createArticle, expectError, read, startApiServer } from './support.ts';
+import { TestClient, adminClient, createArticle, expectError, read, startApiServer, waitFor } from './support.ts';
 
 let server: TestServer;
 let admin: TestClient;
 let otherAdmin: TestClient;
 let reader: TestClient;
-
-/** Polls until `check` answers a value (no timed assertion: the deadline only stops a hung test). */
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 async function page(publicPath: string): Promise<{ status: number; text: string }> {
   const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });

@@ -11,17 +11,10 @@ import { openStore } from '../../src/store/index.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 import { HEAD_MAX } from '../../src/server/publishing/search-index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, createArticle, type TestClient } from './support.ts';
+import { adminClient, createArticle, type TestClient, waitFor } from './support.ts';
 
-async function waitFor<T>(what: string, check: () => Promise<T | undefined | false>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** This file's waits are long ones (whole bundles re-indexed, many pages rendered). */
+const waitLong = <T>(what: string, check: () => Promise<T | undefined | false>) => waitFor(what, check, 90_000);
 
 describe("today's search tier", () => {
   let server: TestServer;
@@ -78,13 +71,13 @@ describe("today's search tier", () => {
   it('cuts the day into full blocks and a head, and a publish re-indexes only the head', async () => {
     const head = `head-${today}`;
     const blocks = [`${today}-b001`, `${today}-b000`];
-    await waitFor('the day tier listed', async () => JSON.stringify(await periodsOnServer()) === JSON.stringify([head, ...blocks]));
+    await waitLong('the day tier listed', async () => JSON.stringify(await periodsOnServer()) === JSON.stringify([head, ...blocks]));
     const before = Object.fromEntries(blocks.map((b) => [b, { builds: rebuilds(b).length, entry: entryOf(b) }]));
     const headBuilds = rebuilds(head).length;
 
     const article = await createArticle(admin, { title: 'The heron bulletin', section: 'world', status: 'published' });
     expect(article.publishedAt!.slice(0, 10)).toBe(today);
-    await waitFor('the head re-indexed after the publish', async () => rebuilds(head).length > headBuilds && rebuilds(head).at(-1)! >= 4);
+    await waitLong('the head re-indexed after the publish', async () => rebuilds(head).length > headBuilds && rebuilds(head).at(-1)! >= 4);
     // The head: the three past the full blocks and the new one, not the day's 52.
     expect(rebuilds(head).at(-1)).toBe(4);
     await new Promise((resolve) => setTimeout(resolve, 1500));
@@ -106,8 +99,8 @@ describe("today's search tier", () => {
     const before = { b000: rebuilds(b000).length, b001: rebuilds(b001).length, head: rebuilds(head).length };
     const response = await admin.put('/api/articles/busy-5', { title: 'Busy day story renamed to kestrel' });
     expect(response.status).toBe(200);
-    await waitFor('the block re-indexed', async () => rebuilds(b000).length > before.b000);
-    await waitFor('the head re-indexed', async () => rebuilds(head).length > before.head);
+    await waitLong('the block re-indexed', async () => rebuilds(b000).length > before.b000);
+    await waitLong('the head re-indexed', async () => rebuilds(head).length > before.head);
     await new Promise((resolve) => setTimeout(resolve, 1500));
     expect(rebuilds(b001).length).toBe(before.b001);
     expect(rebuilds(b000).at(-1)).toBe(HEAD_MAX);

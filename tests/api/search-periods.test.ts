@@ -11,18 +11,8 @@ import { chromium, type Browser } from 'playwright-core';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, createArticle, type TestClient } from './support.ts';
+import { adminClient, createArticle, type TestClient, waitFor } from './support.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
-
-async function waitFor<T>(what: string | (() => string), check: () => Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value;
-    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Four past months of articles, each with a word of its own, written before the server starts. */
 const MONTHS = [

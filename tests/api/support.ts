@@ -102,3 +102,21 @@ export async function readDataFile<T = unknown>(dataDir: string, name: string): 
   if (testingPostgres()) return withTestDatabase(dataDir, async (db) => (await readPgDocument(db, name)) as T);
   return readCollectionDocument(dataDir, name) as T;
 }
+
+/**
+ * Polls `check` every 20 ms until it answers a value, and returns it. The deadline only stops a
+ * hung test with the name of what it waited for; no test asserts how long the wait took.
+ */
+export async function waitFor<T>(
+  what: string | (() => string),
+  check: () => Promise<T | undefined | false>,
+  timeoutMs = 60_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    if (Date.now() > deadline) throw new Error(`Timed out waiting for ${typeof what === 'string' ? what : what()}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
