@@ -161,6 +161,12 @@ export function articlePeriod(article: Pick<ArticleRecord, 'publishedAt' | 'upda
   return /^\d{4}-\d{2}-\d{2}T[^+]*Z$/.test(date) ? date.slice(0, 7) : new Date(date).toISOString().slice(0, 7);
 }
 
+/** The publishedAt range (ISO, inclusive) of a month `YYYY-MM` (UTC), as the store's date filters take it. */
+export function periodRange(period: string): { dateFrom: string; dateTo: string } {
+  const [year, month] = period.split('-').map(Number) as [number, number];
+  return { dateFrom: new Date(Date.UTC(year, month - 1, 1)).toISOString(), dateTo: new Date(Date.UTC(year, month, 1) - 1).toISOString() };
+}
+
 /** A month that has published articles: how many, and the newest `updatedAt` among them (the sitemap index's lastmod). */
 export type ArticlePeriod = { period: string; lastmod: string; count: number };
 

@@ -1,6 +1,6 @@
 /** The machine-readable files of the site (sitemaps, RSS feeds, robots.txt), built from the store for the build and for regeneration. */
 import { SECTIONS, type Section } from '../../schemas/common.ts';
-import { articlePeriod, type ArticleRecord } from '../../schemas/article.ts';
+import { articlePeriod, periodRange, type ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
 import { getConfig, type Config } from '../../config.ts';
 import { SECTION_INFO, loadSectionManifest } from '../page-data.ts';
@@ -31,10 +31,7 @@ export function periodSitemapPath(period: string): string {
 
 /** The store filter for the published articles of one month (UTC). */
 function periodFilter(period: string) {
-  const [year, month] = period.split('-').map(Number) as [number, number];
-  const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
-  const to = new Date(Date.UTC(year, month, 1) - 1).toISOString();
-  return { statuses: ['published'] as const, dateFrom: from, dateTo: to };
+  return { statuses: ['published'] as const, ...periodRange(period) };
 }
 
 /** Articles a month's sitemap lists and writes per turn of the event loop. */

@@ -1,5 +1,12 @@
 /** Articles, one file each, with in-memory indexes kept sorted so a write costs O(log n) and listings never scan. */
-import { articlePeriod, type ArticleFilter, type ArticlePeriod, type ArticleRecord, type ArticleStats } from '../../schemas/article.ts';
+import {
+  articlePeriod,
+  periodRange,
+  type ArticleFilter,
+  type ArticlePeriod,
+  type ArticleRecord,
+  type ArticleStats,
+} from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { articleFile } from './layout.ts';
@@ -272,10 +279,7 @@ export class LowdbArticles implements ArticleRepository {
     for (const [period, entry] of this.#periods) {
       if (entry.stale) {
         // Only this month's articles: the date range is cut out of the published list by binary search.
-        const [year, month] = period.split('-').map(Number) as [number, number];
-        const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
-        const to = new Date(Date.UTC(year, month, 1) - 1).toISOString();
-        const list = await this.list({ statuses: ['published'], dateFrom: from, dateTo: to }, { offset: 0, limit: Infinity });
+        const list = await this.list({ statuses: ['published'], ...periodRange(period) }, { offset: 0, limit: Infinity });
         entry.lastmod = '';
         for (const article of list)
           if (articlePeriod(article) === period && article.updatedAt > entry.lastmod) entry.lastmod = article.updatedAt;

@@ -34,16 +34,11 @@ export function readCollectionDocument(dataDir: string, name: string): unknown {
       const settled = { level: split.level, next: split.next };
       for (let b = 0; b < voteBucketCount(split); b++) {
         const file = bucketFile(dir, 'votes', b);
-        let bucket = readJsonFileSync<{
-          votes: Record<string, Record<string, string>>;
-          counts: Record<string, { likes: number; dislikes: number }>;
-        }>(file);
-        if (!bucket) continue;
-        if (b === split.pending) {
-          const parsed = parseVoteBucket(fs.readFileSync(file));
-          dropMovedVotes(parsed, b, settled);
-          bucket = { votes: parsed.votes.toJSON(), counts: parsed.counts.toJSON() };
-        }
+        if (!fs.existsSync(file)) continue;
+        // Read and parsed as the store does, so a pending split's old bucket is settled by the store's own rule.
+        const parsed = parseVoteBucket(fs.readFileSync(file));
+        if (b === split.pending) dropMovedVotes(parsed, b, settled);
+        const bucket = { votes: parsed.votes.toJSON(), counts: parsed.counts.toJSON() };
         for (const [id, byVisitor] of Object.entries(bucket.votes)) Object.assign((votes[id] ??= {}), byVisitor);
         for (const [id, count] of Object.entries(bucket.counts)) {
           const tally = (tallies[id] ??= { likes: 0, dislikes: 0 });
