@@ -16,10 +16,10 @@ import { openStore } from '../src/store/index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
-import { freePort, waitForListening } from '../scripts/server-process.ts';
+import { waitForListening } from '../scripts/server-process.ts';
+import { NGINX, startBalancer } from '../tests/helpers/nginx.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const NGINX = '/usr/sbin/nginx';
 const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
 const started = performance.now();
 const say = (line: string) => console.log(`[servers ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
@@ -106,44 +106,6 @@ async function startServer(name: string, buildDir: string, env: Record<string, s
         fs.mkdirSync(path.dirname(logFile), { recursive: true });
         fs.writeFileSync(logFile, `${stamped.join('\n')}\n`);
       }
-    },
-  };
-}
-
-/** Debian's nginx running deploy/nginx-multi.conf with the servers' ports swapped in (as tests/api/multi-server.test.ts does). */
-async function startNginx(upstreams: Server[]): Promise<{ url: string; stop: () => Promise<void> }> {
-  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-nginx-'));
-  const port = await freePort();
-  const ports = upstreams.map((s) => new URL(s.url).port);
-  const conf = fs
-    .readFileSync(path.join(ROOT, 'deploy/nginx-multi.conf'), 'utf8')
-    .replace('server 127.0.0.1:4321 ', `server 127.0.0.1:${ports[0]} `)
-    .replace('server 127.0.0.1:4322 ', `server 127.0.0.1:${ports[1]} `)
-    .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
-  if (!conf.includes(`127.0.0.1:${ports[1]} `))
-    throw new Error('deploy/nginx-multi.conf no longer has the upstream lines this bench swaps');
-  const file = path.join(prefix, 'nginx.conf');
-  fs.writeFileSync(file, conf);
-  const child = spawn(NGINX, ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let output = '';
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  const up = await waitUntil(15_000, () =>
-    fetch(`${url}/robots.txt`).then(
-      async (r) => (await r.body?.cancel(), true),
-      () => false,
-    ),
-  );
-  if (!up) throw new Error(`nginx did not answer: ${output}`);
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      children.delete(child);
-      fs.rmSync(prefix, { recursive: true, force: true });
     },
   };
 }
@@ -365,7 +327,7 @@ async function main(): Promise<void> {
             }),
           );
         say(`  listening after ${servers.map((s) => s.startS).join(' s, ')} s`);
-        const nginx = await startNginx(servers);
+        const nginx = await startBalancer([Number(new URL(servers[0]!.url).port), Number(new URL(servers[1]!.url).port)]);
         try {
           results.push(await measure('PostgreSQL, 2 servers + nginx', 'postgresql', nginx.url, servers, voteIds));
         } finally {

@@ -4,22 +4,20 @@
  * of writes loses nothing acknowledged and the other takes over its claimed jobs, and a scheduled
  * article is published exactly once. Then the same behind Debian's nginx (deploy/nginx-multi.conf).
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import http from 'node:http';
-import os from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import sharp from 'sharp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiClient, makeDataDir, ROOT, startServer, type TestServer } from '../helpers/server.ts';
+import { ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor } from '../helpers/postgres.ts';
+import { startBalancer, type RunningNginx } from '../helpers/nginx.ts';
 import { createPool } from '../../src/store/pg/db.ts';
 import { adminClient, createArticle, TestClient, waitFor } from './support.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
 import { briefingKey } from '../../src/server/briefing/service.ts';
 import { openStore } from '../../src/store/index.ts';
-import { freePort } from '../../scripts/server-process.ts';
 
 const status = async (server: TestServer, publicPath: string) => {
   const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });
@@ -290,55 +288,11 @@ describe('two servers on one PostgreSQL database', () => {
   });
 });
 
-const NGINX = '/usr/sbin/nginx';
-
-/** Debian's nginx as a child process, running deploy/nginx-multi.conf with the servers' ports swapped in. */
-async function startNginx(upstreams: TestServer[]): Promise<{ url: string; stop: () => Promise<void> }> {
-  // npm test installs it when run as root; a run without it must not pass by skipping the balancer.
-  if (!fs.existsSync(NGINX)) throw new Error(`nginx is not installed at ${NGINX}: apt-get install -y nginx`);
-  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-'));
-  const port = await freePort();
-  let conf = fs.readFileSync(path.join(ROOT, 'deploy/nginx-multi.conf'), 'utf8');
-  const ports = upstreams.map((s) => new URL(s.url).port);
-  conf = conf
-    .replace('server 127.0.0.1:4321 ', `server 127.0.0.1:${ports[0]} `)
-    .replace('server 127.0.0.1:4322 ', `server 127.0.0.1:${ports[1]} `)
-    .replace('listen 127.0.0.1:8080;', `listen 127.0.0.1:${port};`);
-  expect(conf).toContain(`127.0.0.1:${ports[1]} `);
-  const file = path.join(prefix, 'nginx.conf');
-  fs.writeFileSync(file, conf);
-  const child = spawn(NGINX, ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  const url = `http://127.0.0.1:${port}`;
-  await waitFor(
-    `nginx to listen (${output})`,
-    async () => {
-      if (child.exitCode !== null) throw new Error(`nginx exited: ${output}`);
-      return fetch(`${url}/robots.txt`).then(
-        (r) => r.body?.cancel().then(() => true),
-        () => false,
-      );
-    },
-    15_000,
-  );
-  return {
-    url,
-    stop: async () => {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      await exited;
-      fs.rmSync(prefix, { recursive: true, force: true });
-    },
-  };
-}
-
 describe('two servers behind nginx (deploy/nginx-multi.conf)', () => {
   let databaseUrl: string;
   let a: TestServer;
   let b: TestServer;
-  let nginx: { url: string; stop: () => Promise<void> };
+  let nginx: RunningNginx;
   let admin: TestClient;
 
   beforeAll(async () => {
@@ -346,7 +300,7 @@ describe('two servers behind nginx (deploy/nginx-multi.conf)', () => {
     const env = { DATABASE_URL: databaseUrl, JOB_LEASE_MS: '3000', TRUST_PROXY: '1' };
     a = await startServer({ env });
     b = await startServer({ env });
-    nginx = await startNginx([a, b]);
+    nginx = await startBalancer([Number(new URL(a.url).port), Number(new URL(b.url).port)]);
     admin = new TestClient(nginx.url);
     await admin.login();
   });

@@ -1,6 +1,7 @@
 /**
- * Debian's nginx as a child process running deploy/nginx.conf (the static front of one server) with
- * a server's folders and ports swapped in: shared by tests/api/nginx-front.test.ts and bench/scale.ts.
+ * Debian's nginx as a child process, running deploy/nginx.conf (the static front of one server) or
+ * deploy/nginx-multi.conf (the balancer before two) with folders and ports swapped in: shared by the
+ * nginx-front and multi-server tests, bench:scale and bench:servers.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -28,20 +29,33 @@ export type FrontOptions = {
   listenPort: number;
 };
 
-/** deploy/nginx.conf with the lines its comments mark "swap in" set for one server; throws if one is no longer there. */
+/** A config of deploy/ with `swaps` made; throws if one of the lines is no longer there. */
+function deployConfig(name: string, swaps: [string, string][]): string {
+  let conf = fs.readFileSync(path.join(ROOT, 'deploy', name), 'utf8');
+  for (const [from, to] of swaps) {
+    if (!conf.includes(from)) throw new Error(`deploy/${name} has no "${from}" to swap`);
+    conf = conf.replace(from, to);
+  }
+  return conf;
+}
+
+/** deploy/nginx.conf with the lines its comments mark "swap in" set for one server. */
 export function frontConfig(options: FrontOptions): string {
-  let conf = fs.readFileSync(path.join(ROOT, 'deploy/nginx.conf'), 'utf8');
-  const swaps: [string, string][] = [
+  return deployConfig('nginx.conf', [
     ['server 127.0.0.1:4321;', `server 127.0.0.1:${options.serverPort};`],
     ['listen 127.0.0.1:8080;', `listen 127.0.0.1:${options.listenPort};`],
     ['root /srv/meridian/dist/client;', `root "${path.resolve(options.serveDir)}";`],
     ['root /srv/meridian/data;', `root "${path.resolve(options.dataDir)}";`],
-  ];
-  for (const [from, to] of swaps) {
-    if (!conf.includes(from)) throw new Error(`deploy/nginx.conf has no "${from}" to swap`);
-    conf = conf.replace(from, to);
-  }
-  return conf;
+  ]);
+}
+
+/** deploy/nginx-multi.conf with its two upstream servers' ports and its listen port swapped in. */
+export function balancerConfig(serverPorts: readonly [number, number], listenPort: number): string {
+  return deployConfig('nginx-multi.conf', [
+    ['server 127.0.0.1:4321 ', `server 127.0.0.1:${serverPorts[0]} `],
+    ['server 127.0.0.1:4322 ', `server 127.0.0.1:${serverPorts[1]} `],
+    ['listen 127.0.0.1:8080;', `listen 127.0.0.1:${listenPort};`],
+  ]);
 }
 
 export type RunningNginx = {
@@ -58,12 +72,12 @@ export type RunningNginx = {
  */
 export async function startNginx(conf: string, listenPort: number, options: { wrap?: string[] } = {}): Promise<RunningNginx> {
   // npm test installs both when run as root; a run without them must fail, not pass by skipping.
-  if (!nginxAvailable()) {
+  if (!fs.existsSync(NGINX) || (conf.includes(BROTLI_STATIC) && !fs.existsSync(BROTLI_STATIC))) {
     throw new Error(
       `nginx or its brotli_static module is not installed (${NGINX}, ${BROTLI_STATIC}): apt-get install -y nginx libnginx-mod-http-brotli-static`,
     );
   }
-  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-front-'));
+  const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-'));
   const file = path.join(prefix, 'nginx.conf');
   fs.writeFileSync(file, conf);
   const args = ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'];
@@ -87,7 +101,7 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
       await stop();
       throw new Error(`nginx exited: ${output}`);
     }
-    // robots.txt is a file of every build: nginx answers it without the server.
+    // robots.txt is a file of every build (served by nginx, or by a server behind it).
     const up = await fetch(`${url}/robots.txt`).then(
       async (response) => {
         await response.body?.cancel();
@@ -109,4 +123,10 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
 export async function startFront(server: Omit<FrontOptions, 'listenPort'>, options: { wrap?: string[] } = {}): Promise<RunningNginx> {
   const listenPort = await freePort();
   return startNginx(frontConfig({ ...server, listenPort }), listenPort, options);
+}
+
+/** nginx balancing two servers: a free port, deploy/nginx-multi.conf for their ports, started. */
+export async function startBalancer(serverPorts: readonly [number, number]): Promise<RunningNginx> {
+  const listenPort = await freePort();
+  return startNginx(balancerConfig(serverPorts, listenPort), listenPort);
 }
