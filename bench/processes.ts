@@ -1,4 +1,4 @@
-/** The bench's own processes besides the load generator: the server (with its render secret) and nginx, and small waits on them. */
+/** The bench's own processes besides the load generator: the server (with its per-request renderer) and nginx, and small waits on them. */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -10,10 +10,17 @@ import { children, NODE } from './children.ts';
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
 
-export type BenchServer = { url: string; secret: string; output: () => string; searchBuilds: number[]; stop: () => Promise<void> };
+export type BenchServer = {
+  url: string;
+  /** Renders each reader page per request, as the render thread draws it (bench/twin-server.ts). */
+  ssrUrl: string;
+  output: () => string;
+  searchBuilds: number[];
+  stop: () => Promise<void>;
+};
 
 export async function startBenchServer(dataDir: string, outDir: string, workDir: string): Promise<BenchServer> {
-  const secretFile = path.join(workDir, 'render-secret');
+  const ssrFile = path.join(workDir, 'ssr-url');
   const child = spawn(NODE, [path.join(ROOT, 'bench/twin-server.ts')], {
     cwd: ROOT,
     env: {
@@ -30,7 +37,7 @@ export async function startBenchServer(dataDir: string, outDir: string, workDir:
       TRUST_PROXY: 'true',
       // The per-IP limits (60 votes a minute) would turn a load test into a 429 test.
       RATE_LIMIT_FACTOR: '10000',
-      BENCH_SECRET_FILE: secretFile,
+      BENCH_SSR_FILE: ssrFile,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -41,9 +48,10 @@ export async function startBenchServer(dataDir: string, outDir: string, workDir:
     if (chunk.toString().includes('search index rebuilt')) searchBuilds.push(performance.now());
   });
   const { url, output, exited } = await waitForListening(child, 120_000);
+  for (let i = 0; i < 100 && !fs.existsSync(ssrFile); i++) await new Promise((resolve) => setTimeout(resolve, 50));
   return {
     url,
-    secret: fs.readFileSync(secretFile, 'utf8'),
+    ssrUrl: fs.readFileSync(ssrFile, 'utf8'),
     output,
     searchBuilds,
     stop: async () => {

@@ -31,7 +31,8 @@ import {
   type PageInput,
   type RenderState,
 } from '../src/server/publishing/render-inputs.ts';
-import { createLoopbackRenderer } from '../src/server/publishing/service.ts';
+import { createLoopbackRenderer, createPageRenderer } from '../src/server/publishing/service.ts';
+import { startRenderThread } from '../src/server/publishing/render-thread.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
@@ -307,10 +308,11 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
  */
 async function incrementalBuild(outDir: string, data: DataSnapshot, state: RenderState): Promise<{ lines: string[]; summary: string }> {
   const clientDir = path.join(outDir, 'client');
-  // The bundle must not start a standalone server of its own; it renders from this process's read snapshot.
+  // The bundle (here for the machine files' twin endpoints) must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
-  const { handler } = (await import(pathToFileURL(path.join(outDir, 'server/entry.mjs')).href)) as { handler: AstroHandler };
-  // The twins render from this same store: the runtime's (registered for the process) or the snapshot.
+  const serverEntry = path.join(outDir, 'server/entry.mjs');
+  const { handler } = (await import(pathToFileURL(serverEntry).href)) as { handler: AstroHandler };
+  // Pages are loaded from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
   say(`render twins loaded (${elapsed()})`);
   phase('twins');
@@ -341,7 +343,9 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   if (plan.render.length > 0) {
     const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(getConfig().DATA_DIR), 'images'), handler });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const render = createLoopbackRenderer(`http://127.0.0.1:${(server.address() as AddressInfo).port}`);
+    // As in the server: pages drawn by a render thread from the data loaded here, machine files by their twin endpoints.
+    const thread = startRenderThread(serverEntry);
+    const render = createPageRenderer(thread, createLoopbackRenderer(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
     let lastPrint = performance.now();
     try {
       for (const [n, publicPath] of plan.render.entries()) {
@@ -360,6 +364,7 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
         }
       }
     } finally {
+      await thread.close();
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }

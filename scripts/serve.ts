@@ -59,6 +59,7 @@ async function main(): Promise<void> {
     attachPublishingSite(runtime, {
       clientDir,
       origin: `http://${loopback}:${port}`,
+      serverEntry: entry,
       ...(syncedThrough === undefined ? {} : { syncedThrough }),
     });
     // `npm run briefing` finds the lock taken and asks this server, at this address, to send.

@@ -1,5 +1,6 @@
 /// <reference types="astro/client" />
 import type { Session, User } from './schemas/auth.ts';
+import type { TwinPage } from './schemas/pages.ts';
 
 declare global {
   namespace App {
@@ -7,6 +8,8 @@ declare global {
       /** The signed-in user, when the request carries a valid session cookie. */
       user?: User;
       session?: Session;
+      /** A render twin's page and data, set only by the render thread (src/server/publishing/render-thread-worker.ts). */
+      twin?: TwinPage;
     }
   }
   /** The render state Astro's compiler hands every component's frontmatter; the render twins pass it to renderCspAsMeta. */

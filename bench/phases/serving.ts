@@ -13,10 +13,9 @@ export async function measureServing(
   workDir: string,
 ): Promise<void> {
   const page = `/article/${slug}`;
-  const twin = `/render-twin/article/${slug}`;
-  const headers = { 'x-meridian-render': server.secret };
+  const twin = `${server.ssrUrl}${page}`;
   const staticPage = await pageText(`${server.url}${page}`);
-  const twinResponse = await fetch(`${server.url}${twin}`, { headers });
+  const twinResponse = await fetch(twin);
   const twinText = await twinResponse.text();
   if (staticPage.status !== 200 || twinResponse.status !== 200 || !twinText.includes('</html>'))
     throw new Error(`cannot serve ${page}: static ${staticPage.status}, twin ${twinResponse.status}`);
@@ -30,8 +29,8 @@ export async function measureServing(
   const a = await runLoad(job(`${server.url}${page}`));
   record('serving', '(a) static article page, our server', a.rps, 'req/s');
   record('serving', '(a) latency p50 / p99', `${a.p50} / ${a.p99}`, 'ms');
-  await warm(job(`${server.url}${twin}`, { headers }));
-  const b = await runLoad(job(`${server.url}${twin}`, { headers }));
+  await warm(job(twin));
+  const b = await runLoad(job(twin));
   record('serving', '(b) same page rendered per request (twin)', b.rps, 'req/s');
   record('serving', '(b) latency p50 / p99', `${b.p50} / ${b.p99}`, 'ms');
   const ab = a.rps / b.rps;

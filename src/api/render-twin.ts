@@ -1,8 +1,22 @@
 /** The HTTP side of the on-demand render twins: who may call them, and how they answer the worker or anyone else. */
+import type { TwinPage } from '../schemas/pages.ts';
 import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, isRenderSecret } from '../server/publishing/render-secret.ts';
 
+/** Each twin route's data, by route. */
+type TwinProps = { [P in TwinPage as P['route']]: P['props'] };
+
+/**
+ * The data the render thread handed a page twin, when it is for `route`. Only the render thread sets
+ * it (in the request's locals, never from anything a client sends), so any other caller gets none
+ * and is answered with the site's 404.
+ */
+export function twinProps<R extends keyof TwinProps>(locals: App.Locals, route: R): TwinProps[R] | undefined {
+  const twin = locals.twin;
+  return twin?.route === route ? (twin.props as TwinProps[R]) : undefined;
+}
+
 /** Whether a request comes from this process's regeneration worker. */
-export function isInternalRender(request: Request): boolean {
+function isInternalRender(request: Request): boolean {
   return isRenderSecret(request.headers.get(RENDER_SECRET_HEADER));
 }
 
@@ -12,7 +26,7 @@ export function refuseOutsideCaller(): Response {
 }
 
 /** The twin's answer when the page does not exist for the current data (the worker deletes the file). */
-export function answerMissing(): Response {
+function answerMissing(): Response {
   return new Response('missing', { status: 404, headers: { [RENDER_RESULT_HEADER]: 'missing', 'Content-Type': 'text/plain' } });
 }
 

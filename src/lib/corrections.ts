@@ -1,8 +1,5 @@
 /** Pure helpers for corrections shared by the server and the views (issue 14). */
-import type { ArticleRecord, Correction } from '../schemas/article.ts';
-
-/** A correction as /corrections lists it. */
-export type CorrectionListing = Correction & { articleTitle: string; articleSlug: string; articleUrl: string };
+import type { ArticleRecord } from '../schemas/article.ts';
 
 /** The dateModified of an article: its last save or its last correction, whichever is later. */
 export function lastModifiedOf(article: Pick<ArticleRecord, 'updatedAt' | 'corrections'>): string {

@@ -1,5 +1,5 @@
 /** What each reader page is rendered from: the contract between the page-data loaders and the views. */
-import type { Article, ArticleSummary } from './article.ts';
+import type { Article, ArticleSummary, Correction } from './article.ts';
 import type { Section } from './common.ts';
 
 export type SectionPageData = {
@@ -21,3 +21,19 @@ export type ArticlePageData = {
   /** Absolute URL of the article (canonical, share links, structured data). */
   url?: string | undefined;
 };
+
+/** A correction as /corrections lists it. */
+export type CorrectionListing = Correction & { articleTitle: string; articleSlug: string; articleUrl: string };
+
+/** The data of /corrections: every correction of a published article, newest first. */
+export type CorrectionsPageData = { corrections: CorrectionListing[] };
+
+/**
+ * A reader page handed to its render twin: which view, and the data it shows. The regeneration
+ * worker loads the data on the thread that holds the store and the render thread draws it, so a
+ * twin never reads the store itself.
+ */
+export type TwinPage =
+  | { route: 'article'; props: ArticlePageData }
+  | { route: 'section'; props: SectionPageData }
+  | { route: 'corrections'; props: CorrectionsPageData };

@@ -7,7 +7,8 @@ import { useReadStore } from './runtime.ts';
 import { AppError } from './errors.ts';
 import { commitArticle } from './articles.ts';
 import { getConfig } from '../config.ts';
-import { lastModifiedOf, type CorrectionListing } from '../lib/corrections.ts';
+import { lastModifiedOf } from '../lib/corrections.ts';
+import type { CorrectionListing, CorrectionsPageData } from '../schemas/pages.ts';
 
 export type { CorrectionListing };
 export { lastModifiedOf };
@@ -54,6 +55,6 @@ export async function listCorrections(store: Store): Promise<CorrectionListing[]
 }
 
 /** What the /corrections page renders (prerendered and its twin). */
-export async function loadCorrectionsPage(): Promise<{ corrections: CorrectionListing[] }> {
+export async function loadCorrectionsPage(): Promise<CorrectionsPageData> {
   return { corrections: await listCorrections(await useReadStore()) };
 }

@@ -43,23 +43,39 @@ function brotliQuality(file: string): number {
   return /[\\/](?:_astro|pagefind)[\\/]/.test(file) ? 11 : 5;
 }
 
-/** The compressed twins of `body` (only those smaller than it), keyed by encoding. */
-export async function compressBody(file: string, body: Uint8Array): Promise<Partial<Record<Encoding, Buffer>>> {
-  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
-  const [br, gz] = await Promise.all([
-    brotli(body, {
-      params: {
-        [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality(file),
-        [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
-        [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
-      },
-    }),
-    gzip(body, { level: 9 }),
-  ]);
-  const out: Partial<Record<Encoding, Buffer>> = {};
+/** A file's compressed twins, keyed by encoding (only those smaller than the file). */
+export type Twins = Partial<Record<Encoding, Buffer>>;
+/** Makes the twins of a file's body: in libuv's pool (compressBody), or wherever a caller runs it. */
+export type Compressor = (file: string, body: Uint8Array) => Promise<Twins>;
+
+function brotliOptions(file: string, body: Uint8Array): zlib.BrotliOptions {
+  return {
+    params: {
+      [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality(file),
+      [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+      [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+    },
+  };
+}
+
+function smallerThan(body: Uint8Array, br: Buffer, gz: Buffer): Twins {
+  const out: Twins = {};
   if (br.byteLength < body.byteLength) out.br = br;
   if (gz.byteLength < body.byteLength) out.gzip = gz;
   return out;
+}
+
+/** The compressed twins of `body` (only those smaller than it), keyed by encoding, made in libuv's pool. */
+export async function compressBody(file: string, body: Uint8Array): Promise<Twins> {
+  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
+  const [br, gz] = await Promise.all([brotli(body, brotliOptions(file, body)), gzip(body, { level: 9 })]);
+  return smallerThan(body, br, gz);
+}
+
+/** compressBody on the calling thread: for the render thread, whose whole job is background work like this. */
+export function compressBodySync(file: string, body: Uint8Array): Twins {
+  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
+  return smallerThan(body, zlib.brotliCompressSync(body, brotliOptions(file, body)), zlib.gzipSync(body, { level: 9 }));
 }
 
 /** Whether `twin` decodes to exactly `identity`: a twin is served only for the file it was made from. */
@@ -89,8 +105,8 @@ export async function renameIntoPlace(target: string, body: Uint8Array): Promise
  * Brings the twins of `file` in line with `body`: each written atomically (temp + rename), and
  * removed when `body` no longer warrants one. Called before the identity file is renamed into place.
  */
-export async function writeTwins(file: string, body: Uint8Array): Promise<Partial<Record<Encoding, Buffer>>> {
-  const twins = await compressBody(file, body);
+export async function writeTwins(file: string, body: Uint8Array, compress: Compressor = compressBody): Promise<Twins> {
+  const twins = await compress(file, body);
   for (const { name, suffix } of ENCODINGS) {
     const twin = twins[name];
     if (twin) await renameIntoPlace(file + suffix, twin);

@@ -1,7 +1,7 @@
 /** Writing and removing served files so a reader never gets half a file: temp file beside the target, then rename. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ENCODINGS, isCompressible, MIN_COMPRESS_BYTES, removeTwins, renameIntoPlace, writeTwins } from './compress.ts';
+import { ENCODINGS, isCompressible, MIN_COMPRESS_BYTES, removeTwins, renameIntoPlace, writeTwins, type Compressor } from './compress.ts';
 
 export type FileOutcome = 'written' | 'unchanged' | 'deleted' | 'absent';
 
@@ -41,14 +41,15 @@ async function twinsPresent(target: string, body: Uint8Array): Promise<boolean> 
  * mtime and ETag). The compressed twins go first, each by temp + rename, then the file itself: the
  * static server serves a twin only when it decodes to the file, so a reader between the renames
  * gets the old or the new page, never a mix. Temp names start with a dot, which is never served.
+ * `compress` makes the twins (default: in libuv's pool).
  */
-export async function writeFileAtomic(target: string, body: Uint8Array): Promise<FileOutcome> {
+export async function writeFileAtomic(target: string, body: Uint8Array, compress?: Compressor): Promise<FileOutcome> {
   try {
     const current = await fs.readFile(target);
     if (Buffer.compare(current, body) === 0) {
       // Twins can be missing on a folder built before compression existed: make them, keep the file.
       if (!(await twinsPresent(target, body))) {
-        await writeTwins(target, body);
+        await writeTwins(target, body, compress);
         notifyServedFileChange(target);
       }
       return 'unchanged';
@@ -57,7 +58,7 @@ export async function writeFileAtomic(target: string, body: Uint8Array): Promise
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await fs.mkdir(path.dirname(target), { recursive: true });
-  await writeTwins(target, body);
+  await writeTwins(target, body, compress);
   await renameIntoPlace(target, body);
   notifyServedFileChange(target);
   return 'written';

@@ -1,5 +1,6 @@
 /**
- * The secret that lets the regeneration worker, and only it, call the on-demand render twins.
+ * The secret that lets the regeneration worker, and only it, call the twin endpoints of the machine
+ * files (feeds, sitemaps, robots.txt, pages.json); page twins take their data from the render thread.
  * It is random per process and kept on globalThis: the worker (loaded by the server script) and the
  * twin routes (inside the Astro bundle) are two copies of this module in one process.
  */
@@ -10,8 +11,6 @@ export const TWIN_PREFIX = '/render-twin';
 export const RENDER_SECRET_HEADER = 'x-meridian-render';
 /** Set by a twin when the page does not exist for the current data, so the worker deletes its file. */
 export const RENDER_RESULT_HEADER = 'x-meridian-render-result';
-/** Set by an article or listing twin: the input fingerprint of the data it rendered (render-inputs.ts), for the render journal. */
-export const RENDER_INPUT_HEADER = 'x-meridian-render-input';
 
 const KEY = Symbol.for('meridian-news.render-secret');
 const registry = globalThis as unknown as { [KEY]?: string };

@@ -1,22 +1,27 @@
 /**
  * The publishing pipeline as a background service of the server: the article hook that enqueues
  * regeneration jobs before the API answers, the scheduler, and the worker, which starts once the
- * HTTP server listens (it renders pages by calling the server's own twin routes over loopback).
+ * HTTP server listens. The worker loads each page's data here and has the render thread draw it;
+ * machine files (feeds, sitemaps) come from the server's own twin endpoints over loopback.
  */
 import path from 'node:path';
 import type { Runtime } from '../runtime.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
-import { RENDER_INPUT_HEADER, RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
+import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
+import { loadPage } from './page-loads.ts';
+import { startRenderThread, type RenderThread } from './render-thread.ts';
 import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
 
 export type PublishingSite = {
   /** The served folder (OUT_DIR/client). */
   clientDir: string;
-  /** Loopback origin of this server, e.g. http://127.0.0.1:4321. */
+  /** Loopback origin of this server, e.g. http://127.0.0.1:4321 (its twin endpoints build the machine files). */
   origin: string;
+  /** The built bundle (OUT_DIR/server/entry.mjs) the render thread draws pages with. */
+  serverEntry: string;
   /** Several servers: the highest stored-page sequence copied before serving (see followStoredPages). */
   syncedThrough?: number;
 };
@@ -37,7 +42,7 @@ const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, un
   Publishing
 >()) as WeakMap<Runtime, Publishing>;
 
-/** Renders a public path by requesting its twin from this very server, with the render secret. */
+/** Renders a machine file (feed, sitemap, robots.txt, pages.json): its twin endpoint on this very server, asked with the render secret. */
 export function createLoopbackRenderer(origin: string): Renderer {
   const secret = renderSecret();
   return async (publicPath) => {
@@ -46,14 +51,25 @@ export function createLoopbackRenderer(origin: string): Renderer {
       redirect: 'manual',
       signal: AbortSignal.timeout(30_000),
     });
-    if (response.status === 200) {
-      const input = response.headers.get(RENDER_INPUT_HEADER);
-      return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()), ...(input ? { input } : {}) };
-    }
+    if (response.status === 200) return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()) };
     await response.body?.cancel();
     // Only the twin's own "missing" removes a file: a misrouted request must never delete pages.
     if (response.status === 404 && response.headers.get(RENDER_RESULT_HEADER) === 'missing') return { kind: 'missing' };
     throw new Error(`the twin of ${publicPath} answered HTTP ${response.status}`);
+  };
+}
+
+/**
+ * Renders a public path: an HTML page's data is loaded on this thread (which holds the store) and
+ * drawn by `thread`; a machine file is built by `machine`; a page the data no longer has is missing.
+ */
+export function createPageRenderer(thread: RenderThread, machine: Renderer): Renderer {
+  return async (publicPath) => {
+    const load = await loadPage(publicPath);
+    if (load.kind === 'missing') return { kind: 'missing' };
+    if (load.kind === 'machine') return machine(publicPath);
+    const body = await thread.render(publicPath, load.twin);
+    return { kind: 'page', body, ...(load.input === undefined ? {} : { input: load.input }) };
   };
 }
 
@@ -133,9 +149,13 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
   // On the runtime (not in this module's state): the Astro bundle holds its own copy of this module.
   runtime.servedDir = path.resolve(site.clientDir);
   const settleMs = runtime.config.REGENERATION_SETTLE_MS;
+  const thread = startRenderThread(site.serverEntry);
+  // Stopped after the worker (registered before it), which finishes the page it is on first.
+  runtime.services.set('render-thread', { stop: () => thread.close() });
   state.worker = startRegenerationWorker(runtime, {
     clientDir: site.clientDir,
-    render: createLoopbackRenderer(site.origin),
+    render: createPageRenderer(thread, createLoopbackRenderer(site.origin)),
+    compress: (file, body) => thread.compress(file, body),
     hooksPending: () => state.pendingHooks > 0,
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),

@@ -16,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
+import type { Compressor } from './compress.ts';
 import { createRenderJournal } from './render-journal.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
@@ -50,6 +51,8 @@ export type WorkerOptions = {
   /** The served folder (OUT_DIR/client). */
   clientDir: string;
   render: Renderer;
+  /** Makes the compressed twins of the files it writes. @default compressBody (in libuv's pool) */
+  compress?: Compressor;
   /** Whether an article hook is still computing or enqueuing (the manifest waits for it). */
   hooksPending: () => boolean;
   /** A job waits until its path has been quiet this long, so a burst of saves renders once. @default 100 */
@@ -310,7 +313,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const started = performance.now();
     const rendered = await options.render(publicPath);
     const file = fileForPath(clientDir, publicPath);
-    const outcome = rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body) : await deleteServedFile(file, clientDir);
+    const outcome =
+      rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body, options.compress) : await deleteServedFile(file, clientDir);
     if (outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
       // Only spares the next rebuild a render: a failure here costs that render, never the page.
       await journal.record(publicPath, rendered.input, file).catch((error: unknown) => log(`[publish] render journal: ${String(error)}`));

@@ -1,0 +1,36 @@
+/**
+ * What the regeneration worker renders a public path from, loaded on the thread that holds the
+ * store: an HTML page's twin and the data it shows (drawn by the render thread), a machine file (its
+ * endpoint twin builds it on this thread), or word that the page does not exist for the current data.
+ */
+import type { TwinPage } from '../../schemas/pages.ts';
+import { loadCorrectionsPage } from '../corrections.ts';
+import { readArticlePage, readSectionPage } from '../page-data.ts';
+import { CORRECTIONS_PATH } from './paths.ts';
+import { articlePageInput, listingPageInput } from './render-inputs.ts';
+
+export type PageLoad =
+  /** `input`: the fingerprint of what the page shows, for the render journal (article and listing pages). */
+  { kind: 'page'; twin: TwinPage; input?: string } | { kind: 'missing' } | { kind: 'machine' };
+
+const ARTICLE = /^\/article\/([^/]+)$/;
+const LISTING = /^\/section\/([^/]+)(?:\/page\/([0-9]+))?$/;
+
+export async function loadPage(publicPath: string): Promise<PageLoad> {
+  const article = ARTICLE.exec(publicPath);
+  if (article) {
+    const read = await readArticlePage(decodeURIComponent(article[1]!));
+    if (!read) return { kind: 'missing' };
+    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record) };
+  }
+  const listing = LISTING.exec(publicPath);
+  if (listing) {
+    const page = listing[2] === undefined ? 1 : Number(listing[2]);
+    // Page 1 lives at /section/{section}: a /page/1 file is never written.
+    const read = listing[2] === undefined || page >= 2 ? await readSectionPage(listing[1]!, page) : undefined;
+    if (!read) return { kind: 'missing' };
+    return { kind: 'page', twin: { route: 'section', props: read.data }, input: listingPageInput(read.records, read.totalPages, page) };
+  }
+  if (publicPath === CORRECTIONS_PATH) return { kind: 'page', twin: { route: 'corrections', props: await loadCorrectionsPage() } };
+  return { kind: 'machine' };
+}

@@ -1,0 +1,58 @@
+/**
+ * The render thread: loads the built Astro bundle and draws reader pages through their render twins
+ * from the data the regeneration worker loaded, and compresses the files the worker writes, at a
+ * lower CPU priority than the server's own thread. A page's server render (Astro and React, 5-25 ms
+ * in one piece), its brotli and gzip twins and the garbage they make then stay off the event loop
+ * that answers readers and writers, and off libuv's pool, whose threads its file writes wait for.
+ * Requests reach the bundle's handler in memory (light-my-request), never through a socket, so
+ * nothing outside this process can call it.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { pathToFileURL } from 'node:url';
+import type http from 'node:http';
+import inject from 'light-my-request';
+import type { TwinPage } from '../../schemas/pages.ts';
+import { lowerThreadPriority } from '../thread-priority.ts';
+import { TWIN_PREFIX } from './render-secret.ts';
+import { compressBodySync, type Twins } from './compress.ts';
+
+export type RenderThreadData = { serverEntry: string; nice: number };
+export type RenderRequest = { seq: number; path: string; twin: TwinPage } | { seq: number; compress: { file: string; body: Uint8Array } };
+export type RenderReply = { seq: number; body: Uint8Array } | { seq: number; twins: Twins } | { seq: number; error: string };
+
+type AstroMiddleware = (req: http.IncomingMessage, res: http.ServerResponse, next: undefined, locals: App.Locals) => Promise<void>;
+
+const port = parentPort!;
+const { serverEntry, nice } = workerData as RenderThreadData;
+lowerThreadPriority(nice);
+// The bundle must not start a standalone server of its own.
+process.env.ASTRO_NODE_AUTOSTART = 'disabled';
+const loaded = import(pathToFileURL(serverEntry).href).then((bundle: { handler: AstroMiddleware }) => bundle.handler);
+
+async function render({ path, twin }: { path: string; twin: TwinPage }): Promise<Uint8Array> {
+  const handler = await loaded;
+  const response = await inject((req, res) => void handler(req, res, undefined, { twin }), { method: 'GET', url: `${TWIN_PREFIX}${path}` });
+  if (response.statusCode !== 200)
+    throw new Error(`the twin of ${path} answered HTTP ${response.statusCode}: ${response.body.slice(0, 300)}`);
+  // A copy of its own, so its memory can be handed to the worker's thread instead of copied again.
+  return new Uint8Array(response.rawPayload);
+}
+
+const fail = (seq: number, error: unknown) =>
+  port.postMessage({ seq, error: (error as Error).stack ?? String(error) } satisfies RenderReply);
+
+port.on('message', (request: RenderRequest) => {
+  if ('compress' in request) {
+    try {
+      // Copied across, not transferred: zlib's output may share its memory with other buffers.
+      port.postMessage({ seq: request.seq, twins: compressBodySync(request.compress.file, request.compress.body) } satisfies RenderReply);
+    } catch (error) {
+      fail(request.seq, error);
+    }
+    return;
+  }
+  render(request).then(
+    (body) => port.postMessage({ seq: request.seq, body } satisfies RenderReply, [body.buffer as ArrayBuffer]),
+    (error: unknown) => fail(request.seq, error),
+  );
+});

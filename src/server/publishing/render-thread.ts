@@ -1,0 +1,117 @@
+/**
+ * The server's handle on its render thread (render-thread-worker.ts): hands it a page's twin and
+ * data and answers the HTML, or a file's body and answers its compressed twins. The thread is
+ * started on first use and started again after it dies; a request that outlasts its deadline ends
+ * the thread, so one stuck page cannot hold the others.
+ */
+import { Worker } from 'node:worker_threads';
+import type { TwinPage } from '../../schemas/pages.ts';
+import type { RenderReply, RenderRequest, RenderThreadData } from './render-thread-worker.ts';
+import type { Twins } from './compress.ts';
+
+// Not a literal inside `new URL(...)`: a bundler would copy the file as an asset without its imports.
+const WORKER_NAME = './render-thread-worker.ts';
+const WORKER_FILE = new URL(WORKER_NAME, import.meta.url);
+
+export type RenderThread = {
+  /** The HTML of `publicPath`, drawn by its twin from `twin`. */
+  render(publicPath: string, twin: TwinPage): Promise<Uint8Array>;
+  /** The brotli and gzip twins of a file about to be written (a Compressor, run on the thread). */
+  compress(file: string, body: Uint8Array): Promise<Twins>;
+  /** Ends the thread (renders still waiting fail). */
+  close(): Promise<void>;
+};
+
+export type RenderThreadOptions = {
+  /** A render that takes longer fails and the thread is started again. @default 30000 */
+  timeoutMs?: number;
+  /** The thread's nice value (Linux): pages are background work next to the requests the server answers. @default 10 */
+  nice?: number;
+};
+
+type Pending = { resolve: (reply: RenderReply) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+
+/** A render thread for the built bundle at `serverEntry` (OUT_DIR/server/entry.mjs). */
+export function startRenderThread(serverEntry: string, options: RenderThreadOptions = {}): RenderThread {
+  const timeoutMs = options.timeoutMs ?? 30_000;
+  const data: RenderThreadData = { serverEntry, nice: options.nice ?? 10 };
+  const pending = new Map<number, Pending>();
+  let seq = 0;
+  let worker: Worker | undefined;
+  let closed = false;
+
+  const failAll = (error: Error) => {
+    for (const { reject, timer } of pending.values()) {
+      clearTimeout(timer);
+      reject(error);
+    }
+    pending.clear();
+  };
+
+  const spawn = (): Worker => {
+    const thread = new Worker(WORKER_FILE, { workerData: data });
+    // Waiting renders keep the process alive through their promises, not the thread.
+    thread.unref();
+    thread.on('message', (reply: RenderReply) => {
+      const waiting = pending.get(reply.seq);
+      if (!waiting) return;
+      pending.delete(reply.seq);
+      clearTimeout(waiting.timer);
+      if ('error' in reply) waiting.reject(new Error(reply.error));
+      else waiting.resolve(reply);
+    });
+    const lost = (error: Error) => {
+      if (worker !== thread) return;
+      worker = undefined;
+      failAll(error);
+    };
+    thread.on('error', (error) => lost(new Error(`the render thread failed: ${error.message}`, { cause: error })));
+    thread.on('exit', (code) => lost(new Error(`the render thread stopped (exit code ${code})`)));
+    return thread;
+  };
+
+  /** Sends a request and waits for its reply, for at most the deadline. */
+  const ask = (what: string, request: (seq: number) => RenderRequest): Promise<RenderReply> => {
+    if (closed) return Promise.reject(new Error('the render thread is closed'));
+    const thread = (worker ??= spawn());
+    const id = ++seq;
+    return new Promise<RenderReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        pending.delete(id);
+        reject(new Error(`${what} took over ${timeoutMs} ms; the render thread is started again`));
+        // Whatever else it was doing fails with it and is retried by the worker.
+        if (worker === thread) {
+          worker = undefined;
+          failAll(new Error(`the render thread was stopped: ${what} took over ${timeoutMs} ms`));
+          void thread.terminate();
+        }
+      }, timeoutMs);
+      pending.set(id, { resolve, reject, timer });
+      thread.postMessage(request(id));
+    });
+  };
+
+  return {
+    async render(publicPath, twin) {
+      const reply = await ask(`rendering ${publicPath}`, (id) => ({ seq: id, path: publicPath, twin }));
+      if (!('body' in reply)) throw new Error(`the render thread answered ${publicPath} without a page`);
+      return reply.body;
+    },
+    async compress(file, body) {
+      const reply = await ask(`compressing ${file}`, (id) => ({ seq: id, compress: { file, body } }));
+      if (!('twins' in reply)) throw new Error(`the render thread answered ${file} without its twins`);
+      // Buffers again (a structured clone arrives as a plain Uint8Array).
+      const twins: Twins = {};
+      for (const [encoding, twin] of Object.entries(reply.twins))
+        twins[encoding as keyof Twins] = Buffer.from(twin.buffer, twin.byteOffset, twin.byteLength);
+      return twins;
+    },
+    async close() {
+      closed = true;
+      const thread = worker;
+      worker = undefined;
+      failAll(new Error('the render thread is closed'));
+      await thread?.terminate();
+    },
+  };
+}

@@ -1,0 +1,99 @@
+/** The render thread: draws reader pages from the built bundle with the data it is handed, off the server's thread, at a lower priority. */
+import fs from 'node:fs';
+import path from 'node:path';
+import zlib from 'node:zlib';
+import { afterAll, describe, expect, it } from 'vitest';
+import { toArticle, toSummary } from '../../src/server/articles.ts';
+import { startRenderThread } from '../../src/server/publishing/render-thread.ts';
+import type { ArticlePageData, SectionPageData } from '../../src/schemas/pages.ts';
+import { ROOT } from '../helpers/server.ts';
+import { articleRecord } from './support.ts';
+
+const serverEntry = path.resolve(ROOT, process.env.OUT_DIR ?? 'dist', 'server/entry.mjs');
+const counters = { likes: 3, dislikes: 1, views: 7 };
+
+function articlePage(title: string, bodyHtml: string): ArticlePageData {
+  const record = articleRecord({ title, slug: title.toLowerCase().replaceAll(' ', '-'), bodyHtml });
+  return { article: toArticle(record, counters), url: `http://localhost:4321/article/${record.slug}` };
+}
+
+/** The nice value of each thread of this process, by thread id (field 19 of /proc/self/task/<tid>/stat). */
+function threadNiceValues(): Map<number, number> {
+  const values = new Map<number, number>();
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    const stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    values.set(Number(tid), Number(fields[16]));
+  }
+  return values;
+}
+
+describe('render thread', () => {
+  const thread = startRenderThread(serverEntry);
+  afterAll(() => thread.close());
+
+  it('draws an article page and a section page from the data it is handed', async () => {
+    const data = articlePage('Drawn off the main thread', '<p>The council met on Thursday.</p>');
+    const html = Buffer.from(await thread.render(`/article/${data.article!.slug}`, { route: 'article', props: data })).toString();
+    expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
+    expect(html).toContain('Drawn off the main thread');
+    expect(html).toContain('The council met on Thursday.');
+    // As prerendered pages carry it: the twin renders its CSP as a <meta>.
+    expect(html).toContain('http-equiv="content-security-policy"');
+
+    const cards = ['First card', 'Second card'].map((title) => toSummary(articleRecord({ title, section: 'tech' })));
+    const listing: SectionPageData = {
+      section: 'tech',
+      title: 'Technology',
+      description: 'Tech news',
+      page: 1,
+      totalPages: 1,
+      newestArchive: false,
+      articles: cards,
+    };
+    const page = Buffer.from(await thread.render('/section/tech', { route: 'section', props: listing })).toString();
+    expect(page).toContain('First card');
+    expect(page).toContain('Second card');
+  });
+
+  it('compresses a file into twins that decode to it, and leaves a tiny one alone', async () => {
+    const body = Buffer.from(`<!DOCTYPE html><p>${'A council met on Thursday to weigh the proposal. '.repeat(200)}</p>`);
+    const twins = await thread.compress('/srv/client/article/x/index.html', body);
+    expect(twins.br && zlib.brotliDecompressSync(twins.br).equals(body)).toBe(true);
+    expect(twins.gzip && zlib.gunzipSync(twins.gzip).equals(body)).toBe(true);
+    expect(twins.br!.byteLength).toBeLessThan(body.byteLength / 4);
+    expect(await thread.compress('/srv/client/robots.txt', Buffer.from('User-agent: *\n'))).toEqual({});
+  });
+
+  it('runs at a lower CPU priority than the thread that started it (Linux)', async () => {
+    if (process.platform !== 'linux') return;
+    await thread.render('/article/priority', { route: 'article', props: articlePage('Priority', '<p>x</p>') });
+    const nice = threadNiceValues();
+    expect(nice.get(process.pid)).toBe(0);
+    expect([...nice.values()]).toContain(10);
+  });
+
+  it('fails a page its twin refuses, and draws the next one', async () => {
+    // The listing twin of page 1 takes page-1 data only: anything else is refused like an outside caller.
+    const wrong: SectionPageData = { section: 'world', title: 'World', description: 'x', page: 3, newestArchive: false, articles: [] };
+    await expect(thread.render('/section/world', { route: 'section', props: wrong })).rejects.toThrow(/answered HTTP 404/);
+    const html = Buffer.from(
+      await thread.render('/article/after', { route: 'article', props: articlePage('After a refusal', '<p>y</p>') }),
+    );
+    expect(html.toString()).toContain('After a refusal');
+  });
+
+  it('gives up on a render past its deadline and stops the thread', async () => {
+    const slow = startRenderThread(serverEntry, { timeoutMs: 1 });
+    try {
+      // Loading the bundle alone takes longer than a millisecond.
+      await expect(slow.render('/article/slow', { route: 'article', props: articlePage('Slow', '<p>z</p>') })).rejects.toThrow(
+        /took over 1 ms; the render thread is started again/,
+      );
+    } finally {
+      await slow.close();
+    }
+    await expect(slow.render('/article/closed', { route: 'article', props: articlePage('Closed', '<p>z</p>') })).rejects.toThrow(/closed/);
+  });
+});
