@@ -143,11 +143,21 @@ function listBefore(
 }
 
 /**
+ * A section's published list, newest first: an array, or a window of it whose other positions stand
+ * for articles that are the same before and after a change (see sectionLists).
+ */
+export type SectionList = {
+  readonly length: number;
+  at(index: number): ArticleRecord | undefined;
+  slice(start?: number, end?: number): ArticleRecord[];
+};
+
+/**
  * What a listing file's HTML is made of, as a string: its cards plus, on page 1, the page count and,
  * on an archive file, whether it is the newest one. Undefined when the file does not exist.
  */
 export function listingFileFingerprint(
-  list: readonly ArticleRecord[],
+  list: SectionList,
   total: number,
   file: number,
   size: number,
@@ -174,6 +184,32 @@ const SAME_NEWER = Object.freeze({}) as ArticleRecord;
 const SAME_OLDER = Object.freeze({}) as ArticleRecord;
 
 /**
+ * `window` at position `newer` of a list `newer + window.length + older` long, the other positions
+ * held by placeholders: nothing is allocated for them (at 100,000 articles a section is 12,500 long,
+ * and padding real arrays made most of the garbage a burst of saves left).
+ */
+function windowedList(window: readonly ArticleRecord[], newer: number, older: number): SectionList {
+  const length = newer + window.length + older;
+  const at = (index: number) =>
+    index < 0 || index >= length
+      ? undefined
+      : index < newer
+        ? SAME_NEWER
+        : index < newer + window.length
+          ? window[index - newer]
+          : SAME_OLDER;
+  return {
+    length,
+    at,
+    slice(start = 0, end = length) {
+      const out: ArticleRecord[] = [];
+      for (let i = Math.max(0, start); i < Math.min(end, length); i++) out.push(at(i)!);
+      return out;
+    },
+  };
+}
+
+/**
  * A section's published list before and after the changes (newest first, full length), read only
  * around the changed articles: the articles newer and older than all of them are the same in both
  * lists, so they are left out and stood for by placeholders, which compare equal in every
@@ -187,7 +223,7 @@ export async function sectionLists(
   store: Store,
   section: Section,
   changes: readonly ArticleChange[],
-): Promise<{ before: ArticleRecord[]; after: ArticleRecord[] }> {
+): Promise<{ before: SectionList; after: SectionList }> {
   const inSection = (a: ArticleRecord | undefined): a is ArticleRecord => isPublic(a) && a.section === section;
   const whole = async () => {
     const after = await listPublished(store, section);
@@ -225,12 +261,7 @@ export async function sectionLists(
     (older === 0 || (last !== undefined && !changed.has(last.id) && byRecent(a, last) < 0));
   if (window.length !== count - older - newer || !afters.every((a) => ids.has(a.id) && inside(a)) || !befores.every(inside)) return whole();
   const beforeWindow = listBefore(window, changes, (a) => a.section === section);
-  const pad = (list: ArticleRecord[]) => [
-    ...new Array<ArticleRecord>(newer).fill(SAME_NEWER),
-    ...list,
-    ...new Array<ArticleRecord>(older).fill(SAME_OLDER),
-  ];
-  return { before: pad(beforeWindow), after: pad(window) };
+  return { before: windowedList(beforeWindow, newer, older), after: windowedList(window, newer, older) };
 }
 
 /**
@@ -241,8 +272,8 @@ export async function sectionLists(
  * newest archive file (and the one before it when a new file opens), whatever the archive's size.
  */
 export function changedListingFiles(
-  before: readonly ArticleRecord[],
-  after: readonly ArticleRecord[],
+  before: SectionList,
+  after: SectionList,
   size: number,
   fingerprint: (a: ArticleRecord) => string,
 ): number[] {
@@ -251,18 +282,27 @@ export function changedListingFiles(
   // The oldest position (counted from the oldest article) at which the lists differ.
   let first = Math.max(0, Math.min(before.length, after.length) - size);
   for (let j = 0; j < first; j++) {
-    const a = before[before.length - 1 - j]!;
-    const b = after[after.length - 1 - j]!;
+    const a = before.at(before.length - 1 - j)!;
+    const b = after.at(after.length - 1 - j)!;
     if (a !== b && fingerprint(a) !== fingerprint(b)) {
       first = j;
       break;
     }
   }
-  const fileOf = (list: readonly ArticleRecord[], total: number, file: number) =>
-    listingFileFingerprint(list, total, file, size, fingerprint);
+  const fileOf = (list: SectionList, total: number, file: number) => listingFileFingerprint(list, total, file, size, fingerprint);
   const candidates = new Set<number>([1, totalBefore, totalAfter]);
   for (let file = Math.floor(first / size) + 2; file <= Math.max(totalBefore, totalAfter); file++) candidates.add(file);
   return [...candidates].sort((a, b) => a - b).filter((file) => fileOf(before, totalBefore, file) !== fileOf(after, totalAfter, file));
+}
+
+/** Whether a feed's items (the first FEED_SIZE of a list) read differently; an article left as it was is the same object in both lists. */
+export function feedChanged(before: SectionList, after: SectionList): boolean {
+  for (let i = 0; i < FEED_SIZE; i++) {
+    const a = before.at(i);
+    const b = after.at(i);
+    if (a !== b && (a === undefined || b === undefined || feedFingerprint(a) !== feedFingerprint(b))) return true;
+  }
+  return false;
 }
 
 /** What a listing card shows: the loader hands the view exactly the summary. */
@@ -306,16 +346,12 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
       listings.push(sectionPagePath(section, page));
     if (countListingPages(before.length, SECTION_PAGE_SIZE) !== countListingPages(after.length, SECTION_PAGE_SIZE))
       machine.push(listingManifestPath(section));
-    const feedBefore = before.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
-    const feedAfter = after.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
-    if (feedBefore !== feedAfter) machine.push(sectionFeedPath(section));
+    if (feedChanged(before, after)) machine.push(sectionFeedPath(section));
   }
 
   const allAfter = await listPublished(store, undefined, FEED_SIZE + visible.length);
   const allBefore = listBefore(allAfter, visible, () => true);
-  const topAfter = allAfter.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
-  const topBefore = allBefore.slice(0, FEED_SIZE).map(feedFingerprint).join('\n');
-  if (topAfter !== topBefore) machine.push(RSS_PATH);
+  if (feedChanged(allBefore, allAfter)) machine.push(RSS_PATH);
 
   const entry = (article: ArticleRecord | undefined, fingerprint: (a: ArticleRecord) => string) =>
     isPublic(article) ? fingerprint(article) : '';
