@@ -78,11 +78,14 @@ export function stringifyVoteBucket(bucket: VoteBucket): string {
 }
 
 /**
- * Vote buckets kept in memory at once: a bucket holds about VOTES_PER_BUCKET visitor ids (a few KB
- * of JSON, kept as per-article text), so 256 cost a few MB whatever the total, and cover the 16
- * buckets of each of the articles being voted on at the same time.
+ * Vote buckets kept in memory once no vote is using them: none. A bucket in use stays (pinned) for
+ * every vote that reaches it meanwhile. Votes from new visitors land on any of the thousands of
+ * buckets (7,813 at 1,000,000 votes), so an LRU of 256 hit 3% of them, while each bucket it held
+ * outlived a young-generation collection or two and was promoted: a third of what a burst promoted
+ * into the old generation, which the full collections then had to mark. Reading the small file again
+ * (page cache) costs less.
  */
-export const VOTE_BUCKET_CACHE = 256;
+export const VOTE_BUCKET_CACHE = 0;
 
 /** The vote buckets, how far they have split, and the tallies built from their counts at open. */
 export type VoteStore = {
