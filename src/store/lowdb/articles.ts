@@ -163,10 +163,13 @@ export class LowdbArticles implements ArticleRepository {
     }
   }
 
-  /** Indexes a new record (its body in hand) and moves the body out of memory once its file is written. */
-  #index(article: ArticleRecord): void {
-    this.#text.add(article.id, textFieldsOf(article));
-    this.#bodies.hold(article);
+  /**
+   * Indexes a new record (its body in hand) and moves the body out of memory once its file is
+   * written; answers the record as indexed (a copy whose body is read from the file).
+   */
+  #index(record: ArticleRecord): ArticleRecord {
+    this.#text.add(record.id, textFieldsOf(record));
+    const article = this.#bodies.hold(record);
     this.#indexMaps(article);
     this.#recent.insert(article);
     this.#updated.insert(article);
@@ -175,6 +178,7 @@ export class LowdbArticles implements ArticleRepository {
       this.#publishedList('*').insert(article);
       this.#countPublished(article);
     }
+    return article;
   }
 
   /** A published article's share of the month summaries and of the odd-dates count (kept beside the sorted lists). */
@@ -421,8 +425,7 @@ export class LowdbArticles implements ArticleRepository {
   #swap(old: ArticleRecord, article: ArticleRecord): ArticleRecord {
     const next = { ...structuredClone(article), version: (old.version ?? 1) + 1 };
     this.#unindex(old);
-    this.#index(next);
-    return next;
+    return this.#index(next);
   }
 
   async replaceIfVersion(article: ArticleRecord, expectedVersion: number) {
@@ -448,9 +451,9 @@ export class LowdbArticles implements ArticleRepository {
       version: (article.version ?? 1) + 1,
     };
     this.#unindex(article);
-    this.#index(published);
+    const indexed = this.#index(published);
     await this.#persist(article.id);
-    return published;
+    return indexed;
   }
 
   async delete(id: string) {
