@@ -1,9 +1,9 @@
 /**
- * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--keep] [--store-only]`: measures the
- * write path at several archive sizes (saves, votes, publish -> live and -> findable, rebuilds, start
- * time, memory, reader latency during writes, the server's event-loop blocking, pages per publish),
- * prints a table with the largest/smallest ratios against their targets and writes bench/results/scale.json.
- * It only measures: nothing here is a timed test.
+ * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--reader-rate N] [--keep] [--store-only]`:
+ * measures the write path at several archive sizes (saves, votes, publish -> live and -> findable,
+ * rebuilds, start time, memory, reader latency during writes, the server's event-loop blocking, pages
+ * per publish), prints a table with the largest/smallest ratios against their targets and writes
+ * bench/results/scale.json. It only measures: nothing here is a timed test.
  */
 import { execFileSync, spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -17,6 +17,7 @@ import type { Article } from '../src/schemas/article.ts';
 import { openStore } from '../src/store/index.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import type { LoadJob, LoadResult } from './load.ts';
+import type { BurstJob, BurstResult } from './burst-writers.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
 import { waitForListening } from '../scripts/server-process.ts';
 import { launchBrowser } from './browser.ts';
@@ -27,7 +28,7 @@ const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' }
 const started = performance.now();
 const say = (line: string) => console.log(`[scale ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
 
-type Options = { sizes: number[]; votes: number; durationS: number; keep: boolean; storeOnly: boolean };
+type Options = { sizes: number[]; votes: number; durationS: number; readerRate: number; keep: boolean; storeOnly: boolean };
 
 function parseOptions(argv: string[]): Options {
   const value = (name: string) => {
@@ -39,12 +40,17 @@ function parseOptions(argv: string[]): Options {
     throw new Error('--sizes takes article counts from 100 to 200000, comma-separated');
   const votes = Number(value('--votes') ?? 1_000_000);
   const durationS = Number(value('--duration') ?? 10);
+  // A busy site's origin: 7 million page views an hour, without a CDN in front.
+  const readerRate = Number(value('--reader-rate') ?? 2000);
+  if (!Number.isInteger(readerRate) || readerRate < 10 || readerRate > 20_000)
+    throw new Error('--reader-rate must be 10-20000 requests a second');
   if (!Number.isInteger(votes) || votes < 0) throw new Error('--votes must be a whole number');
   if (!(durationS >= 2 && durationS <= 60)) throw new Error('--duration must be 2-60 seconds');
   return {
     sizes: [...new Set(sizes)].sort((a, b) => a - b),
     votes,
     durationS,
+    readerRate,
     keep: argv.includes('--keep'),
     storeOnly: argv.includes('--store-only'),
   };
@@ -98,21 +104,29 @@ type ScaleServer = {
 };
 
 /**
- * While the server is measured the load generators (this process, autocannon's and Chromium's) are
- * held to the first core(s) and the server may use every core, so the last one is the server's
- * alone, as with a load generator on another machine: on two shared cores a starved server's event
- * loop reads as blocked when it is only waiting for a core. The server is not held to one core
- * either: its own threads (the text index worker, compression and file I/O in libuv's pool, the
- * garbage collector's helpers) would then take turns with its event loop on that core.
+ * While the server is measured the load generators (this process, the reader load, Chromium) are
+ * held to the first core and the server may use every core, as with load generators on another
+ * machine. During the write bursts the cores are split the way a front on a core of its own would
+ * run: the first core is the network side (nginx, which deploy/nginx.conf runs at a higher priority,
+ * and the reader load, standing in for the readers' network), the others are the server's, shared
+ * with the writers' load at a lower priority (the editors and voters). On one shared core a reader
+ * waits behind whatever the server is doing at that instant, however briefly: this VM's kernel does
+ * not preempt a thread inside a system call (PREEMPT_NONE), and its scheduler hands out 4 ms slices.
  * BENCH_NO_PIN=1 shares the cores as they come.
  */
 const PIN = os.cpus().length >= 2 && fs.existsSync('/usr/bin/taskset') && !process.env.BENCH_NO_PIN;
-const SERVER_CPUS = `0-${os.cpus().length - 1}`;
-const LOAD_CPUS = os.cpus().length > 2 ? `0-${os.cpus().length - 2}` : '0';
+const ALL_CPUS = `0-${os.cpus().length - 1}`;
+const NETWORK_CPUS = '0';
+const SERVER_BURST_CPUS = os.cpus().length > 2 ? `1-${os.cpus().length - 1}` : '1';
+
+/** Pins every thread of process `pid` to `cpus`. */
+function pin(pid: number, cpus: string): void {
+  if (PIN) execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+}
 
 /** Pins every thread of this process (and so the children it starts next) to `cpus`. */
 function pinBench(cpus: string): void {
-  if (PIN) execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(process.pid)], { stdio: 'ignore' });
+  pin(process.pid, cpus);
 }
 
 async function startScaleServer(dataDir: string, outDir: string, workDir: string): Promise<ScaleServer> {
@@ -122,7 +136,7 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`] : [];
   const args = ['--max-old-space-size=8192', ...profile, path.join(ROOT, 'bench/scale-server.ts')];
   // taskset execs node in place, so the child's pid is the server's.
-  const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', SERVER_CPUS, NODE, ...args] : args, {
+  const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', ALL_CPUS, NODE, ...args] : args, {
     cwd: ROOT,
     env: {
       ...process.env,
@@ -194,19 +208,6 @@ function pagesWritten(log: string): number {
   return [...log.matchAll(/\[publish\] \S+ (written|deleted) in /g)].length;
 }
 
-/** A distinct visitor id per n, in the cookie's alphabet (26 base32 characters). */
-const burstPrefix = Math.random()
-  .toString(36)
-  .replace(/[^a-z]/g, '')
-  .padEnd(8, 'q')
-  .slice(0, 8);
-function visitorId(n: number): string {
-  const alphabet = 'abcdefghijklmnopqrstuvwxyz234567';
-  let tail = '';
-  for (let rest = n; tail.length < 18; rest = Math.floor(rest / 32)) tail += alphabet[rest % 32];
-  return `${burstPrefix}${tail}`;
-}
-
 const BODY = `<p>${'The council met again on Thursday to weigh the proposal and hear from residents who had waited for hours. '.repeat(60)}</p>`;
 
 /** A local RSS feed whose items are new on every fetch, for the ingestion part of the burst. */
@@ -251,6 +252,37 @@ async function findableThroughPagefind(browser: Browser, origin: string, word: s
   }
 }
 
+/**
+ * The burst's writes (bench/burst-writers.ts) on the server's cores, a step below the server's
+ * priority and without V8's helper threads, so the editors and voters, who would be elsewhere, do not
+ * take the server's core from it for a scheduler slice at a time.
+ */
+function runWriters(job: BurstJob): Promise<BurstResult> {
+  const command = [
+    ...(PIN ? ['/usr/bin/taskset', '-c', SERVER_BURST_CPUS] : []),
+    'nice',
+    '-n',
+    '5',
+    NODE,
+    '--single-threaded',
+    path.join(ROOT, 'bench/burst-writers.ts'),
+    JSON.stringify(job),
+  ];
+  return new Promise((resolve, reject) => {
+    const child = spawn(command[0]!, command.slice(1), { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.once('exit', (code) => {
+      children.delete(child);
+      const line = output.trim().split('\n').at(-1) ?? '';
+      if (code !== 0 || !line.startsWith('{')) reject(new Error(`the burst's writers failed: ${output.slice(-2000)}`));
+      else resolve(JSON.parse(line) as BurstResult);
+    });
+  });
+}
+
 async function measureSize(
   articles: number,
   votesStored: number,
@@ -284,20 +316,21 @@ async function measureSize(
 
   const server = await startScaleServer(dataDir, outDir, workDir);
   // nginx in front (deploy/nginx.conf), as the README recommends for readers: it serves the article
-  // page from disk while the server takes the writes. It is part of the serving side, so it gets the
-  // server's CPUs, not the load generators'.
+  // page from disk while the server takes the writes, on the network side's core.
   let front: RunningNginx | undefined;
   if (nginxAvailable()) {
     front = await startFront(
       { serveDir: path.join(outDir, 'client'), dataDir, serverPort: Number(new URL(server.url).port) },
-      PIN ? { wrap: ['/usr/bin/taskset', '-c', SERVER_CPUS] } : {},
+      PIN ? { wrap: ['/usr/bin/taskset', '-c', NETWORK_CPUS] } : {},
     );
   }
   detail.readers = front
-    ? 'through deploy/nginx.conf (readerP99*NodeMs: direct to the server)'
-    : 'direct to the server (no nginx at /usr/sbin/nginx)';
-  pinBench(LOAD_CPUS);
-  detail.cores = PIN ? `server${front ? ' and nginx' : ''} on CPUs ${SERVER_CPUS}, load generators on CPU ${LOAD_CPUS}` : 'shared';
+    ? `${options.readerRate} req/s through deploy/nginx.conf (readerP99*NodeMs: the same straight to the server)`
+    : `${options.readerRate} req/s straight to the server (no nginx at /usr/sbin/nginx)`;
+  pinBench(NETWORK_CPUS);
+  detail.cores = PIN
+    ? `load generators${front ? ' and nginx' : ''} on CPU ${NETWORK_CPUS}, the server on CPUs ${ALL_CPUS} (${SERVER_BURST_CPUS} during the bursts, with the writers' load at nice 5)`
+    : 'shared';
   const feeds = await startFeedServer();
   try {
     const t0 = performance.now();
@@ -314,11 +347,13 @@ async function measureSize(
     await waitForIdleQueue(server.url);
     const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
     const sample = listed[0]!;
-    // Readers ask for one article page, through nginx (where there is one) and straight from the server.
-    const readerJob = (origin: string, durationS: number): LoadJob => ({
+    // Readers ask for one article page, through nginx (where there is one) and straight from the server,
+    // arriving at a steady rate; `saturate` asks as fast as 10 connections go (what the cores can serve).
+    const readerJob = (origin: string, durationS: number, saturate = false): LoadJob => ({
       url: `${origin}/article/${sample.slug}`,
       connections: 10,
       durationS,
+      ...(saturate ? {} : { rate: options.readerRate }),
     });
     const readerOrigins = front ? { front: front.url, node: server.url } : { node: server.url };
     const p99 = (run: LoadResult) => round(run.p99ExactMs);
@@ -330,13 +365,15 @@ async function measureSize(
         .filter(Boolean)
         .join(', ');
 
-    // Readers alone.
+    // Readers alone, and how many the cores serve at most.
     const idle: Partial<Record<'front' | 'node', LoadResult>> = {};
     for (const [side, origin] of Object.entries(readerOrigins) as ['front' | 'node', string][]) {
       await runLoad(readerJob(origin, 2));
       idle[side] = await runLoad(readerJob(origin, options.durationS));
+      const most = await runLoad(readerJob(origin, options.durationS, true));
+      detail[side === 'front' ? 'readerRpsMax' : 'readerRpsMaxNode'] = Math.round(most.rps);
     }
-    say(`  readers idle: p99 ${readerLine(idle)}`);
+    say(`  readers idle: p99 ${readerLine(idle)}; at most ${detail.readerRpsMax ?? detail.readerRpsMaxNode} req/s`);
 
     // Saves, one at a time: the API answers once the article file is on disk. The first ten warm the save and render
     // code up and are not counted: until the JIT has compiled them, the worker's first article renders take 20-45 ms
@@ -369,50 +406,37 @@ async function measureSize(
     say(`  saves p95 ${quantile(saveTimes, 0.95).toFixed(1)} ms; votes p99 ${voteRun.p99} ms (${Math.round(voteRun.rps)}/s)`);
     await waitForIdleQueue(server.url);
 
-    // The burst: readers under load while saves, votes and a feed ingestion run; event-loop delay read inside the server.
+    // The burst: the writers' process saves, votes and ingests a feed on the server's cores while readers
+    // arrive on the network side's; the event-loop delay is read inside the server.
     const source = (await (await admin.post('/api/news-sources', { name: 'Bench wire', url: feeds.url, section: 'business' })).json()) as {
       id: string;
     };
     // One ingestion first, so the burst measures the steady state rather than the first load of the feed code.
     await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
     await waitForIdleQueue(server.url);
-    let stop = false;
-    const burstSaves = async () => {
-      let i = 0;
-      while (!stop) {
-        const article = listed[(i * 7) % listed.length]!;
-        await (await admin.put(`/api/articles/${article.id}`, { bodyHtml: `${BODY}<p>Burst edit ${i++}.</p>` })).text();
-      }
-    };
-    const burstVotes = async () => {
-      let i = 0;
-      while (!stop) {
-        const response = await fetch(`${server.url}/api/articles/${voteIds[i % voteIds.length]}/like`, {
-          method: 'POST',
-          headers: { Origin: server.url, Cookie: `vid=${visitorId(i++)}` },
-        });
-        await response.text();
-      }
-    };
-    const ingest = async () => {
-      for (let n = 0; n < 2 && !stop; n++) {
-        await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
-        await sleep(options.durationS * 300);
-      }
+    const burst: BurstJob = {
+      origin: server.url,
+      admin: ADMIN,
+      articleIds: listed.map((a) => a.id),
+      voteIds,
+      sourceId: source.id,
+      durationS: options.durationS,
     };
     // One burst per way readers come in (the same writes each time), so each reader run has a burst of its own.
     const during: Partial<Record<'front' | 'node', LoadResult>> = {};
     const loops: Partial<Record<'front' | 'node', { maxMs: number; p99Ms: number }>> = {};
     for (const [side, origin] of Object.entries(readerOrigins) as ['front' | 'node', string][]) {
       await server.loopDelay();
-      stop = false;
-      const writers = Promise.all([burstSaves(), burstSaves(), burstVotes(), burstVotes(), ingest()]);
+      pin(server.pid, SERVER_BURST_CPUS);
+      const writers = runWriters(burst);
       during[side] = await runLoad(readerJob(origin, options.durationS));
-      stop = true;
-      await writers;
+      const wrote = await writers;
       loops[side] = await server.loopDelay();
+      pin(server.pid, ALL_CPUS);
+      detail[side === 'front' ? 'burstWrites' : 'burstWritesNode'] =
+        `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
       say(
-        `  burst, readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms, p99 ${loops[side].p99Ms} ms`,
+        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms, p99 ${loops[side].p99Ms} ms`,
       );
       await waitForIdleQueue(server.url);
     }
