@@ -9,7 +9,7 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import * as pagefind from 'pagefind';
-import { compressTree } from './compress.ts';
+import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
@@ -41,6 +41,8 @@ export const REINDEX_ALL_JOB = '/pagefind/all';
 
 /** Files of a bundle the site never loads (Pagefind's own UIs): dropped so each bundle costs only its index. */
 const UNUSED = /^pagefind-(?:ui|component-ui|modular-ui|highlight)\.(?:js|css)$/;
+/** Pagefind's script files are the same in every bundle: their twins are made once per process. */
+const pagefindTwins = reusingTwins();
 
 export type SearchIndexResult = { pages: number; ms: number };
 export type PeriodIndexResult = SearchIndexResult & { period: string; removed: boolean };
@@ -250,7 +252,7 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
     if (written.errors.length) throw new Error(written.errors.join('; '));
     for (const name of await fs.readdir(next)) if (UNUSED.test(name)) await fs.rm(path.join(next, name), { force: true });
     // Pagefind's script, wasm loader and entry file get brotli and gzip twins (its index fragments are gzip already).
-    await compressTree(next);
+    await compressTree(next, { compress: pagefindTwins });
     await swapFolder(next, target, stamp);
     notifyServedFileChange(target);
     return { period, pages, removed: false, ms: performance.now() - started };
