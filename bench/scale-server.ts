@@ -5,7 +5,7 @@
  * Nothing of this is reachable over HTTP; the production server never loads it.
  */
 import fs from 'node:fs';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
 
 const file = process.env.BENCH_ELD_FILE;
 if (!file) throw new Error('BENCH_ELD_FILE is required');
@@ -23,7 +23,64 @@ if (process.env.BENCH_CPU_PROF) {
     last = now;
   }, 2).unref();
 }
+// What the delays were made of: the CPU time this thread spent within each (its own work, garbage
+// collection included), the rest being time it waited for a core; the longest collection pause and its
+// kind; and the CPU time each kind of thread of the process used (what shared the cores with it).
+let longest = { ms: 0, cpuMs: 0 };
+let mostCpuMs = 0;
+let gc = { ms: 0, kind: '' };
+let lastWall = performance.now();
+let lastCpu = process.threadCpuUsage();
+setInterval(() => {
+  const wall = performance.now();
+  const cpu = process.threadCpuUsage();
+  const ms = wall - lastWall - 1;
+  const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+  if (ms > longest.ms) longest = { ms, cpuMs };
+  mostCpuMs = Math.max(mostCpuMs, cpuMs);
+  lastWall = wall;
+  lastCpu = cpu;
+}, 1).unref();
+const GC_KINDS: Record<number, string> = {
+  [constants.NODE_PERFORMANCE_GC_MINOR]: 'minor',
+  [constants.NODE_PERFORMANCE_GC_MAJOR]: 'major',
+  [constants.NODE_PERFORMANCE_GC_INCREMENTAL]: 'incremental',
+  [constants.NODE_PERFORMANCE_GC_WEAKCB]: 'weak callbacks',
+};
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as PerformanceEntry & { detail?: { kind?: number } }).detail?.kind ?? 0;
+    if (entry.duration > gc.ms) gc = { ms: entry.duration, kind: GC_KINDS[kind] ?? String(kind) };
+  }
+}).observe({ entryTypes: ['gc'] });
+
+/** CPU milliseconds used so far by the threads of this process, summed by name (V8Worker, libuv-worker...). */
+function cpuByThread(): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const tid of fs.readdirSync('/proc/self/task')) {
+    let stat: string;
+    try {
+      stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+    } catch {
+      continue; // the thread ended
+    }
+    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+    // utime and stime (fields 14 and 15) in clock ticks of 10 ms.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
+  }
+  return out;
+}
+let threadsBefore = cpuByThread();
+
 process.on('SIGUSR2', () => {
+  const threadsNow = cpuByThread();
+  const threadCpuMs = Object.fromEntries(
+    Object.entries(threadsNow)
+      .map(([name, used]) => [name, used - (threadsBefore[name] ?? 0)] as const)
+      .filter(([, used]) => used > 0),
+  );
+  threadsBefore = threadsNow;
   const ms = (ns: number) => Number((ns / 1e6).toFixed(2));
   const report = {
     maxMs: ms(histogram.max),
@@ -32,10 +89,18 @@ process.on('SIGUSR2', () => {
     meanMs: ms(histogram.mean),
     samples: histogram.count,
     rssMB: Math.round(process.memoryUsage().rss / 1048576),
+    longestDelayCpuMs: Number(longest.cpuMs.toFixed(2)),
+    mostCpuInOneDelayMs: Number(mostCpuMs.toFixed(2)),
+    gcMaxMs: Number(gc.ms.toFixed(2)),
+    gcMaxKind: gc.kind,
+    threadCpuMs,
     ...(process.env.BENCH_CPU_PROF ? { longDelays: longDelays.splice(0) } : {}),
   };
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(report), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
   histogram.reset();
+  longest = { ms: 0, cpuMs: 0 };
+  mostCpuMs = 0;
+  gc = { ms: 0, kind: '' };
 });
 await import('../scripts/serve.ts');

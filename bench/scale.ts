@@ -93,13 +93,34 @@ function rebuild(dataDir: string, outDir: string, args: string[]) {
   );
 }
 
+/** The server's event loop over a stretch (bench/scale-server.ts). */
+type LoopDelay = {
+  maxMs: number;
+  p99Ms: number;
+  rssMB: number;
+  /** The server thread's own CPU time within its longest delay (the rest it waited for a core). */
+  longestDelayCpuMs: number;
+  /** The most CPU time the thread spent within any one delay. */
+  mostCpuInOneDelayMs: number;
+  /** The longest garbage-collection pause, and its kind (minor, major...). */
+  gcMaxMs: number;
+  gcMaxKind: string;
+  /** CPU time used by each kind of thread of the server (MainThread, V8Worker, libuv-worker, WorkerThread). */
+  threadCpuMs: Record<string, number>;
+};
+
+const cpuByThread = (loop: LoopDelay) =>
+  Object.entries(loop.threadCpuMs)
+    .map(([name, ms]) => `${name} ${ms} ms`)
+    .join(', ');
+
 type ScaleServer = {
   url: string;
   pid: number;
   startMs: number;
   output: () => string;
   /** The server's event-loop delay histogram since the last call (read inside the server, on SIGUSR2). */
-  loopDelay: () => Promise<{ maxMs: number; p99Ms: number; rssMB: number }>;
+  loopDelay: () => Promise<LoopDelay>;
   stop: () => Promise<void>;
 };
 
@@ -172,7 +193,7 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
       for (let i = 0; i < 500 && !fs.existsSync(eldFile); i++) await sleep(10);
       // With a CPU profile, every reading is kept (it lists when each long delay ended, to find it in the profile).
       if (profile.length) fs.copyFileSync(eldFile, path.join(workDir, `event-loop-delay-${child.pid}-${Date.now()}.json`));
-      return JSON.parse(fs.readFileSync(eldFile, 'utf8')) as { maxMs: number; p99Ms: number; rssMB: number };
+      return JSON.parse(fs.readFileSync(eldFile, 'utf8')) as LoopDelay;
     },
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
@@ -365,11 +386,13 @@ async function measureSize(
         .filter(Boolean)
         .join(', ');
 
-    // Readers alone, and how many the cores serve at most.
+    // Readers alone (the cores split as in the bursts), and how many the cores serve at most.
     const idle: Partial<Record<'front' | 'node', LoadResult>> = {};
     for (const [side, origin] of Object.entries(readerOrigins) as ['front' | 'node', string][]) {
+      pin(server.pid, SERVER_BURST_CPUS);
       await runLoad(readerJob(origin, 2));
       idle[side] = await runLoad(readerJob(origin, options.durationS));
+      pin(server.pid, ALL_CPUS);
       const most = await runLoad(readerJob(origin, options.durationS, true));
       detail[side === 'front' ? 'readerRpsMax' : 'readerRpsMaxNode'] = Math.round(most.rps);
     }
@@ -424,7 +447,7 @@ async function measureSize(
     };
     // One burst per way readers come in (the same writes each time), so each reader run has a burst of its own.
     const during: Partial<Record<'front' | 'node', LoadResult>> = {};
-    const loops: Partial<Record<'front' | 'node', { maxMs: number; p99Ms: number }>> = {};
+    const loops: Partial<Record<'front' | 'node', LoopDelay>> = {};
     for (const [side, origin] of Object.entries(readerOrigins) as ['front' | 'node', string][]) {
       await server.loopDelay();
       pin(server.pid, SERVER_BURST_CPUS);
@@ -436,7 +459,7 @@ async function measureSize(
       detail[side === 'front' ? 'burstWrites' : 'burstWritesNode'] =
         `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
       say(
-        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms, p99 ${loops[side].p99Ms} ms`,
+        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms (its own CPU in it ${loops[side].longestDelayCpuMs} ms; at most ${loops[side].mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loops[side].gcMaxMs} ms, ${loops[side].gcMaxKind}), p99 ${loops[side].p99Ms} ms; the server's CPU by thread: ${cpuByThread(loops[side])}`,
       );
       await waitForIdleQueue(server.url);
     }
@@ -445,6 +468,11 @@ async function measureSize(
     detail.eventLoopP99DuringBurstMs = Math.max(...Object.values(loops).map((l) => l.p99Ms));
     if (loops.front) detail.eventLoopMaxDuringBurstFrontMs = loops.front.maxMs;
     detail.eventLoopMaxDuringBurstNodeMs = loops.node!.maxMs;
+    const worst = Object.values(loops).reduce((a, b) => (b.maxMs > a.maxMs ? b : a));
+    detail.eventLoopLongestDelayCpuMs = worst.longestDelayCpuMs;
+    detail.eventLoopMostCpuInOneDelayMs = Math.max(...Object.values(loops).map((l) => l.mostCpuInOneDelayMs));
+    detail.gcMaxPauseMs = Math.max(...Object.values(loops).map((l) => l.gcMaxMs));
+    detail.serverCpuByThreadDuringBurst = cpuByThread(worst);
     const headline = front ? 'front' : 'node';
     detail.readerP99IdleNodeMs = p99(idle.node!);
     detail.readerP99DuringSavesNodeMs = p99(during.node!);
