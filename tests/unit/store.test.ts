@@ -197,6 +197,40 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.articles.listDue(now)).toEqual([]);
     });
 
+    it('lists and counts each status newest first as articles move between them, and again after a reopen', async () => {
+      const at = (day: string) => `2025-03-${day}T08:00:00.000Z`;
+      const draftA = articleRecord({ status: 'draft', publishedAt: undefined, updatedAt: at('02'), section: 'world' });
+      const draftB = articleRecord({ status: 'draft', publishedAt: undefined, updatedAt: at('04'), section: 'business' });
+      const soon = articleRecord({ status: 'scheduled', publishedAt: undefined, updatedAt: at('03'), scheduledFor: at('05') });
+      const live = articleRecord({ publishedAt: at('01'), updatedAt: at('01') });
+      for (const r of [draftA, draftB, soon, live]) await store.articles.insert(r);
+      const ids = async (filter: Parameters<Store['articles']['list']>[0], offset = 0) =>
+        (await store.articles.list(filter, { offset, limit: 10 })).map((r) => r.id);
+      const check = async (expected: Record<'draft' | 'scheduled' | 'archived', string[]>) => {
+        for (const [status, list] of Object.entries(expected) as ['draft' | 'scheduled' | 'archived', string[]][]) {
+          expect(await ids({ statuses: [status] })).toEqual(list);
+          expect(await store.articles.count({ statuses: [status] })).toBe(list.length);
+        }
+      };
+      await check({ draft: [draftB.id, draftA.id], scheduled: [soon.id], archived: [] });
+      expect(await ids({ statuses: ['draft'] }, 1)).toEqual([draftA.id]);
+      expect(await ids({ statuses: ['draft'], section: 'world' })).toEqual([draftA.id]);
+      expect(await store.articles.count({ statuses: ['draft'], section: 'business' })).toBe(1);
+
+      // Scheduled, published when due, archived: each list follows.
+      await store.articles.replace({ ...draftA, status: 'scheduled', scheduledFor: at('06') });
+      await store.articles.publishIfScheduled(soon.id, at('05'));
+      await store.articles.replace({ ...live, status: 'archived' });
+      await check({ draft: [draftB.id], scheduled: [draftA.id], archived: [live.id] });
+      expect((await store.articles.listDue(at('07'))).map((r) => r.id)).toEqual([draftA.id]);
+      expect(await store.articles.listDue(at('05'))).toEqual([]);
+
+      await store.close();
+      store = await open(dir);
+      await check({ draft: [draftB.id], scheduled: [draftA.id], archived: [live.id] });
+      expect((await store.articles.listDue(at('07'))).map((r) => r.id)).toEqual([draftA.id]);
+    });
+
     it('keeps each month of published articles with its count and newest change, as articles change', async () => {
       const at = (day: string, time = '08:00') => `2025-${day}T${time}:00.000Z`;
       const jan = articleRecord({ publishedAt: at('01-10'), updatedAt: at('01-10') });
