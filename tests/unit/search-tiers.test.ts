@@ -7,6 +7,7 @@ import {
   bundleOf,
   bundleRange,
   compareBundles,
+  dayOf,
   HEAD_MAX,
   isBundleOfDay,
   isDayTier,
@@ -29,6 +30,16 @@ describe('search tiers', () => {
     expect(bundleOf(at('2025-02-10T12:00:00.000Z'), today)).toBe('2025-02');
     // No publishedAt: updatedAt decides, as for the sitemaps.
     expect(bundleOf({ updatedAt: '2026-09-01T00:00:00.000Z' }, today)).toBe('2026-09');
+  });
+
+  it('dates an article by its UTC day, whatever offset its date was written with', () => {
+    expect(dayOf('2026-03-31T23:30:00.000Z')).toBe('2026-03-31');
+    expect(dayOf('2026-03-31T23:30:00Z')).toBe('2026-03-31');
+    // 23:30 in New York on 31 March is 1 April in UTC, as the sitemaps file it.
+    expect(dayOf('2026-03-31T23:30:00.000-04:00')).toBe('2026-04-01');
+    expect(dayOf('2026-04-01T01:00:00+02:00')).toBe('2026-03-31');
+    expect(dayOf(Date.parse('2026-04-01T00:00:00.000Z') - 1)).toBe('2026-03-31');
+    expect(bundleOf(at('2026-10-31T23:30:00.000-04:00'), '2026-11-23')).toBe('2026-11-22');
   });
 
   it('on the first of a month the month before is closed and nothing is "this month so far"', () => {

@@ -25,7 +25,8 @@ import {
   sectionFeedPath,
   sitemapFingerprint,
 } from './feeds.ts';
-import { planSearchBundles } from './search-index.ts';
+import { searchBundlePlanner } from './search-index.ts';
+import { timeSlicer } from '../time-slice.ts';
 
 /** The list of every correction (issue 14), regenerated when a correction is added or its article changes. */
 export const CORRECTIONS_PATH = '/corrections';
@@ -383,5 +384,11 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
 
 /** The slugs of every published article grouped by search bundle for the day `today` (search-index.ts). */
 export async function listSearchBundles(store: Store, today: string): Promise<Map<string, string[]>> {
-  return planSearchBundles(await listPublished(store), today);
+  const planner = searchBundlePlanner(today);
+  const slice = timeSlicer();
+  for (const article of await listPublished(store)) {
+    planner.add(article);
+    await slice();
+  }
+  return planner.finish();
 }

@@ -50,8 +50,13 @@ export type SearchJob = { kind: 'bundle'; bundle: string } | { kind: 'compact' }
 /** What the plan needs of an article. */
 export type Indexable = { slug: string; publishedAt?: string | undefined; updatedAt: string };
 
+/** An instant as toISOString writes it (UTC), whose first ten characters are its UTC day. */
+const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
+
 /** The UTC day (YYYY-MM-DD) of an instant. */
 export function dayOf(at: string | number | Date): string {
+  // Stored dates are in toISOString's form: read off, not parsed (the plan dates every article).
+  if (typeof at === 'string' && UTC_ISO.test(at)) return at.slice(0, 10);
   return new Date(at).toISOString().slice(0, 10);
 }
 
@@ -64,7 +69,14 @@ export function bundleOf(article: Pick<Indexable, 'publishedAt' | 'updatedAt'>, 
   if (day >= today) return `head-${today}`;
   if (day.slice(0, 7) < today.slice(0, 7)) return day.slice(0, 7);
   // The current month up to yesterday, named after its last day so the name changes when it grows.
-  return dayOf(Date.parse(`${today}T00:00:00.000Z`) - 86_400_000);
+  return dayBefore(today);
+}
+
+let lastDay = { today: '', before: '' };
+/** The UTC day before `today` (the last one asked for is kept: a plan asks once per article). */
+function dayBefore(today: string): string {
+  if (lastDay.today !== today) lastDay = { today, before: dayOf(Date.parse(`${today}T00:00:00.000Z`) - 86_400_000) };
+  return lastDay.before;
 }
 
 /** The publishedAt range (ISO, inclusive) a bundle covers; the head has no end. */
@@ -116,26 +128,42 @@ export function planDayTier<T extends Indexable>(articles: Iterable<T>, today: s
   return tier;
 }
 
-/** Every bundle the archive needs on `today`, newest first, with the slugs each indexes. */
-export function planSearchBundles(articles: Iterable<Indexable>, today: string): Map<string, string[]> {
+/**
+ * The bundle plan built one article at a time (`add`), so a caller on the server's thread can give the
+ * event loop turns in between (at 100,000 articles the plan is a pass of about 100 ms); `finish`
+ * answers it as planSearchBundles does.
+ */
+export function searchBundlePlanner(today: string): { add(article: Indexable): void; finish(): Map<string, string[]> } {
   const plan = new Map<string, string[]>();
   const day: Indexable[] = [];
-  for (const article of articles) {
-    const name = bundleOf(article, today);
-    if (name.startsWith('head-')) {
-      day.push(article);
-      continue;
-    }
-    const slugs = plan.get(name);
-    if (slugs) slugs.push(article.slug);
-    else plan.set(name, [article.slug]);
-  }
-  for (const [name, members] of planDayTier(day, today))
-    plan.set(
-      name,
-      members.map((a) => a.slug),
-    );
-  return new Map([...plan].sort((a, b) => compareBundles(a[0], b[0])));
+  const headName = `head-${today}`;
+  return {
+    add(article) {
+      const name = bundleOf(article, today);
+      if (name === headName) {
+        day.push(article);
+        return;
+      }
+      const slugs = plan.get(name);
+      if (slugs) slugs.push(article.slug);
+      else plan.set(name, [article.slug]);
+    },
+    finish() {
+      for (const [name, members] of planDayTier(day, today))
+        plan.set(
+          name,
+          members.map((a) => a.slug),
+        );
+      return new Map([...plan].sort((a, b) => compareBundles(a[0], b[0])));
+    },
+  };
+}
+
+/** Every bundle the archive needs on `today`, newest first, with the slugs each indexes. */
+export function planSearchBundles(articles: Iterable<Indexable>, today: string): Map<string, string[]> {
+  const planner = searchBundlePlanner(today);
+  for (const article of articles) planner.add(article);
+  return planner.finish();
 }
 
 export function searchJobPath(bundle: string): string {
