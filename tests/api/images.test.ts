@@ -255,13 +255,19 @@ describe('refusals', () => {
           }
         },
       });
-      const response = await fetch(new URL(streamed, server.url), {
+      // Past the adapter's own limit (11 MB) the server answers 413 and cuts the connection while the
+      // client is still sending: the client then sees the 413 or, when the cut comes first, a broken pipe.
+      const outcome = await fetch(new URL(streamed, server.url), {
         method: 'PUT',
         headers: { 'Content-Type': 'image/jpeg', Origin: server.url },
         body,
         duplex: 'half',
-      } as RequestInit);
-      expect(response.status, `${megabytes} MB`).toBe(413);
+      } as RequestInit).then(
+        (response) => response.status,
+        (error: Error) => (error.cause as NodeJS.ErrnoException | undefined)?.code ?? error.message,
+      );
+      if (megabytes > 11) expect([413, 'EPIPE', 'ECONNRESET'], `${megabytes} MB`).toContain(outcome);
+      else expect(outcome, `${megabytes} MB`).toBe(413);
       expect(uploadsDir().filter((name) => name.includes(tokenOf(streamed)))).toEqual([]);
     }
     // The server is still fine for the next upload.
