@@ -30,6 +30,11 @@ export function isCompressible(file: string): boolean {
   return COMPRESSIBLE.test(file);
 }
 
+/** Whether a body gets twins at all: a compressible type, and big enough to gain from it. */
+function worthCompressing(file: string, body: Uint8Array): boolean {
+  return isCompressible(file) && body.byteLength >= MIN_COMPRESS_BYTES;
+}
+
 /** Whether a name is a compressed twin, which is never served under its own name. */
 export function isCompressedTwin(file: string): boolean {
   return file.endsWith('.br') || file.endsWith('.gz');
@@ -68,14 +73,14 @@ function smallerThan(body: Uint8Array, br: Buffer, gz: Buffer): Twins {
 
 /** The compressed twins of `body` (only those smaller than it), keyed by encoding, made in libuv's pool. */
 export async function compressBody(file: string, body: Uint8Array): Promise<Twins> {
-  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
+  if (!worthCompressing(file, body)) return {};
   const [br, gz] = await Promise.all([brotli(body, brotliOptions(file, body)), gzip(body, { level: 9 })]);
   return smallerThan(body, br, gz);
 }
 
 /** compressBody on the calling thread: for the render thread, whose whole job is background work like this. */
 export function compressBodySync(file: string, body: Uint8Array): Twins {
-  if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return {};
+  if (!worthCompressing(file, body)) return {};
   return smallerThan(body, zlib.brotliCompressSync(body, brotliOptions(file, body)), zlib.gzipSync(body, { level: 9 }));
 }
 
@@ -88,7 +93,7 @@ export function compressBodySync(file: string, body: Uint8Array): Twins {
 export function reusingTwins(compress: Compressor = compressBody, max = 16): Compressor {
   const made = new Map<string, Promise<Twins>>();
   return (file, body) => {
-    if (!isCompressible(file) || body.byteLength < MIN_COMPRESS_BYTES) return Promise.resolve({});
+    if (!worthCompressing(file, body)) return Promise.resolve({});
     const key = `${brotliQuality(file)}:${createHash('sha256').update(body).digest('base64url')}`;
     let twins = made.get(key);
     if (twins) {

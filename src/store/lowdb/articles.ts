@@ -33,6 +33,13 @@ function byRecent(a: ArticleRecord, b: ArticleRecord): number {
   return da < db ? 1 : da > db ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
 
+/** The newest-first list under `key`, made empty on first use. */
+function listIn(lists: Map<string, SortedList<ArticleRecord>>, key: string): SortedList<ArticleRecord> {
+  let list = lists.get(key);
+  if (!list) lists.set(key, (list = new SortedList(byRecent)));
+  return list;
+}
+
 function byUpdated(a: ArticleRecord, b: ArticleRecord): number {
   return a.updatedAt < b.updatedAt ? 1 : a.updatedAt > b.updatedAt ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
 }
@@ -162,15 +169,11 @@ export class LowdbArticles implements ArticleRepository {
   }
 
   #publishedList(section: string): SortedList<ArticleRecord> {
-    let list = this.#publishedBySection.get(section);
-    if (!list) this.#publishedBySection.set(section, (list = new SortedList(byRecent)));
-    return list;
+    return listIn(this.#publishedBySection, section);
   }
 
   #statusList(status: string): SortedList<ArticleRecord> {
-    let list = this.#byStatus.get(status);
-    if (!list) this.#byStatus.set(status, (list = new SortedList(byRecent)));
-    return list;
+    return listIn(this.#byStatus, status);
   }
 
   #indexMaps(article: ArticleRecord): void {
