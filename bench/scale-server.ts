@@ -74,6 +74,8 @@ function cpuByThread(): Record<string, number> {
 let threadsBefore = cpuByThread();
 
 process.on('SIGUSR2', () => {
+  // When each reading was taken, on the clock of V8's GC traces (BENCH_SERVER_FLAGS=--trace-gc-nvp), to find a burst in them.
+  console.log(`[bench] event-loop reading at ${Math.round(performance.now())} ms`);
   const threadsNow = cpuByThread();
   const threadCpuMs = Object.fromEntries(
     Object.entries(threadsNow)
