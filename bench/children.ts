@@ -1,20 +1,11 @@
 /** Child processes of the benches: node scripts run with their output collected, and the load generator in a process of its own. */
 import { spawn, type ChildProcess } from 'node:child_process';
-import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { LoadJob, LoadResult } from './load.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const NODE = process.execPath;
-/**
- * The V8 flags `npm run serve` (and `npm start`) give the server, read from package.json so that a bench's server runs
- * with the same heap settings as a deployed one.
- */
-export const SERVER_NODE_FLAGS: string[] = (() => {
-  const scripts = (JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
-  return scripts.serve!.split(' ').filter((word) => /^--[a-z-]+=\S+$/.test(word));
-})();
 /** Every child still running, so a bench that fails or is interrupted can kill them all. */
 export const children = new Set<ChildProcess>();
 

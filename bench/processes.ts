@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, waitForListening } from '../scripts/server-process.ts';
-import { children, NODE, SERVER_NODE_FLAGS } from './children.ts';
+import { children, NODE } from './children.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' };
@@ -21,7 +21,7 @@ export type BenchServer = {
 
 export async function startBenchServer(dataDir: string, outDir: string, workDir: string): Promise<BenchServer> {
   const ssrFile = path.join(workDir, 'ssr-url');
-  const child = spawn(NODE, [...SERVER_NODE_FLAGS, path.join(ROOT, 'bench/twin-server.ts')], {
+  const child = spawn(NODE, [path.join(ROOT, 'bench/twin-server.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
