@@ -71,7 +71,13 @@ describe("today's search tier", () => {
   it('cuts the day into full blocks and a head, and a publish re-indexes only the head', async () => {
     const head = `head-${today}`;
     const blocks = [`${today}-b001`, `${today}-b000`];
-    await waitLong('the day tier listed', async () => JSON.stringify(await periodsOnServer()) === JSON.stringify([head, ...blocks]));
+    // periods.json is swapped before the compaction logs its builds: the baseline waits for both.
+    await waitLong(
+      'the day tier listed and its builds logged',
+      async () =>
+        JSON.stringify(await periodsOnServer()) === JSON.stringify([head, ...blocks]) &&
+        server.output().includes(`now ${[head, ...blocks].join(', ')}`),
+    );
     const before = Object.fromEntries(blocks.map((b) => [b, { builds: rebuilds(b).length, entry: entryOf(b) }]));
     const headBuilds = rebuilds(head).length;
 
