@@ -28,6 +28,9 @@ if (process.env.BENCH_CPU_PROF) {
 // kind; and the CPU time each kind of thread of the process used (what shared the cores with it).
 let longest = { ms: 0, cpuMs: 0 };
 let mostCpuMs = 0;
+// How many delays passed 20 ms (the target), and how many of those the thread spent mostly waiting for a core.
+let over20 = 0;
+let over20Waiting = 0;
 let gc = { ms: 0, kind: '' };
 let lastWall = performance.now();
 let lastCpu = process.threadCpuUsage();
@@ -37,6 +40,10 @@ setInterval(() => {
   const ms = wall - lastWall - 1;
   const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
   if (ms > longest.ms) longest = { ms, cpuMs };
+  if (ms > 20) {
+    over20++;
+    if (cpuMs < ms / 2) over20Waiting++;
+  }
   mostCpuMs = Math.max(mostCpuMs, cpuMs);
   lastWall = wall;
   lastCpu = cpu;
@@ -93,6 +100,8 @@ process.on('SIGUSR2', () => {
     rssMB: Math.round(process.memoryUsage().rss / 1048576),
     longestDelayCpuMs: Number(longest.cpuMs.toFixed(2)),
     mostCpuInOneDelayMs: Number(mostCpuMs.toFixed(2)),
+    delaysOver20: over20,
+    delaysOver20Waiting: over20Waiting,
     gcMaxMs: Number(gc.ms.toFixed(2)),
     gcMaxKind: gc.kind,
     threadCpuMs,
@@ -103,6 +112,8 @@ process.on('SIGUSR2', () => {
   histogram.reset();
   longest = { ms: 0, cpuMs: 0 };
   mostCpuMs = 0;
+  over20 = 0;
+  over20Waiting = 0;
   gc = { ms: 0, kind: '' };
 });
 await import('../scripts/serve.ts');

@@ -102,6 +102,9 @@ type LoopDelay = {
   longestDelayCpuMs: number;
   /** The most CPU time the thread spent within any one delay. */
   mostCpuInOneDelayMs: number;
+  /** Delays longer than 20 ms, and how many of them the thread spent mostly waiting for a core (less than half its own CPU). */
+  delaysOver20: number;
+  delaysOver20Waiting: number;
   /** The longest garbage-collection pause, and its kind (minor, major...). */
   gcMaxMs: number;
   gcMaxKind: string;
@@ -486,7 +489,7 @@ async function measureSize(
       detail[side === 'front' ? 'burstWrites' : 'burstWritesNode'] =
         `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
       say(
-        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms (its own CPU in it ${loops[side].longestDelayCpuMs} ms; at most ${loops[side].mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loops[side].gcMaxMs} ms, ${loops[side].gcMaxKind}), p99 ${loops[side].p99Ms} ms; the server's CPU by thread: ${cpuByThread(loops[side])}`,
+        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms (its own CPU in it ${loops[side].longestDelayCpuMs} ms; ${loops[side].delaysOver20} delays over 20 ms, ${loops[side].delaysOver20Waiting} of them mostly waiting; at most ${loops[side].mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loops[side].gcMaxMs} ms, ${loops[side].gcMaxKind}), p99 ${loops[side].p99Ms} ms; the server's CPU by thread: ${cpuByThread(loops[side])}`,
       );
       await waitForIdleQueue(server.url);
     }
@@ -498,6 +501,9 @@ async function measureSize(
     const worst = Object.values(loops).reduce((a, b) => (b.maxMs > a.maxMs ? b : a));
     detail.eventLoopLongestDelayCpuMs = worst.longestDelayCpuMs;
     detail.eventLoopMostCpuInOneDelayMs = Math.max(...Object.values(loops).map((l) => l.mostCpuInOneDelayMs));
+    detail.eventLoopDelaysOver20Ms = Object.values(loops)
+      .map((l) => `${l.delaysOver20} (${l.delaysOver20Waiting} waiting)`)
+      .join(', ');
     detail.gcMaxPauseMs = Math.max(...Object.values(loops).map((l) => l.gcMaxMs));
     detail.serverCpuByThreadDuringBurst = cpuByThread(worst);
     const headline = front ? 'front' : 'node';
