@@ -8,6 +8,7 @@ import { Worker } from 'node:worker_threads';
 import type { TwinPage } from '../../schemas/pages.ts';
 import type { RenderReply, RenderRequest, RenderThreadData } from './render-thread-worker.ts';
 import type { Twins } from './compress.ts';
+import { BACKGROUND_NICE } from '../thread-priority.ts';
 
 // Not a literal inside `new URL(...)`: a bundler would copy the file as an asset without its imports.
 const WORKER_NAME = './render-thread-worker.ts';
@@ -34,7 +35,7 @@ type Pending = { resolve: (reply: RenderReply) => void; reject: (error: Error) =
 /** A render thread for the built bundle at `serverEntry` (OUT_DIR/server/entry.mjs). */
 export function startRenderThread(serverEntry: string, options: RenderThreadOptions = {}): RenderThread {
   const timeoutMs = options.timeoutMs ?? 30_000;
-  const data: RenderThreadData = { serverEntry, nice: options.nice ?? 10 };
+  const data: RenderThreadData = { serverEntry, nice: options.nice ?? BACKGROUND_NICE };
   const pending = new Map<number, Pending>();
   let seq = 0;
   let worker: Worker | undefined;

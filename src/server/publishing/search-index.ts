@@ -11,6 +11,7 @@ import path from 'node:path';
 import * as pagefind from 'pagefind';
 import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
+import { BACKGROUND_NICE, childProcessesNamed, lowerProcessPriority } from '../thread-priority.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
@@ -242,6 +243,20 @@ async function swapFolder(next: string, target: string, stamp: string): Promise<
   if (hadOld) await fs.rm(old, { recursive: true, force: true });
 }
 
+const lowered = new Set<number>();
+
+/**
+ * Lowers the priority of Pagefind's indexing process (Linux), once per process: the Pagefind package
+ * starts it with the server's priority, where its threads shared the cores with the event loop at an
+ * equal weight. The threads it starts later inherit the value.
+ */
+function yieldToRequests(): void {
+  for (const pid of childProcessesNamed('pagefind')) {
+    if (lowered.has(pid)) continue;
+    if (lowerProcessPriority(pid, BACKGROUND_NICE)) lowered.add(pid);
+  }
+}
+
 /**
  * Indexes the article pages of one bundle (their slugs given, their HTML read from the client folder) into
  * /pagefind/{name}/, or removes that bundle when it has none. Does not touch periods.json.
@@ -259,6 +274,7 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
   let pages = 0;
   const { index, errors } = await pagefind.createIndex({});
   if (!index) throw new Error(errors.join('; ') || 'no index');
+  yieldToRequests();
   try {
     // Pagefind reads the bundle's files itself (one walk, files parsed in parallel): a glob naming
     // the slugs, in chunks so a large month does not make one huge pattern. A page not rendered

@@ -1,0 +1,80 @@
+/**
+ * The real server's background work yields the core to the thread that answers requests (Linux keeps
+ * a nice value per thread): V8's helper threads, the render thread and Pagefind's indexing process
+ * run at BACKGROUND_NICE, the main thread and libuv's pool at the value the server was started with.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { adminClient, createArticle, waitFor } from './support.ts';
+import { BACKGROUND_NICE } from '../../src/server/thread-priority.ts';
+
+type Thread = { tid: number; name: string; nice: number };
+
+/** Every thread of process `pid`: its name and nice value (fields 2 and 19 of /proc/<pid>/task/<tid>/stat). */
+function threadsOf(pid: number): Thread[] {
+  return fs.readdirSync(`/proc/${pid}/task`).map((tid) => {
+    const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    // The name may hold spaces and parentheses: count the fields after its last closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return { tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) };
+  });
+}
+
+/** The processes `pid`'s threads started, with their command names. */
+function childrenOf(pid: number): { pid: number; name: string }[] {
+  return fs
+    .readdirSync(`/proc/${pid}/task`)
+    .flatMap((tid) => {
+      try {
+        return fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
+      } catch {
+        return []; // the thread ended
+      }
+    })
+    .map((child) => ({ pid: Number(child), name: fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() }));
+}
+
+// What the server inherits from this process (a suite started under `nice -n 10` has nothing to see).
+const startedAt = os.getPriority(process.pid);
+
+describe.runIf(process.platform === 'linux' && startedAt < BACKGROUND_NICE)('thread priorities of the running server', () => {
+  let server: TestServer;
+  let pid: number;
+
+  beforeAll(async () => {
+    server = await startServer();
+    pid = server.process.pid!;
+  });
+  afterAll(() => server?.stop());
+
+  it("runs V8's helpers at the background value, the main thread and libuv's pool as started", async () => {
+    const threads = threadsOf(pid);
+    const named = (name: string) => threads.filter((t) => t.name === name);
+    expect(threads.find((t) => t.tid === pid)?.nice).toBe(startedAt);
+    // Node starts four helpers by default; a rename in a later Node would leave none here.
+    expect(named('V8Worker').length).toBeGreaterThan(0);
+    for (const helper of named('V8Worker')) expect(helper, `V8Worker ${helper.tid}`).toMatchObject({ nice: BACKGROUND_NICE });
+    // The pool does the file writes a request waits for: it keeps the server's value.
+    expect(named('libuv-worker').length).toBeGreaterThan(0);
+    for (const worker of named('libuv-worker')) expect(worker.nice).toBe(startedAt);
+  });
+
+  it("runs the render thread and Pagefind's indexing process, every thread of it, at the background value", async () => {
+    const admin = await adminClient(server);
+    await createArticle(admin, { title: 'Indexed a step below the readers', section: 'world', status: 'published' });
+    await waitFor('the search index built', async () => server.output().includes('search index rebuilt'));
+    // Worker threads: the render thread (started by the first page) lowers itself; the text index's worker does not.
+    expect(
+      threadsOf(pid)
+        .filter((t) => t.name === 'WorkerThread')
+        .map((t) => t.nice),
+    ).toEqual(expect.arrayContaining([startedAt, BACKGROUND_NICE]));
+    const pagefind = childrenOf(pid).filter((child) => child.name.startsWith('pagefind'));
+    expect(pagefind).toHaveLength(1);
+    const threads = threadsOf(pagefind[0]!.pid);
+    expect(threads.length).toBeGreaterThan(1);
+    for (const thread of threads) expect(thread, `${thread.name} ${thread.tid}`).toMatchObject({ nice: BACKGROUND_NICE });
+  });
+});
