@@ -2,6 +2,7 @@ import { defineConfig, devices } from '@playwright/test';
 import os from 'node:os';
 import path from 'node:path';
 import fs from 'node:fs';
+import { SERVER_NODE_FLAGS } from './scripts/server-process.ts';
 
 /**
  * E2E runs against the real server started by `npm start` on a demo-seeded DATA_DIR of its own,
@@ -44,7 +45,7 @@ export default defineConfig({
   },
   projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
   webServer: {
-    command: `${JSON.stringify(process.execPath)} scripts/start.ts`,
+    command: [JSON.stringify(process.execPath), ...SERVER_NODE_FLAGS, 'scripts/start.ts'].join(' '),
     url: `http://127.0.0.1:${PORT}/api/health`,
     timeout: 180_000,
     reuseExistingServer: false,

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { freePort, waitForListening } from '../scripts/server-process.ts';
+import { freePort, SERVER_NODE_FLAGS, waitForListening } from '../scripts/server-process.ts';
 import { children, NODE } from './children.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -21,7 +21,7 @@ export type BenchServer = {
 
 export async function startBenchServer(dataDir: string, outDir: string, workDir: string): Promise<BenchServer> {
   const ssrFile = path.join(workDir, 'ssr-url');
-  const child = spawn(NODE, [path.join(ROOT, 'bench/twin-server.ts')], {
+  const child = spawn(NODE, [...SERVER_NODE_FLAGS, path.join(ROOT, 'bench/twin-server.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -19,7 +19,7 @@ import { generateStore, generateVotes } from './generate-store.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import type { BurstJob, BurstResult } from './burst-writers.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
-import { waitForListening } from '../scripts/server-process.ts';
+import { SERVER_NODE_FLAGS, waitForListening } from '../scripts/server-process.ts';
 import { launchBrowser } from './browser.ts';
 import { nginxAvailable, startFront, type RunningNginx } from '../tests/helpers/nginx.ts';
 
@@ -162,7 +162,7 @@ async function startScaleServer(dataDir: string, outDir: string, workDir: string
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${workDir}`] : [];
   // BENCH_SERVER_FLAGS adds V8 or Node flags to the server (say --trace-gc-nvp); its output is then kept in the work folder.
   const extra = process.env.BENCH_SERVER_FLAGS?.split(' ').filter(Boolean) ?? [];
-  const args = ['--max-old-space-size=8192', ...profile, ...extra, path.join(ROOT, 'bench/scale-server.ts')];
+  const args = ['--max-old-space-size=8192', ...SERVER_NODE_FLAGS, ...profile, ...extra, path.join(ROOT, 'bench/scale-server.ts')];
   // taskset execs node in place, so the child's pid is the server's.
   const child = spawn(PIN ? '/usr/bin/taskset' : NODE, PIN ? ['-c', ALL_CPUS, NODE, ...args] : args, {
     cwd: ROOT,

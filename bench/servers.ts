@@ -16,7 +16,7 @@ import { openStore } from '../src/store/index.ts';
 import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import { children, NODE, runLoad, runNode } from './children.ts';
-import { waitForListening } from '../scripts/server-process.ts';
+import { SERVER_NODE_FLAGS, waitForListening } from '../scripts/server-process.ts';
 import { NGINX, startBalancer } from '../tests/helpers/nginx.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -58,7 +58,7 @@ const benchS = () => ((performance.now() - started) / 1000).toFixed(3);
 /** scripts/serve.ts in a process of its own, as `npm start` runs it (with `--log-dir`, its output goes to `<name>.log`). */
 async function startServer(name: string, buildDir: string, env: Record<string, string>): Promise<Server> {
   const t0 = performance.now();
-  const child: ChildProcess = spawn(NODE, ['--max-old-space-size=8192', path.join(ROOT, 'scripts/serve.ts')], {
+  const child: ChildProcess = spawn(NODE, ['--max-old-space-size=8192', ...SERVER_NODE_FLAGS, path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { waitForListening } from '../../scripts/server-process.ts';
+import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { databaseFor, testingPostgres } from './postgres.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -60,7 +60,7 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   const dataDir = options.dataDir ?? makeDataDir();
   const clientDir = options.env?.SERVE_DIR ?? siteCopyFor(dataDir);
   const database = testingPostgres() && !options.env?.DATABASE_URL ? { DATABASE_URL: await databaseFor(dataDir) } : {};
-  const child = spawn(process.execPath, [path.join(ROOT, 'scripts/serve.ts')], {
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
     env: {
       ...process.env,
