@@ -12,7 +12,6 @@ import { lockServedFolder, ServedFolderLockedError } from '../src/server/publish
 import { outDirOf, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
-import { BACKGROUND_NICE, lowerHelperThreadsPriority } from '../src/server/thread-priority.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -26,8 +25,6 @@ async function main(): Promise<void> {
   }
   // Before the store: a second server on this folder must not even open its data.
   lockServedFolder(clientDir);
-  // V8's helpers mark the heap beside the JavaScript: that work yields the core to the requests.
-  lowerHelperThreadsPriority(BACKGROUND_NICE);
   const runtime = await bootRuntime(config);
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';

@@ -10,9 +10,15 @@ import os from 'node:os';
 import path from 'node:path';
 
 /**
- * The nice value of the server's background work: the render thread, V8's helper threads and
- * Pagefind's indexing process. At 10 a thread weighs a tenth of one at 0 with the scheduler, so the
- * thread that answers requests is taken up first when it wakes on a busy core.
+ * The nice value of the server's background work: the render thread and Pagefind's indexing process.
+ * At 10 a thread weighs a tenth of one at 0 with the scheduler, so the thread that answers requests
+ * is taken up first when it wakes on a busy core.
+ *
+ * V8's helper threads stay at the server's value on purpose. At 10 (bench:scale, with the young
+ * generation of SERVER_NODE_FLAGS) the event loop no longer waited behind their concurrent marking
+ * at 1,000 and 10,000 articles (longest delays 17-33 ms against 20-45 ms), but at 100,000 one major
+ * collection during a burst then paused it 185 ms, 114 ms of that the main thread's own work. With
+ * the helpers at the server's value the longest delay at 100,000 was 32 ms.
  */
 export const BACKGROUND_NICE = 10;
 
@@ -48,33 +54,6 @@ export function lowerProcessPriority(pid: number, nice: number): boolean {
   }
   for (const tid of tids) raiseNice(Number(tid), nice);
   return true;
-}
-
-/**
- * Raises the nice value of V8's helper threads (named V8Worker), which the process starts before any
- * of its code runs and which serve every isolate in it. They mark the heap concurrently with the
- * JavaScript; at the main thread's priority, four of them on a busy core took it in turns of a
- * scheduler slice each while the event loop waited (18 ms in a row, seen with `perf sched`). The
- * pauses still use them; what they do beside the JavaScript waits instead. Answers how many there were.
- */
-export function lowerHelperThreadsPriority(nice: number): number {
-  if (process.platform !== 'linux') return 0;
-  const helpers = threadsNamed('V8Worker');
-  for (const tid of helpers) raiseNice(tid, nice);
-  return helpers.length;
-}
-
-/** Thread ids of this process whose name is `name`. */
-function threadsNamed(name: string): number[] {
-  const found: number[] = [];
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    try {
-      if (fs.readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim() === name) found.push(Number(tid));
-    } catch {
-      // the thread ended
-    }
-  }
-  return found;
 }
 
 /** Process ids of the children this process started whose command name begins with `prefix`. */
