@@ -53,12 +53,12 @@ describe.runIf(process.platform === 'linux' && startedAt < BACKGROUND_NICE)('thr
     const admin = await adminClient(server);
     await createArticle(admin, { title: 'Indexed a step below the readers', section: 'world', status: 'published' });
     await waitFor('the search index built', async () => server.output().includes('search index rebuilt'));
-    // Worker threads: the render thread (started by the first page) lowers itself; the text index's worker does not.
+    // The render thread (started by the first page) lowers itself; the lowdb store's text index worker, where there is one, does not.
     expect(
       threadsOf(pid)
         .filter((t) => t.name === 'WorkerThread')
         .map((t) => t.nice),
-    ).toEqual(expect.arrayContaining([startedAt, BACKGROUND_NICE]));
+    ).toContain(BACKGROUND_NICE);
     const pagefind = childrenOf(pid).filter((child) => child.name.startsWith('pagefind'));
     expect(pagefind).toHaveLength(1);
     const threads = threadsOf(pagefind[0]!.pid);
