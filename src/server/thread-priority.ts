@@ -56,20 +56,20 @@ export function lowerProcessPriority(pid: number, nice: number): boolean {
   return true;
 }
 
-/** Process ids of the children this process started whose command name begins with `prefix`. */
-export function childProcessesNamed(prefix: string): number[] {
+/** Process ids of the children process `pid` (by default this one) started, whose command name begins with `prefix`. */
+export function childProcessesNamed(prefix: string, pid: number = process.pid): number[] {
   if (process.platform !== 'linux') return [];
   const found: number[] = [];
-  for (const tid of fs.readdirSync('/proc/self/task')) {
+  for (const tid of fs.readdirSync(`/proc/${pid}/task`)) {
     let children: string;
     try {
-      children = fs.readFileSync(`/proc/self/task/${tid}/children`, 'utf8');
+      children = fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8');
     } catch {
-      continue;
+      continue; // the thread ended
     }
-    for (const pid of children.split(' ').filter(Boolean)) {
+    for (const child of children.split(' ').filter(Boolean)) {
       try {
-        if (fs.readFileSync(`/proc/${pid}/comm`, 'utf8').startsWith(prefix)) found.push(Number(pid));
+        if (fs.readFileSync(`/proc/${child}/comm`, 'utf8').startsWith(prefix)) found.push(Number(child));
       } catch {
         // it ended
       }

@@ -8,7 +8,7 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { adminClient, createArticle, waitFor } from './support.ts';
-import { BACKGROUND_NICE } from '../../src/server/thread-priority.ts';
+import { BACKGROUND_NICE, childProcessesNamed } from '../../src/server/thread-priority.ts';
 
 type Thread = { tid: number; name: string; nice: number };
 
@@ -20,20 +20,6 @@ function threadsOf(pid: number): Thread[] {
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     return { tid: Number(tid), name: stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), nice: Number(fields[16]) };
   });
-}
-
-/** The processes `pid`'s threads started, with their command names. */
-function childrenOf(pid: number): { pid: number; name: string }[] {
-  return fs
-    .readdirSync(`/proc/${pid}/task`)
-    .flatMap((tid) => {
-      try {
-        return fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean);
-      } catch {
-        return []; // the thread ended
-      }
-    })
-    .map((child) => ({ pid: Number(child), name: fs.readFileSync(`/proc/${child}/comm`, 'utf8').trim() }));
 }
 
 // What the server inherits from this process (a suite started under `nice -n 10` has nothing to see).
@@ -59,9 +45,9 @@ describe.runIf(process.platform === 'linux' && startedAt < BACKGROUND_NICE)('thr
         .filter((t) => t.name === 'WorkerThread')
         .map((t) => t.nice),
     ).toContain(BACKGROUND_NICE);
-    const pagefind = childrenOf(pid).filter((child) => child.name.startsWith('pagefind'));
+    const pagefind = childProcessesNamed('pagefind', pid);
     expect(pagefind).toHaveLength(1);
-    const threads = threadsOf(pagefind[0]!.pid);
+    const threads = threadsOf(pagefind[0]!);
     expect(threads.length).toBeGreaterThan(1);
     for (const thread of threads) expect(thread, `${thread.name} ${thread.tid}`).toMatchObject({ nice: BACKGROUND_NICE });
     // The rest of the server keeps its value: the pool does the file writes a request waits for, and
