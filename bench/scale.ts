@@ -1,5 +1,6 @@
 /**
- * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--reader-rate N] [--keep] [--store-only]`:
+ * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--reader-rate N] [--keep] [--store-only]`
+ * `[--bursts-only DIR [--bursts N]]`:
  * measures the write path at several archive sizes (saves, votes, publish -> live and -> findable,
  * rebuilds, start time, memory, reader latency during writes, the server's event-loop blocking, pages
  * per publish), prints a table with the largest/smallest ratios against their targets and writes
@@ -28,7 +29,17 @@ const ADMIN = { username: 'bench-admin', password: 'bench-password-not-secret' }
 const started = performance.now();
 const say = (line: string) => console.log(`[scale ${((performance.now() - started) / 1000).toFixed(0).padStart(5)} s] ${line}`);
 
-type Options = { sizes: number[]; votes: number; durationS: number; readerRate: number; keep: boolean; storeOnly: boolean };
+type Options = {
+  sizes: number[];
+  votes: number;
+  durationS: number;
+  readerRate: number;
+  keep: boolean;
+  storeOnly: boolean;
+  /** --bursts-only DIR: the work folder a run with --keep left (its data-N, and .out/scale-N). */
+  burstsOnly: string | undefined;
+  bursts: number;
+};
 
 function parseOptions(argv: string[]): Options {
   const value = (name: string) => {
@@ -46,6 +57,8 @@ function parseOptions(argv: string[]): Options {
     throw new Error('--reader-rate must be 10-20000 requests a second');
   if (!Number.isInteger(votes) || votes < 0) throw new Error('--votes must be a whole number');
   if (!(durationS >= 2 && durationS <= 60)) throw new Error('--duration must be 2-60 seconds');
+  const bursts = Number(value('--bursts') ?? 3);
+  if (!Number.isInteger(bursts) || bursts < 1 || bursts > 50) throw new Error('--bursts must be 1-50');
   return {
     sizes: [...new Set(sizes)].sort((a, b) => a - b),
     votes,
@@ -53,6 +66,8 @@ function parseOptions(argv: string[]): Options {
     readerRate,
     keep: argv.includes('--keep'),
     storeOnly: argv.includes('--store-only'),
+    burstsOnly: value('--bursts-only'),
+    bursts,
   };
 }
 
@@ -334,6 +349,45 @@ function runWriters(job: BurstJob): Promise<BurstResult> {
   });
 }
 
+/**
+ * The burst's writes: a news source on the bench's feed (fetched once, so the burst measures the steady state), and the
+ * articles saved and voted on.
+ */
+async function burstJob(
+  server: ScaleServer,
+  admin: ApiClient,
+  feedUrl: string,
+  listed: Article[],
+  voteIds: string[],
+  durationS: number,
+): Promise<BurstJob> {
+  const name = `Bench wire ${Date.now()}`;
+  const source = (await (await admin.post('/api/news-sources', { name, url: feedUrl, section: 'business' })).json()) as { id: string };
+  await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
+  await waitForIdleQueue(server.url);
+  return { origin: server.url, admin: ADMIN, articleIds: listed.map((a) => a.id), voteIds, sourceId: source.id, durationS };
+}
+
+type BurstRun = { wrote: BurstResult; readers: LoadResult; loop: LoopDelay };
+
+/** One burst: the writers' process on the server's cores while readers arrive; the server's event loop is read inside it. */
+async function burstOnce(server: ScaleServer, job: BurstJob, readers: LoadJob): Promise<BurstRun> {
+  await server.loopDelay();
+  pin(server.pid, SERVER_BURST_CPUS);
+  const writers = runWriters(job);
+  const during = await runLoad(readers);
+  const wrote = await writers;
+  const loop = await server.loopDelay();
+  pin(server.pid, ALL_CPUS);
+  return { wrote, readers: during, loop };
+}
+
+const writesOf = (wrote: BurstResult) =>
+  `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
+
+const burstLine = ({ readers, loop }: BurstRun) =>
+  `readers p99 ${round(readers.p99ExactMs)} ms; server event loop max ${loop.maxMs} ms (its own CPU in it ${loop.longestDelayCpuMs} ms; ${loop.delaysOver20} delays over 20 ms, ${loop.delaysOver20Waiting} of them mostly waiting; at most ${loop.mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loop.gcMaxMs} ms, ${loop.gcMaxKind}), p99 ${loop.p99Ms} ms; the server's CPU by thread: ${cpuByThread(loop)}`;
+
 async function measureSize(
   articles: number,
   votesStored: number,
@@ -461,36 +515,16 @@ async function measureSize(
 
     // The burst: the writers' process saves, votes and ingests a feed on the server's cores while readers
     // arrive on the network side's; the event-loop delay is read inside the server.
-    const source = (await (await admin.post('/api/news-sources', { name: 'Bench wire', url: feeds.url, section: 'business' })).json()) as {
-      id: string;
-    };
-    // One ingestion first, so the burst measures the steady state rather than the first load of the feed code.
-    await (await admin.post(`/api/news-sources/${source.id}/fetch`)).text();
-    await waitForIdleQueue(server.url);
-    const burst: BurstJob = {
-      origin: server.url,
-      admin: ADMIN,
-      articleIds: listed.map((a) => a.id),
-      voteIds,
-      sourceId: source.id,
-      durationS: options.durationS,
-    };
+    const burst = await burstJob(server, admin, feeds.url, listed, voteIds, options.durationS);
     // One burst per way readers come in (the same writes each time), so each reader run has a burst of its own.
     const during: Partial<Record<'front' | 'node', LoadResult>> = {};
     const loops: Partial<Record<'front' | 'node', LoopDelay>> = {};
     for (const [side, origin] of Object.entries(readerOrigins) as ['front' | 'node', string][]) {
-      await server.loopDelay();
-      pin(server.pid, SERVER_BURST_CPUS);
-      const writers = runWriters(burst);
-      during[side] = await runLoad(readerJob(origin, options.durationS));
-      const wrote = await writers;
-      loops[side] = await server.loopDelay();
-      pin(server.pid, ALL_CPUS);
-      detail[side === 'front' ? 'burstWrites' : 'burstWritesNode'] =
-        `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
-      say(
-        `  burst (${detail[side === 'front' ? 'burstWrites' : 'burstWritesNode']}), readers ${side === 'front' ? 'through nginx' : 'direct'}: readers p99 ${p99(during[side])} ms; server event loop max ${loops[side].maxMs} ms (its own CPU in it ${loops[side].longestDelayCpuMs} ms; ${loops[side].delaysOver20} delays over 20 ms, ${loops[side].delaysOver20Waiting} of them mostly waiting; at most ${loops[side].mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loops[side].gcMaxMs} ms, ${loops[side].gcMaxKind}), p99 ${loops[side].p99Ms} ms; the server's CPU by thread: ${cpuByThread(loops[side])}`,
-      );
+      const run = await burstOnce(server, burst, readerJob(origin, options.durationS));
+      during[side] = run.readers;
+      loops[side] = run.loop;
+      detail[side === 'front' ? 'burstWrites' : 'burstWritesNode'] = writesOf(run.wrote);
+      say(`  burst (${writesOf(run.wrote)}), readers ${side === 'front' ? 'through nginx' : 'direct'}: ${burstLine(run)}`);
       await waitForIdleQueue(server.url);
     }
     // The server's longest block over both bursts (readers through nginx spare it their requests; the figure does not count on it).
@@ -783,17 +817,90 @@ async function storeOnly(options: Options, machine: string): Promise<void> {
   console.log(`\nWritten to ${path.relative(ROOT, file)}`);
 }
 
+/**
+ * --bursts-only DIR: the write bursts alone, `--bursts` of them per size, against the data and site a run with --keep
+ * left (DIR/data-N, .out/scale-N), readers straight to the server: a couple of minutes per try at 100,000 articles
+ * where the whole bench takes half an hour, for trying what moves the event loop. Writes bench/results/scale-bursts.json.
+ */
+async function burstsOnly(options: Options, workDir: string, machine: string): Promise<void> {
+  const rows: { articles: number; burst: number; writes: string; readerP99Ms: number; loop: LoopDelay }[] = [];
+  for (const articles of options.sizes) {
+    const dataDir = path.join(workDir, `data-${articles}`);
+    const outDir = path.join(ROOT, '.out', `scale-${articles}`);
+    for (const needed of [dataDir, outDir])
+      if (!fs.existsSync(needed)) throw new Error(`--bursts-only needs ${needed}, which a run with --keep leaves`);
+    say(`== ${articles.toLocaleString('en-US')} articles: ${options.bursts} bursts of ${options.durationS} s`);
+    const server = await startScaleServer(dataDir, outDir, workDir);
+    const feeds = await startFeedServer();
+    pinBench(NETWORK_CPUS);
+    try {
+      await fetch(`${server.url}/api/search?q=election`).then((r) => r.text());
+      const admin = new ApiClient(server.url);
+      await admin.login(ADMIN.username, ADMIN.password);
+      await waitForIdleQueue(server.url);
+      const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
+      // The save and render code warmed up, as the full run's timed saves do before its bursts.
+      for (const article of listed.slice(0, 10)) await (await admin.put(`/api/articles/${article.id}`, { title: article.title })).text();
+      await waitForIdleQueue(server.url);
+      const job = await burstJob(
+        server,
+        admin,
+        feeds.url,
+        listed,
+        listed.slice(0, 50).map((a) => a.id),
+        options.durationS,
+      );
+      const readers: LoadJob = {
+        url: `${server.url}/article/${listed[0]!.slug}`,
+        connections: 10,
+        durationS: options.durationS,
+        rate: options.readerRate,
+      };
+      for (let burst = 1; burst <= options.bursts; burst++) {
+        const run = await burstOnce(server, job, readers);
+        say(`  burst ${burst} (${writesOf(run.wrote)}): ${burstLine(run)}`);
+        rows.push({ articles, burst, writes: writesOf(run.wrote), readerP99Ms: round(run.readers.p99ExactMs), loop: run.loop });
+        await waitForIdleQueue(server.url);
+      }
+    } finally {
+      await server.stop();
+      await feeds.close();
+      pinBench(ALL_CPUS);
+    }
+  }
+  console.log(`\nMeridian News bench:scale --bursts-only; ${machine}\n`);
+  console.log(
+    table(
+      ['articles', 'burst', 'event loop max', 'own CPU in it', 'delays > 20 ms (waiting)', 'longest GC pause', 'readers p99 (direct)'],
+      rows.map((r) => [
+        r.articles.toLocaleString('en-US'),
+        String(r.burst),
+        `${r.loop.maxMs} ms`,
+        `${r.loop.longestDelayCpuMs} ms`,
+        `${r.loop.delaysOver20} (${r.loop.delaysOver20Waiting})`,
+        `${r.loop.gcMaxMs} ms ${r.loop.gcMaxKind}`,
+        `${r.readerP99Ms} ms`,
+      ]),
+    ),
+  );
+  const file = path.join(ROOT, 'bench/results/scale-bursts.json');
+  fs.mkdirSync(path.dirname(file), { recursive: true });
+  fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), machine, options, bursts: rows }, null, 2)}\n`);
+  console.log(`\nWritten to ${path.relative(ROOT, file)}`);
+}
+
 async function main(): Promise<void> {
   const options = parseOptions(process.argv.slice(2));
+  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
   if (options.storeOnly) {
-    await storeOnly(
-      options,
-      `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`,
-    );
+    await storeOnly(options, machine);
+    return;
+  }
+  if (options.burstsOnly) {
+    await burstsOnly(options, path.resolve(options.burstsOnly), machine);
     return;
   }
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-scale-'));
-  const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
   const largest = options.sizes.at(-1)!;
   say(
     `sizes ${options.sizes.join(', ')}; ${options.durationS} s per load run; machine: ${machine}; load ${os
