@@ -81,7 +81,7 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 ensureChromium();
 ensureNginx();
 ensurePostgres();
-// The JSON reports and the e2e servers' data folders; removed when the run ends.
+// The JSON reports, the e2e servers' data folders and every test's temporary folder; removed when the run ends.
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
 function e2eDataDir(name: string): string {
   const dir = path.join(reports, name);
@@ -94,7 +94,12 @@ const playwrightArgs = only === 'e2e' || only === 'e2e-pg' ? process.argv.slice(
 // The suite builds into .out/ and gives every server a served folder of its own, so a site started
 // with `npm start` from this checkout (dist/, DATA_DIR, port 4321) is never touched.
 const TEST_OUT_DIR = '.out/test';
-const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR };
+// Every temporary folder of the run goes under the reports' folder too (TMPDIR is where os.tmpdir()
+// and Chromium put theirs): the stores, sites and clusters of thousands of tests, removed with it at
+// the end instead of left in /tmp by every run. Others may pass through it (PostgreSQL's own user to
+// its cluster, nginx's workers to a site), not list it.
+fs.chmodSync(reports, 0o711);
+const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR, TMPDIR: reports };
 delete env.SERVE_DIR;
 // Every test server's store is the suite's choice (lowdb, or a database on the suite's own cluster),
 // never a database named in the shell.
