@@ -1,5 +1,5 @@
 /** The search screen: query box, section chips, results grid and pagination, with q, section and page kept in the URL. */
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useQuery } from '@tanstack/react-query';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { NAV_SECTIONS } from '../../schemas/sections.ts';
@@ -39,15 +39,19 @@ function SearchPage({ siteName }: { siteName: string }) {
   const [state, setState] = useState<SearchRequest>(NO_QUERY);
   const [input, setInput] = useState('');
 
+  const field = useRef<HTMLInputElement>(null);
+
   useEffect(() => {
-    const sync = () => {
+    const sync = (typed = '') => {
       const next = readUrl();
       setState(next);
-      setInput(next.q);
+      setInput(next.q || typed);
     };
-    sync();
-    window.addEventListener('popstate', sync);
-    return () => window.removeEventListener('popstate', sync);
+    // A reader may type while the page hydrates: on mount, what the box holds is kept when the URL has no query.
+    sync(field.current?.value);
+    const onPopState = () => sync();
+    window.addEventListener('popstate', onPopState);
+    return () => window.removeEventListener('popstate', onPopState);
   }, []);
 
   useEffect(() => {
@@ -88,6 +92,7 @@ function SearchPage({ siteName }: { siteName: string }) {
           Search query
         </label>
         <input
+          ref={field}
           id="search-input"
           className="input search-input"
           type="search"
