@@ -349,6 +349,15 @@ function runWriters(job: BurstJob): Promise<BurstResult> {
   });
 }
 
+/** The bench's admin signed in and, once the regeneration queue is idle, the newest 100 published articles. */
+async function signInAndList(server: ScaleServer): Promise<{ admin: ApiClient; listed: Article[] }> {
+  const admin = new ApiClient(server.url);
+  await admin.login(ADMIN.username, ADMIN.password);
+  await waitForIdleQueue(server.url);
+  const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
+  return { admin, listed };
+}
+
 /**
  * The burst's writes: a news source on the bench's feed (fetched once, so the burst measures the steady state), and the
  * articles saved and voted on.
@@ -447,10 +456,7 @@ async function measureSize(
     say(
       `  server listening after ${(server.startMs / 1000).toFixed(1)} s; text index ready ${detail.textIndexReadyAfterListenS} s later; RSS ${memory.rssMB} MB (peak ${memory.peakMB} MB)`,
     );
-    const admin = new ApiClient(server.url);
-    await admin.login(ADMIN.username, ADMIN.password);
-    await waitForIdleQueue(server.url);
-    const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
+    const { admin, listed } = await signInAndList(server);
     const sample = listed[0]!;
     // Readers ask for one article page, through nginx (where there is one) and straight from the server,
     // arriving at a steady rate; `saturate` asks as fast as 10 connections go (what the cores can serve).
@@ -835,10 +841,7 @@ async function burstsOnly(options: Options, workDir: string, machine: string): P
     pinBench(NETWORK_CPUS);
     try {
       await fetch(`${server.url}/api/search?q=election`).then((r) => r.text());
-      const admin = new ApiClient(server.url);
-      await admin.login(ADMIN.username, ADMIN.password);
-      await waitForIdleQueue(server.url);
-      const listed = (await (await admin.get('/api/articles?pageSize=100&status=published')).json()) as Article[];
+      const { admin, listed } = await signInAndList(server);
       // The save and render code warmed up, as the full run's timed saves do before its bursts.
       for (const article of listed.slice(0, 10)) await (await admin.put(`/api/articles/${article.id}`, { title: article.title })).text();
       await waitForIdleQueue(server.url);
