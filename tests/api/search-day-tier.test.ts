@@ -11,7 +11,7 @@ import { openStore } from '../../src/store/index.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 import { HEAD_MAX } from '../../src/server/publishing/search-index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, createArticle, type TestClient, waitFor } from './support.ts';
+import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
 
 /** This file's waits are long ones (whole bundles re-indexed, many pages rendered). */
 const waitLong = <T>(what: string, check: () => Promise<T | undefined | false>) => waitFor(what, check, 90_000);
@@ -34,6 +34,9 @@ describe("today's search tier", () => {
       .filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${bundle})`))
       .map((l) => Number(/rebuilt: (\d+) pages/.exec(l)![1]));
   const entryOf = (bundle: string) => fs.statSync(path.join(server.clientDir, 'pagefind', bundle, 'pagefind-entry.json'));
+
+  // Today's bundle names are taken once: the file runs within one UTC day.
+  beforeAll(() => clearOfMidnight(), 11 * 60_000);
 
   beforeAll(async () => {
     const dataDir = makeDataDir();

@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, createArticle, type TestClient, waitFor } from './support.ts';
+import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 
 /** Four past months of articles, each with a word of its own, written before the server starts. */
@@ -62,6 +62,9 @@ describe('search bundles per month', () => {
       await page.close();
     }
   }
+
+  // Today's bundle names are taken once: the file runs within one UTC day.
+  beforeAll(() => clearOfMidnight(), 11 * 60_000);
 
   beforeAll(async () => {
     const dataDir = makeDataDir();

@@ -120,3 +120,26 @@ export async function waitFor<T>(
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
+
+/** Waits until the regeneration queue is empty (GET /api/health reports jobs). */
+export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  let jobs = -1;
+  while (Date.now() < deadline) {
+    const response = await fetch(new URL('/api/health', baseUrl));
+    jobs = ((await response.json()) as { jobs: number }).jobs;
+    if (jobs === 0) return;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`The regeneration queue still holds ${jobs} jobs after ${timeoutMs} ms`);
+}
+
+/**
+ * Waits out the end of the UTC day when fewer than `minutes` of it are left, for tests that name
+ * today's search bundles: a day that changes under them (a run across midnight) changes every name.
+ */
+export async function clearOfMidnight(minutes = 10): Promise<void> {
+  const now = Date.now();
+  const midnight = Math.ceil(now / 86_400_000) * 86_400_000;
+  if (midnight - now < minutes * 60_000) await new Promise((resolve) => setTimeout(resolve, midnight - now + 2_000));
+}

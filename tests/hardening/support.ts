@@ -12,7 +12,16 @@ import { DOCUMENT_NAMES as PG_COLLECTIONS, readPgDocument } from '../../src/stor
 import { storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 
 export { ADMIN, ApiClient, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
-export { TestClient, adminClient, createArticle, expectDataFilesValid, expectError, read, readDataFile } from '../api/support.ts';
+export {
+  TestClient,
+  adminClient,
+  createArticle,
+  expectDataFilesValid,
+  expectError,
+  read,
+  readDataFile,
+  waitForIdleQueue,
+} from '../api/support.ts';
 
 /** Moves every stored session's expiry to `expiresAt`, behind the (stopped) server's back: in its files, or its database. */
 export async function ageSessions(dataDir: string, expiresAt: string): Promise<void> {
@@ -87,19 +96,6 @@ export async function send(baseUrl: string, request: RawRequest): Promise<{ stat
     redirect: 'manual',
   });
   return { status: response.status, headers: response.headers, text: await response.text() };
-}
-
-/** Waits until the regeneration queue is empty (GET /api/health reports jobs). */
-export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  let jobs = -1;
-  while (Date.now() < deadline) {
-    const response = await fetch(new URL('/api/health', baseUrl));
-    jobs = ((await response.json()) as { jobs: number }).jobs;
-    if (jobs === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The regeneration queue still holds ${jobs} jobs after ${timeoutMs} ms`);
 }
 
 /** Waits for a file the server writes on its own (pages regenerated after start). */
