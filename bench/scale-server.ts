@@ -34,11 +34,37 @@ let over20Waiting = 0;
 let gc = { ms: 0, kind: '' };
 let lastWall = performance.now();
 let lastCpu = process.threadCpuUsage();
+/**
+ * This thread's scheduler statistics (Linux): nanoseconds run, nanoseconds spent runnable in the run
+ * queue waiting for a core, and how many times it was given one.
+ */
+function schedStat(): [number, number, number] {
+  try {
+    const [run, queued, slices] = fs.readFileSync('/proc/thread-self/schedstat', 'utf8').split(' ').map(Number);
+    return [run ?? 0, queued ?? 0, slices ?? 0];
+  } catch {
+    return [0, 0, 0];
+  }
+}
+let burstSched = schedStat();
+// BENCH_SCHED_PROBE=1: every delay over 15 ms with the run and run-queue time inside it (one more file read per
+// sample, so off by default). A delay that is all run-queue time was spent waiting behind other threads for the core.
+const SCHED_PROBE = Boolean(process.env.BENCH_SCHED_PROBE);
+let lastSched = burstSched;
+const schedDelays: { ms: number; runMs: number; runQueueMs: number; slices: number }[] = [];
 setInterval(() => {
   const wall = performance.now();
   const cpu = process.threadCpuUsage();
   const ms = wall - lastWall - 1;
   const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+  if (SCHED_PROBE) {
+    const now = schedStat();
+    if (ms > 15) {
+      const [runMs, runQueueMs] = [(now[0] - lastSched[0]) / 1e6, (now[1] - lastSched[1]) / 1e6].map((v) => Number(v.toFixed(2)));
+      schedDelays.push({ ms: Number(ms.toFixed(2)), runMs: runMs!, runQueueMs: runQueueMs!, slices: now[2] - lastSched[2] });
+    }
+    lastSched = now;
+  }
   if (ms > longest.ms) longest = { ms, cpuMs };
   if (ms > 20) {
     over20++;
@@ -91,6 +117,7 @@ process.on('SIGUSR2', () => {
   );
   threadsBefore = threadsNow;
   const ms = (ns: number) => Number((ns / 1e6).toFixed(2));
+  const sched = schedStat();
   const report = {
     maxMs: ms(histogram.max),
     p99Ms: ms(histogram.percentile(99)),
@@ -105,8 +132,13 @@ process.on('SIGUSR2', () => {
     gcMaxMs: Number(gc.ms.toFixed(2)),
     gcMaxKind: gc.kind,
     threadCpuMs,
+    // The event loop's thread in all: time it ran, and time it was ready to run but waited for a core.
+    mainRunMs: ms(sched[0] - burstSched[0]),
+    mainRunQueueMs: ms(sched[1] - burstSched[1]),
     ...(process.env.BENCH_CPU_PROF ? { longDelays: longDelays.splice(0) } : {}),
+    ...(SCHED_PROBE ? { schedDelays: schedDelays.splice(0) } : {}),
   };
+  burstSched = sched;
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(report), { mode: 0o600 });
   fs.renameSync(`${file}.tmp`, file);
   histogram.reset();

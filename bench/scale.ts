@@ -125,6 +125,9 @@ type LoopDelay = {
   gcMaxKind: string;
   /** CPU time used by each kind of thread of the server (MainThread, V8Worker, libuv-worker, WorkerThread). */
   threadCpuMs: Record<string, number>;
+  /** The event loop's thread: time it ran, and time it was ready but waited in the run queue for a core (Linux schedstat). */
+  mainRunMs: number;
+  mainRunQueueMs: number;
 };
 
 const cpuByThread = (loop: LoopDelay) =>
@@ -395,7 +398,7 @@ const writesOf = (wrote: BurstResult) =>
   `${wrote.saves} saves, ${wrote.votes} votes, ${wrote.ingestions} feed fetches${wrote.failed ? `, ${wrote.failed} failed` : ''}`;
 
 const burstLine = ({ readers, loop }: BurstRun) =>
-  `readers p99 ${round(readers.p99ExactMs)} ms; server event loop max ${loop.maxMs} ms (its own CPU in it ${loop.longestDelayCpuMs} ms; ${loop.delaysOver20} delays over 20 ms, ${loop.delaysOver20Waiting} of them mostly waiting; at most ${loop.mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loop.gcMaxMs} ms, ${loop.gcMaxKind}), p99 ${loop.p99Ms} ms; the server's CPU by thread: ${cpuByThread(loop)}`;
+  `readers p99 ${round(readers.p99ExactMs)} ms; server event loop max ${loop.maxMs} ms (its own CPU in it ${loop.longestDelayCpuMs} ms; ${loop.delaysOver20} delays over 20 ms, ${loop.delaysOver20Waiting} of them mostly waiting; at most ${loop.mostCpuInOneDelayMs} ms in one delay; longest GC pause ${loop.gcMaxMs} ms, ${loop.gcMaxKind}), p99 ${loop.p99Ms} ms; the event loop ran ${Math.round(loop.mainRunMs)} ms and waited ${Math.round(loop.mainRunQueueMs)} ms for a core; the server's CPU by thread: ${cpuByThread(loop)}`;
 
 async function measureSize(
   articles: number,
