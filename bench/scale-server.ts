@@ -34,6 +34,8 @@ let over20Waiting = 0;
 let gc = { ms: 0, kind: '' };
 let lastWall = performance.now();
 let lastCpu = process.threadCpuUsage();
+/** Nanoseconds as milliseconds with two decimals, as the report gives them. */
+const msOf = (ns: number) => Number((ns / 1e6).toFixed(2));
 /**
  * This thread's scheduler statistics (Linux): nanoseconds run, nanoseconds spent runnable in the run
  * queue waiting for a core, and how many times it was given one.
@@ -60,8 +62,12 @@ setInterval(() => {
   if (SCHED_PROBE) {
     const now = schedStat();
     if (ms > 15) {
-      const [runMs, runQueueMs] = [(now[0] - lastSched[0]) / 1e6, (now[1] - lastSched[1]) / 1e6].map((v) => Number(v.toFixed(2)));
-      schedDelays.push({ ms: Number(ms.toFixed(2)), runMs: runMs!, runQueueMs: runQueueMs!, slices: now[2] - lastSched[2] });
+      schedDelays.push({
+        ms: Number(ms.toFixed(2)),
+        runMs: msOf(now[0] - lastSched[0]),
+        runQueueMs: msOf(now[1] - lastSched[1]),
+        slices: now[2] - lastSched[2],
+      });
     }
     lastSched = now;
   }
@@ -116,13 +122,12 @@ process.on('SIGUSR2', () => {
       .filter(([, used]) => used > 0),
   );
   threadsBefore = threadsNow;
-  const ms = (ns: number) => Number((ns / 1e6).toFixed(2));
   const sched = schedStat();
   const report = {
-    maxMs: ms(histogram.max),
-    p99Ms: ms(histogram.percentile(99)),
-    p50Ms: ms(histogram.percentile(50)),
-    meanMs: ms(histogram.mean),
+    maxMs: msOf(histogram.max),
+    p99Ms: msOf(histogram.percentile(99)),
+    p50Ms: msOf(histogram.percentile(50)),
+    meanMs: msOf(histogram.mean),
     samples: histogram.count,
     rssMB: Math.round(process.memoryUsage().rss / 1048576),
     longestDelayCpuMs: Number(longest.cpuMs.toFixed(2)),
@@ -133,8 +138,8 @@ process.on('SIGUSR2', () => {
     gcMaxKind: gc.kind,
     threadCpuMs,
     // The event loop's thread in all: time it ran, and time it was ready to run but waited for a core.
-    mainRunMs: ms(sched[0] - burstSched[0]),
-    mainRunQueueMs: ms(sched[1] - burstSched[1]),
+    mainRunMs: msOf(sched[0] - burstSched[0]),
+    mainRunQueueMs: msOf(sched[1] - burstSched[1]),
     ...(process.env.BENCH_CPU_PROF ? { longDelays: longDelays.splice(0) } : {}),
     ...(SCHED_PROBE ? { schedDelays: schedDelays.splice(0) } : {}),
   };

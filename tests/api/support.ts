@@ -123,15 +123,15 @@ export async function waitFor<T>(
 
 /** Waits until the regeneration queue is empty (GET /api/health reports jobs). */
 export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
   let jobs = -1;
-  while (Date.now() < deadline) {
-    const response = await fetch(new URL('/api/health', baseUrl));
-    jobs = ((await response.json()) as { jobs: number }).jobs;
-    if (jobs === 0) return;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  throw new Error(`The regeneration queue still holds ${jobs} jobs after ${timeoutMs} ms`);
+  await waitFor(
+    () => `an empty regeneration queue (${jobs} jobs left after ${timeoutMs} ms)`,
+    async () => {
+      jobs = ((await (await fetch(new URL('/api/health', baseUrl))).json()) as { jobs: number }).jobs;
+      return jobs === 0;
+    },
+    timeoutMs,
+  );
 }
 
 /**
