@@ -12,6 +12,7 @@ import { lockServedFolder, ServedFolderLockedError } from '../src/server/publish
 import { outDirOf, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
+import { portTakenMessage } from './server-process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -42,6 +43,12 @@ async function main(): Promise<void> {
     imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'),
     handler,
     staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024,
+  });
+  // Taken between `npm start`'s check and now, or `npm run serve` on a port in use: a sentence, not a stack.
+  server.once('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EADDRINUSE') throw error;
+    console.error(portTakenMessage(config.HOST, config.PORT));
+    void stopRuntime().finally(() => process.exit(2));
   });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();

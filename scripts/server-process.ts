@@ -1,4 +1,7 @@
-/** Waits for a spawned server to print its address: shared by the test harness and the benches. */
+/**
+ * The server's process from outside: its Node flags, whether its port is free, and waiting for a
+ * spawned server to print its address. Shared by `npm start`, the test harness and the benches.
+ */
 import type { ChildProcess } from 'node:child_process';
 import net from 'node:net';
 
@@ -61,5 +64,20 @@ export function freePort(): Promise<number> {
       const { port } = probe.address() as net.AddressInfo;
       probe.close(() => resolve(port));
     });
+  });
+}
+
+/** What `npm start` and `npm run serve` print when another process already listens on the port. */
+export function portTakenMessage(host: string, port: number): string {
+  return `Cannot start: port ${port} on ${host} is already in use (another Meridian server, or another program). Stop it, or choose another port: PORT=4322 npm start`;
+}
+
+/** Whether something already listens on `port` at `host` (probed by listening there for an instant). */
+export function portTaken(host: string, port: number): Promise<boolean> {
+  if (port === 0) return Promise.resolve(false);
+  return new Promise((resolve, reject) => {
+    const probe = net.createServer();
+    probe.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve(true) : reject(error)));
+    probe.listen(port, host, () => probe.close(() => resolve(false)));
   });
 }

@@ -6,6 +6,7 @@ import { prepareDataDir } from '../src/server/boot.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
+import { portTaken, portTakenMessage } from './server-process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = getConfig();
@@ -16,6 +17,12 @@ try {
 } catch (error) {
   if (!(error instanceof OutDirError)) throw error;
   console.error(`Cannot start: ${error.message}`);
+  process.exit(2);
+}
+
+// Before a build of minutes: a port someone else listens on would only fail once it is done.
+if (await portTaken(config.HOST, config.PORT)) {
+  console.error(portTakenMessage(config.HOST, config.PORT));
   process.exit(2);
 }
 

@@ -129,3 +129,44 @@ describe('the served-folder lock', () => {
     fs.rmSync(outDir, { recursive: true, force: true });
   });
 });
+
+describe('a port already in use', () => {
+  const portOf = (url: string) => new URL(url).port;
+
+  it('`npm run serve` says which port is taken (exit code 2, no stack) and frees the data folder', async () => {
+    const dataDir = makeDataDir();
+    const error = await startServer({ dataDir, env: { PORT: portOf(server.url) } }).then(
+      async (second) => {
+        await second.stop();
+        return undefined;
+      },
+      (e: Error) => e,
+    );
+    expect(error).toBeInstanceOf(Error);
+    expect(error!.message).toMatch(/exited with code 2/);
+    expect(error!.message).toContain(`Cannot start: port ${portOf(server.url)} on 127.0.0.1 is already in use`);
+    expect(error!.message).toContain('PORT=');
+    expect(error!.message).not.toMatch(/EADDRINUSE|\n\s+at /);
+    // The data folder's lock went with it: a server on a free port takes the same folder.
+    const next = await startServer({ dataDir });
+    await next.stop();
+    expect((await new TestClient(server.url).get('/api/health')).status).toBe(200);
+  });
+
+  it('`npm start` on a taken port refuses before it builds anything', async () => {
+    const outDir = makeOutDir('port-taken-');
+    const dataDir = makeDataDir();
+    const child = spawnSync(process.execPath, [path.join(ROOT, 'scripts/start.ts')], {
+      cwd: ROOT,
+      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, PORT: portOf(server.url), HOST: '127.0.0.1' },
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(child.status, child.stdout + child.stderr).toBe(2);
+    expect(child.stderr).toContain(`Cannot start: port ${portOf(server.url)} on 127.0.0.1 is already in use`);
+    expect(child.stderr).not.toContain('EADDRINUSE');
+    expect(fs.readdirSync(outDir)).toEqual([]);
+    expect(fs.readdirSync(dataDir)).toEqual([]);
+    fs.rmSync(outDir, { recursive: true, force: true });
+  });
+});
