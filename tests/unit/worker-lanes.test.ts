@@ -9,7 +9,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { manifestFileFor, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
+import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
 import { startRegenerationWorker, type RegenerationWorker } from '../../src/server/publishing/worker.ts';
 import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
@@ -173,5 +173,27 @@ describe('worker lanes', () => {
     release();
     await stopping;
     expect(periodsAtStop).toEqual(['2025-01']);
+  });
+
+  it('stop() after the last job records the render manifest, so the next start has nothing to reconcile', async () => {
+    const { runtime, worker, clientDir, hold } = await workerWithHeldBuild();
+    const { release } = await hold();
+    // A write while the compaction is held (a draft saved, a section page queued): the page is written,
+    // but the queue is not empty until the compaction ends.
+    await runtime.store.articles.insert(articleRecord({ slug: 'draft', title: 'Draft', status: 'draft', publishedAt: undefined }));
+    await runtime.store.jobs.enqueue(['/section/world'], queuedJustNow());
+    worker.wake();
+    expect(await waitFor(() => fs.existsSync(path.join(clientDir, 'section', 'world', 'index.html')))).toBe(true);
+    const before = readRenderManifest(manifestFileFor(clientDir))!;
+    expect(before.version).toBeLessThan(await runtime.store.articles.version());
+
+    // The stop lands while the last job runs: the pages lane ends before the queue is empty.
+    const stopping = worker.stop();
+    release();
+    await stopping;
+    expect(await runtime.store.jobs.size()).toBe(0);
+    const after = readRenderManifest(manifestFileFor(clientDir))!;
+    expect(after.version).toBe(await runtime.store.articles.version());
+    expect(after.storeId).toBe(runtime.store.id);
   });
 });

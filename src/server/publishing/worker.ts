@@ -431,6 +431,33 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     return { id: store.id, version: await store.articles.version() };
   }
 
+  /**
+   * With nothing queued, pending or reconciling, writes the render manifest for the store's version if
+   * it is not written yet. Answers 'written', the store's state when the manifest already named it, or
+   * undefined when work is left.
+   */
+  async function recordDrainedState(): Promise<{ id: string; version: number } | 'written' | undefined> {
+    if (options.hooksPending() || reconcileQueue.length > 0 || localJobs.size > 0) return undefined;
+    const state = await currentState();
+    // Re-check after the await: a write may have queued jobs meanwhile.
+    if (options.hooksPending() || (await store.jobs.size()) > 0) return undefined;
+    // Every write either queued jobs (now done) or changed nothing readers see (a draft edit), so
+    // with the queue empty the pages match the store at this version.
+    if (!manifestStale && writtenVersion === state.version) return state;
+    const manifest: RenderManifest = {
+      storeId: state.id,
+      version: state.version,
+      renderedAt: new Date().toISOString(),
+      by: 'server',
+      siteUrl,
+    };
+    writeRenderManifest(manifestFile, manifest);
+    knownManifest = JSON.stringify(manifest);
+    writtenVersion = state.version;
+    manifestStale = false;
+    return 'written';
+  }
+
   /** Queue empty: record what the pages were rendered from, tell the CDN, and look for outside rebuilds. */
   async function onDrained(): Promise<void> {
     flushPurge();
@@ -439,26 +466,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
       if (pruned) log(`[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
     }
-    if (options.hooksPending() || reconcileQueue.length > 0) return;
-    const state = await currentState();
-    // Re-check after the await: a write may have queued jobs meanwhile.
-    if (options.hooksPending() || (await store.jobs.size()) > 0) return;
-    // Every write either queued jobs (now done) or changed nothing readers see (a draft edit), so
-    // with the queue empty the pages match the store at this version.
-    if (manifestStale || writtenVersion !== state.version) {
-      const manifest: RenderManifest = {
-        storeId: state.id,
-        version: state.version,
-        renderedAt: new Date().toISOString(),
-        by: 'server',
-        siteUrl,
-      };
-      writeRenderManifest(manifestFile, manifest);
-      knownManifest = JSON.stringify(manifest);
-      writtenVersion = state.version;
-      manifestStale = false;
-      return;
-    }
+    const state = await recordDrainedState();
+    if (!state || state === 'written') return;
     if (Date.now() - lastManifestCheck < MANIFEST_CHECK_MS) return;
     lastManifestCheck = Date.now();
     const onDisk = readRenderManifest(manifestFile);
@@ -604,6 +613,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await running;
       await stopFollowing?.();
       flushPurge();
+      // A stop that lands between the last job and the pages lane's next look (a restart moments
+      // after a save) would leave the manifest behind the store, and the next start would re-render
+      // every page (15 minutes at 100,000 articles) to find them all unchanged.
+      await recordDrainedState().catch((error: unknown) => log(`[publish] render manifest at stop: ${String(error)}`));
       await closeSearchIndexer();
     },
   };
