@@ -329,6 +329,21 @@ export class LazyBucketSet<T> {
     }
   }
 
+  /**
+   * The bucket's bytes read on the calling thread. A bucket is a few kilobytes and is read again on
+   * every use (VOTE_BUCKET_CACHE), so it is in the page cache: one read costs tens of microseconds,
+   * where the four round trips of fs.promises.readFile (open, fstat, read, close) through libuv's pool
+   * each wake a pool thread, which on a busy core takes it from the event loop for a scheduler tick.
+   */
+  #readBytesNow(bucket: number): Buffer | undefined {
+    try {
+      return fs.readFileSync(bucketFile(this.#dir, this.#name, bucket));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      throw error;
+    }
+  }
+
   #decode<R>(bucket: number, bytes: Buffer, parse: (bytes: Buffer) => R): R {
     try {
       return parse(bytes);
@@ -367,7 +382,7 @@ export class LazyBucketSet<T> {
     let loading = this.#loading.get(bucket);
     if (!loading) {
       loading = (async () => {
-        const bytes = await this.#readBytes(bucket);
+        const bytes = this.#readBytesNow(bucket);
         const data = bytes ? this.#decode(bucket, bytes, this.#parse) : this.#empty();
         const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify);
         this.#files.set(bucket, file);
