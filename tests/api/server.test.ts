@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
-import { TestClient, expectDataFilesValid, expectError, read, startApiServer } from './support.ts';
+import { TestClient, expectDataFilesValid, expectError, read, startApiServer, waitForIdleQueue } from './support.ts';
 
 let server: TestServer;
 
@@ -17,13 +17,15 @@ afterAll(async () => {
 });
 
 describe('GET /api/health', () => {
-  it('answers ok with the queue depth and the pages queued per publish', async () => {
+  it('answers ok with the queue depth, the pages a reconcile has left and the pages queued per publish', async () => {
+    await waitForIdleQueue(server.url);
     const { status, body } = await read(await new TestClient(server.url).get('/api/health'));
     expect(status).toBe(200);
     const count = expect.any(Number);
     expect(body).toEqual({
       ok: true,
       jobs: count,
+      reconciling: 0,
       publishing: { batches: count, pagesQueued: count, lastBatchPages: count, maxBatchPages: count },
     });
   });

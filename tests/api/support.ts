@@ -121,14 +121,14 @@ export async function waitFor<T>(
   }
 }
 
-/** Waits until the regeneration queue is empty (GET /api/health reports jobs). */
+/** Waits until the regeneration queue is empty and no reconcile is under way (GET /api/health reports both). */
 export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Promise<void> {
-  let jobs = -1;
+  let left = { jobs: -1, reconciling: -1 };
   await waitFor(
-    () => `an empty regeneration queue (${jobs} jobs left after ${timeoutMs} ms)`,
+    () => `an idle regeneration worker (${left.jobs} jobs and ${left.reconciling} pages to reconcile left after ${timeoutMs} ms)`,
     async () => {
-      jobs = ((await (await fetch(new URL('/api/health', baseUrl))).json()) as { jobs: number }).jobs;
-      return jobs === 0;
+      left = (await (await fetch(new URL('/api/health', baseUrl))).json()) as typeof left;
+      return left.jobs === 0 && left.reconciling === 0;
     },
     timeoutMs,
   );

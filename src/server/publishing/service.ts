@@ -168,7 +168,15 @@ export function publishCounters(runtime: Runtime): PublishCounters {
   return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
 }
 
-/** What /api/health reports of publishing: regeneration jobs waiting and the pages-per-publish counters. */
-export async function describePublishing(runtime: Runtime): Promise<{ jobs: number; publishing: PublishCounters }> {
-  return { jobs: await runtime.store.jobs.size(), publishing: publishCounters(runtime) };
+/**
+ * What /api/health reports of publishing: regeneration jobs waiting, pages a reconcile has still to
+ * check (the queue is empty meanwhile: a start after the store moved on re-checks every page), and the
+ * pages-per-publish counters.
+ */
+export async function describePublishing(runtime: Runtime): Promise<{ jobs: number; reconciling: number; publishing: PublishCounters }> {
+  return {
+    jobs: await runtime.store.jobs.size(),
+    reconciling: services.get(runtime)?.worker?.stats().reconcilePending ?? 0,
+    publishing: publishCounters(runtime),
+  };
 }

@@ -78,6 +78,8 @@ export type WorkerStats = {
   renderMs: number;
   searchBuilds: number;
   lastSearchMs: number | undefined;
+  /** Pages a reconcile (a start on pages older than the store, or an outside rebuild) has still to check. */
+  reconcilePending: number;
 };
 
 export type RegenerationWorker = {
@@ -175,6 +177,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     renderMs: 0,
     searchBuilds: 0,
     lastSearchMs: undefined,
+    reconcilePending: 0,
   };
 
   /**
@@ -605,7 +608,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   return {
     wake: () => wakeUp(),
     reconcile,
-    stats: () => ({ ...stats }),
+    stats: () => ({ ...stats, reconcilePending: reconcileQueue.length }),
     async stop() {
       stopped = true;
       wakeUp();
