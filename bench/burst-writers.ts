@@ -16,6 +16,8 @@ export type BurstJob = {
   /** A news source whose feed has new items on every fetch. */
   sourceId: string;
   durationS: number;
+  /** Saves and votes a second over the whole burst (each stream its share, on a schedule); absent: back to back. */
+  rate?: { savesPerS: number; votesPerS: number };
 };
 
 export type BurstResult = { saves: number; votes: number; ingestions: number; failed: number };
@@ -39,14 +41,21 @@ async function runBurst(job: BurstJob): Promise<BurstResult> {
   const admin = new ApiClient(job.origin);
   await admin.login(job.admin.username, job.admin.password);
   const result: BurstResult = { saves: 0, votes: 0, ingestions: 0, failed: 0 };
-  const end = performance.now() + job.durationS * 1000;
+  const start = performance.now();
+  const end = start + job.durationS * 1000;
+  /** Waits for the n-th write's turn at `perS` a second (no wait back to back); false once the burst is over. */
+  const turn = async (n: number, perS: number | undefined) => {
+    const at = perS ? start + (n * 1000) / perS : performance.now();
+    if (at > performance.now()) await new Promise((resolve) => setTimeout(resolve, at - performance.now()));
+    return performance.now() < end;
+  };
   const count = (status: number, key: 'saves' | 'votes' | 'ingestions') => {
     if (status >= 200 && status < 300) result[key]++;
     else result.failed++;
   };
   let edit = 0;
   const saves = async (offset: number) => {
-    for (let i = offset; performance.now() < end; i += 2) {
+    for (let i = offset; await turn(i, job.rate?.savesPerS); i += 2) {
       const id = job.articleIds[(i * 7) % job.articleIds.length]!;
       const response = await admin.put(`/api/articles/${id}`, { bodyHtml: `${BODY}<p>Burst edit ${edit++}.</p>` });
       await response.text();
@@ -55,8 +64,7 @@ async function runBurst(job: BurstJob): Promise<BurstResult> {
   };
   let voter = 0;
   const votes = async () => {
-    while (performance.now() < end) {
-      const n = voter++;
+    for (let n = voter++; await turn(n, job.rate?.votesPerS); n = voter++) {
       const response = await fetch(`${job.origin}/api/articles/${job.voteIds[n % job.voteIds.length]}/like`, {
         method: 'POST',
         headers: { Origin: job.origin, Cookie: `vid=${visitorId(n)}` },
