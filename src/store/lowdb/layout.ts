@@ -281,6 +281,12 @@ export type LazyBucketOptions<T> = {
   readOnly: boolean;
 };
 
+/** undefined for a file that does not exist (a bucket never written); any other error is thrown again. */
+function missingAsUndefined(error: unknown): undefined {
+  if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+  throw error;
+}
+
 export class LazyBucketSet<T> {
   readonly #dir: string;
   readonly #name: BucketedName;
@@ -320,27 +326,22 @@ export class LazyBucketSet<T> {
     return set;
   }
 
+  /** At open: every bucket's bytes, many files at a time through libuv's pool (a cold start reads them from disk). */
   async #readBytes(bucket: number): Promise<Buffer | undefined> {
-    try {
-      return await fs.promises.readFile(bucketFile(this.#dir, this.#name, bucket));
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
-    }
+    return fs.promises.readFile(bucketFile(this.#dir, this.#name, bucket)).catch(missingAsUndefined);
   }
 
   /**
-   * The bucket's bytes read on the calling thread. A bucket is a few kilobytes and is read again on
-   * every use (VOTE_BUCKET_CACHE), so it is in the page cache: one read costs tens of microseconds,
-   * where the four round trips of fs.promises.readFile (open, fstat, read, close) through libuv's pool
-   * each wake a pool thread, which on a busy core takes it from the event loop for a scheduler tick.
+   * On use: the bucket's bytes read on the calling thread. A bucket is a few kilobytes and is read
+   * again on every use (VOTE_BUCKET_CACHE), so it is in the page cache: one read costs tens of
+   * microseconds, where the four round trips of fs.promises.readFile (open, fstat, read, close)
+   * through libuv's pool each wake a pool thread, which on a busy core takes it from the event loop.
    */
   #readBytesNow(bucket: number): Buffer | undefined {
     try {
       return fs.readFileSync(bucketFile(this.#dir, this.#name, bucket));
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-      throw error;
+      return missingAsUndefined(error);
     }
   }
 
