@@ -15,6 +15,8 @@ import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 import { portTakenMessage } from './server-process.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+/** How long a stop waits for the requests in flight before it closes their connections. */
+const REQUEST_DRAIN_MS = 2000;
 
 async function main(): Promise<void> {
   const entry = path.join(outDirOf(root), 'server/entry.mjs');
@@ -78,10 +80,20 @@ async function main(): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: shutting down`);
-    server.close();
+    // Requests in flight finish first (for at most REQUEST_DRAIN_MS): a save between its store write
+    // and the queueing of its pages must not find the worker, which records what the pages were
+    // rendered from as it stops, already gone, nor the store closed.
+    const requestsDone = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
-    void stopRuntime().finally(() => process.exit(0));
-    setTimeout(() => process.exit(0), 5000).unref();
+    const drainCap = new Promise<void>((resolve) => setTimeout(resolve, REQUEST_DRAIN_MS).unref());
+    void Promise.race([requestsDone, drainCap])
+      .then(() => {
+        server.closeAllConnections();
+        return stopRuntime();
+      })
+      .finally(() => process.exit(0));
+    // Within a container's usual 10 s between SIGTERM and SIGKILL.
+    setTimeout(() => process.exit(0), 9000).unref();
   };
   process.on('SIGINT', () => shutdown('SIGINT'));
   process.on('SIGTERM', () => shutdown('SIGTERM'));

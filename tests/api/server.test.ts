@@ -1,10 +1,20 @@
 /** The server as a whole: health, unknown /api paths, methods, and one process per DATA_DIR. */
 import { spawnSync } from 'node:child_process';
+import http from 'node:http';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
-import { TestClient, expectDataFilesValid, expectError, read, startApiServer, waitForIdleQueue } from './support.ts';
+import {
+  TestClient,
+  adminClient,
+  createArticle,
+  expectDataFilesValid,
+  expectError,
+  read,
+  startApiServer,
+  waitForIdleQueue,
+} from './support.ts';
 
 let server: TestServer;
 
@@ -170,5 +180,48 @@ describe('a port already in use', () => {
     expect(fs.readdirSync(outDir)).toEqual([]);
     expect(fs.readdirSync(dataDir)).toEqual([]);
     fs.rmSync(outDir, { recursive: true, force: true });
+  });
+});
+
+describe('a stop (SIGTERM)', () => {
+  it('lets a save in flight finish, queue its pages and be rendered after the restart, then exits 0', async () => {
+    const own = await startApiServer();
+    const admin = await adminClient(own);
+    const article = await createArticle(admin, { title: 'Before the stop', status: 'published' });
+    await waitForIdleQueue(own.url);
+    // A save whose body is still arriving when SIGTERM comes.
+    const body = JSON.stringify({ title: 'Saved during the stop' });
+    const cookie = [...admin.cookies].map(([k, v]) => `${k}=${v}`).join('; ');
+    const answered = new Promise<{ status: number; text: string }>((resolve, reject) => {
+      const request = http.request(new URL(`/api/articles/${article.id}`, own.url), {
+        method: 'PUT',
+        headers: { Origin: own.url, Cookie: cookie, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) },
+      });
+      request.on('response', (response) => {
+        let text = '';
+        response.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      });
+      request.on('error', reject);
+      request.write(body.slice(0, 5));
+      setTimeout(() => {
+        own.process.kill('SIGTERM');
+        setTimeout(() => request.end(body.slice(5)), 300);
+      }, 100);
+    });
+    const exitCode = new Promise<number | null>((resolve) => own.process.once('exit', (code) => resolve(code)));
+    const { status, text } = await answered;
+    expect(status, text).toBe(200);
+    expect(await exitCode).toBe(0);
+
+    // Its pages were queued before the worker stopped: rendered then, or by the next start.
+    const next = await startServer({ dataDir: own.dataDir, env: { SERVE_DIR: own.clientDir } });
+    try {
+      await waitForIdleQueue(next.url);
+      const page = await new TestClient(next.url).get(`/article/${article.slug}`);
+      expect(await page.text()).toContain('Saved during the stop');
+    } finally {
+      await next.stop();
+    }
   });
 });
