@@ -26,6 +26,27 @@ afterAll(async () => {
   await server?.stop();
 });
 
+/** The error a server start fails with (undefined, after stopping it, if it started after all). */
+function startupError(options: Parameters<typeof startServer>[0]): Promise<Error | undefined> {
+  return startServer(options).then(
+    async (started) => {
+      await started.stop();
+      return undefined;
+    },
+    (e: Error) => e,
+  );
+}
+
+/** `npm start` (scripts/start.ts) with `env`, run to its end. */
+function npmStart(env: Record<string, string>) {
+  return spawnSync(process.execPath, [path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env: { ...process.env, ...env },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+}
+
 describe('GET /api/health', () => {
   it('answers ok with the queue depth, the pages a reconcile has left and the pages queued per publish', async () => {
     await waitForIdleQueue(server.url);
@@ -79,13 +100,7 @@ describe('unknown /api paths', () => {
 describe('the DATA_DIR lock', () => {
   it('refuses a second server on the same DATA_DIR with exit code 2 and a clear message', async () => {
     // A served folder of its own, so it is the DATA_DIR lock (not the served-folder lock) that refuses it.
-    const error = await startServer({ dataDir: server.dataDir, env: { SERVE_DIR: siteCopyFor(makeDataDir()) } }).then(
-      async (second) => {
-        await second.stop();
-        return undefined;
-      },
-      (e: Error) => e,
-    );
+    const error = await startupError({ dataDir: server.dataDir, env: { SERVE_DIR: siteCopyFor(makeDataDir()) } });
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toMatch(/exited with code 2/);
     expect(error!.message).toMatch(/Cannot start: Another process \(pid \d+\) is using the data folder/);
@@ -112,13 +127,7 @@ it('keeps the data files valid JSON', () => {
 describe('the served-folder lock', () => {
   it('refuses a second server on the same served folder (exit code 2, names the folder and SERVE_DIR), before it opens any data', async () => {
     const otherData = makeDataDir();
-    const error = await startServer({ dataDir: otherData, env: { SERVE_DIR: server.clientDir } }).then(
-      async (second) => {
-        await second.stop();
-        return undefined;
-      },
-      (e: Error) => e,
-    );
+    const error = await startupError({ dataDir: otherData, env: { SERVE_DIR: server.clientDir } });
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toMatch(/exited with code 2/);
     expect(error!.message).toContain(`Cannot start: ${server.clientDir} is served by another server (pid ${server.process.pid})`);
@@ -129,12 +138,7 @@ describe('the served-folder lock', () => {
 
   it('`npm start` on a served folder refuses before it builds anything', async () => {
     const outDir = makeOutDir('serve-lock-');
-    const child = spawnSync(process.execPath, [path.join(ROOT, 'scripts/start.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, SERVE_DIR: server.clientDir, DATA_DIR: makeDataDir(), PORT: '0', HOST: '127.0.0.1' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = npmStart({ OUT_DIR: outDir, SERVE_DIR: server.clientDir, DATA_DIR: makeDataDir(), PORT: '0', HOST: '127.0.0.1' });
     expect(child.status, child.stdout + child.stderr).toBe(2);
     expect(child.stderr).toContain(`${server.clientDir} is served by another server`);
     expect(fs.readdirSync(outDir)).toEqual([]);
@@ -147,13 +151,7 @@ describe('a port already in use', () => {
 
   it('`npm run serve` says which port is taken (exit code 2, no stack) and frees the data folder', async () => {
     const dataDir = makeDataDir();
-    const error = await startServer({ dataDir, env: { PORT: portOf(server.url) } }).then(
-      async (second) => {
-        await second.stop();
-        return undefined;
-      },
-      (e: Error) => e,
-    );
+    const error = await startupError({ dataDir, env: { PORT: portOf(server.url) } });
     expect(error).toBeInstanceOf(Error);
     expect(error!.message).toMatch(/exited with code 2/);
     expect(error!.message).toContain(`Cannot start: port ${portOf(server.url)} on 127.0.0.1 is already in use`);
@@ -168,12 +166,7 @@ describe('a port already in use', () => {
   it('`npm start` on a taken port refuses before it builds anything', async () => {
     const outDir = makeOutDir('port-taken-');
     const dataDir = makeDataDir();
-    const child = spawnSync(process.execPath, [path.join(ROOT, 'scripts/start.ts')], {
-      cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, PORT: portOf(server.url), HOST: '127.0.0.1' },
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const child = npmStart({ OUT_DIR: outDir, DATA_DIR: dataDir, PORT: portOf(server.url), HOST: '127.0.0.1' });
     expect(child.status, child.stdout + child.stderr).toBe(2);
     expect(child.stderr).toContain(`Cannot start: port ${portOf(server.url)} on 127.0.0.1 is already in use`);
     expect(child.stderr).not.toContain('EADDRINUSE');

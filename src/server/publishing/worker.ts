@@ -167,7 +167,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     idlePollMs: IDLE_POLL_MS,
   };
   const log = options.log ?? ((line: string) => console.log(line));
-  const stats: WorkerStats = {
+  const stats: Omit<WorkerStats, 'reconcilePending'> = {
     jobs: 0,
     reconciled: 0,
     written: 0,
@@ -177,7 +177,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     renderMs: 0,
     searchBuilds: 0,
     lastSearchMs: undefined,
-    reconcilePending: 0,
   };
 
   /**
