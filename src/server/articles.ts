@@ -19,7 +19,7 @@ import type { Page } from '../store/types.ts';
 import { AppError, badRequest, notFound } from './errors.ts';
 import { computeReadingTime, sanitizeBodyHtml } from './html.ts';
 import { nowIso } from './clock.ts';
-import { emitArticleChanges, type Runtime } from './runtime.ts';
+import { emitArticleChanges, trackArticleWrite, type Runtime } from './runtime.ts';
 import type { User } from '../schemas/auth.ts';
 import type { AuditAction } from '../schemas/audit.ts';
 import { actionsForStatusChange, can, type Action } from '../lib/permissions.ts';
@@ -252,9 +252,11 @@ export async function createArticle(runtime: Runtime, input: ArticleInput, actor
     assertCan(actor, 'article.create');
     for (const action of actionsForStatusChange(undefined, record.status)) assertCan(actor, action, record);
   }
-  await runtime.store.articles.insert(record);
-  // Regeneration is queued first, right after the write, as before revisions existed.
-  await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
+  await trackArticleWrite(runtime, async () => {
+    await runtime.store.articles.insert(record);
+    // Regeneration is queued first, right after the write, as before revisions existed.
+    await emitArticleChanges(runtime, [{ before: undefined, after: record }]);
+  });
   if (actor) await auditStatusChange(runtime, actor, undefined, record);
   await recordRevision(runtime, undefined, record, { by: actor?.username ?? 'system', at: record.createdAt, autosave: false });
   return toArticle(record, { likes: 0, dislikes: 0, views: 0 });
@@ -302,16 +304,19 @@ export async function commitArticle(
     if (!before) throw notFound('Article');
     const now = nowIso();
     const next = build(before, now);
-    // The store compares and swaps in one step; checking here first would race with other saves.
-    const result = await runtime.store.articles.replaceIfVersion(next, options.expectedVersion ?? versionOf(before));
+    const result = await trackArticleWrite(runtime, async () => {
+      // The store compares and swaps in one step; checking here first would race with other saves.
+      const swapped = await runtime.store.articles.replaceIfVersion(next, options.expectedVersion ?? versionOf(before));
+      // Regeneration is queued first, right after the write, as before revisions existed.
+      if (swapped && 'saved' in swapped) await emitArticleChanges(runtime, [{ before, after: swapped.saved }]);
+      return swapped;
+    });
     if (!result) throw notFound('Article');
     if ('conflict' in result) {
       if (options.expectedVersion !== undefined || attempt >= 10) throw await conflictWith(runtime, result.conflict);
       continue;
     }
     const saved = result.saved;
-    // Regeneration is queued first, right after the write, as before revisions existed.
-    await emitArticleChanges(runtime, [{ before, after: saved }]);
     await recordRevision(runtime, before, saved, {
       by: options.actor ?? 'system',
       at: now,
@@ -396,20 +401,25 @@ export async function deleteArticle(runtime: Runtime, id: string, actor?: Actor)
   }
   // The trash entry is on disk before the article goes: a crash in between loses nothing.
   await runtime.store.trash.put({ article: before, deletedAt: nowIso(), deletedBy: actor?.username ?? 'system' });
-  await runtime.store.articles.delete(id);
-  await emitArticleChanges(runtime, [{ before, after: undefined }]);
+  await trackArticleWrite(runtime, async () => {
+    await runtime.store.articles.delete(id);
+    await emitArticleChanges(runtime, [{ before, after: undefined }]);
+  });
   if (actor) await recordAudit(runtime, { actor, action: 'article.delete', target: { type: 'article', id, label: before.title } });
 }
 
 /** Publishes every scheduled article that came due, exactly once each; answers those published. */
 export async function publishDueArticles(runtime: Runtime, now = nowIso()): Promise<ArticleRecord[]> {
   const due = await runtime.store.articles.listDue(now);
-  const changes = [];
-  for (const article of due) {
-    const published = await runtime.store.articles.publishIfScheduled(article.id, now);
-    if (published) changes.push({ before: article, after: published });
-  }
-  await emitArticleChanges(runtime, changes);
+  const changes = await trackArticleWrite(runtime, async () => {
+    const published = [];
+    for (const article of due) {
+      const after = await runtime.store.articles.publishIfScheduled(article.id, now);
+      if (after) published.push({ before: article, after });
+    }
+    await emitArticleChanges(runtime, published);
+    return published;
+  });
   for (const change of changes) await auditStatusChange(runtime, null, change.before, change.after);
   return changes.map((c) => c.after);
 }

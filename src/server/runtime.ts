@@ -14,6 +14,8 @@ export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleR
 export type RuntimeHooks = {
   /** Called after article writes that may change public pages; the publishing pipeline enqueues regeneration here. */
   articlesChanged: Array<(changes: ArticleChange[]) => Promise<void> | void>;
+  /** Article writes under way, from before the store write until their hooks have run (see trackArticleWrite). */
+  writesInFlight: number;
 };
 
 export type Runtime = {
@@ -37,7 +39,7 @@ export function startRuntime(config: Config = getConfig(), options: Pick<StoreOp
   const started = openStore(config.DATA_DIR, 'write', { ...options, databaseUrl: config.DATABASE_URL }).then((store) => ({
     config,
     store,
-    hooks: { articlesChanged: [] },
+    hooks: { articlesChanged: [], writesInFlight: 0 },
     services: new Map(),
   }));
   registry[KEY] = started;
@@ -78,4 +80,23 @@ export async function stopRuntime(): Promise<void> {
 export async function emitArticleChanges(runtime: Runtime, changes: ArticleChange[]): Promise<void> {
   if (changes.length === 0) return;
   for (const hook of runtime.hooks.articlesChanged) await hook(changes);
+}
+
+/**
+ * Runs an article write: the store write and the emitArticleChanges that follows it. It counts as
+ * in flight from before the store's version moves until the hooks have queued its pages, so no one
+ * takes that version for rendered (the render manifest) while the change's pages are not yet queued.
+ */
+export async function trackArticleWrite<T>(runtime: Runtime, write: () => Promise<T>): Promise<T> {
+  runtime.hooks.writesInFlight++;
+  try {
+    return await write();
+  } finally {
+    runtime.hooks.writesInFlight--;
+  }
+}
+
+/** Whether an article write is between its store write and the end of its hooks. */
+export function articleWritesPending(runtime: Runtime): boolean {
+  return runtime.hooks.writesInFlight > 0;
 }

@@ -2,7 +2,7 @@
 import type { Article } from '../schemas/article.ts';
 import type { TrashEntry, TrashItem } from '../schemas/revision.ts';
 import type { Runtime } from './runtime.ts';
-import { emitArticleChanges } from './runtime.ts';
+import { emitArticleChanges, trackArticleWrite } from './runtime.ts';
 import { notFound } from './errors.ts';
 import { nowMs } from './clock.ts';
 import { toArticle, type Actor } from './articles.ts';
@@ -44,9 +44,11 @@ export async function restoreFromTrash(runtime: Runtime, id: string, actor?: Act
   if (!(await runtime.store.articles.get(id))) {
     // A new version, so an editor still open on the article before the delete cannot save over it unseen.
     const article = { ...entry.article, version: (entry.article.version ?? 1) + 1 };
-    await runtime.store.articles.insert(article);
-    await runtime.store.trash.delete(id);
-    await emitArticleChanges(runtime, [{ before: undefined, after: article }]);
+    await trackArticleWrite(runtime, async () => {
+      await runtime.store.articles.insert(article);
+      await runtime.store.trash.delete(id);
+      await emitArticleChanges(runtime, [{ before: undefined, after: article }]);
+    });
   } else {
     await runtime.store.trash.delete(id);
   }

@@ -207,12 +207,15 @@ describe('a stop (SIGTERM)', () => {
     expect(status, text).toBe(200);
     expect(await exitCode).toBe(0);
 
-    // Its pages were queued before the worker stopped: rendered then, or by the next start.
+    // Its pages were queued before the worker stopped: rendered then, or by the next start, which
+    // runs the jobs left in the queue without re-checking every page.
+    expect(own.output()).not.toContain('[publish] render manifest at stop');
     const next = await startServer({ dataDir: own.dataDir, env: { SERVE_DIR: own.clientDir } });
     try {
       await waitForIdleQueue(next.url);
       const page = await new TestClient(next.url).get(`/article/${article.slug}`);
       expect(await page.text()).toContain('Saved during the stop');
+      expect(next.output()).not.toContain('[publish] reconciling');
     } finally {
       await next.stop();
     }

@@ -21,7 +21,7 @@ import { openStore } from ${JSON.stringify(path.join(ROOT, 'src/store/index.ts')
 import { startFeedScheduler } from ${JSON.stringify(path.join(ROOT, 'src/server/ingest/feed-scheduler.ts'))};
 const config = parseConfig(process.env);
 const store = await openStore(config.DATA_DIR, 'write', { databaseUrl: config.DATABASE_URL });
-const runtime = { config, store, hooks: { articlesChanged: [] }, services: new Map() };
+const runtime = { config, store, hooks: { articlesChanged: [], writesInFlight: 0 }, services: new Map() };
 const scheduler = startFeedScheduler(runtime, (line) => console.log(line));
 await scheduler.tick();
 await scheduler.stop();

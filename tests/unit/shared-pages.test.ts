@@ -26,7 +26,7 @@ async function server(databaseUrl: string): Promise<Runtime & { folders: { clien
   return {
     config: parseConfig({ DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: databaseUrl }),
     store,
-    hooks: { articlesChanged: [] },
+    hooks: { articlesChanged: [], writesInFlight: 0 },
     services: new Map(),
     folders: { clientDir: makeTempDir('meridian-site-'), imagesDir: path.join(dataDir, 'images') },
   };

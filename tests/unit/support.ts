@@ -27,7 +27,7 @@ export async function makeRuntime(
   return {
     config: parseConfig({ DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: databaseUrl }),
     store: opened,
-    hooks: { articlesChanged: [(c) => void changes.push(c)] },
+    hooks: { articlesChanged: [(c) => void changes.push(c)], writesInFlight: 0 },
     services: new Map(),
     changes,
     dataDir,

@@ -8,10 +8,10 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
-import type { Runtime } from '../../src/server/runtime.ts';
+import { articleWritesPending, trackArticleWrite, type Runtime } from '../../src/server/runtime.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
-import { startRegenerationWorker, type RegenerationWorker } from '../../src/server/publishing/worker.ts';
+import { startRegenerationWorker, type RegenerationWorker, type WorkerOptions } from '../../src/server/publishing/worker.ts';
 import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -39,6 +39,21 @@ const queuedJustNow = () => new Date(Date.now() - 5).toISOString();
 
 const PAGE = (title: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
+
+/** A worker's options as the server wires them (a write counts until its hooks ran), logging and rendering into the arrays. */
+function workerOptions(runtime: Runtime, clientDir: string, logged: string[], rendered: string[] = []): WorkerOptions {
+  return {
+    clientDir,
+    hooksPending: () => articleWritesPending(runtime),
+    settleMs: 0,
+    searchDebounceMs: 0,
+    log: (line) => void logged.push(line),
+    render: async (publicPath) => {
+      rendered.push(publicPath);
+      return { kind: 'page', body: new TextEncoder().encode(PAGE(publicPath)) };
+    },
+  };
+}
 
 /**
  * A worker over a fresh store holding one published article from a closed month, whose page in the
@@ -79,17 +94,7 @@ async function workerWithHeldBuild(): Promise<{
   const rendered: string[] = [];
   const logged: string[] = [];
   onTestFailed(() => console.log(`the worker's log:\n${logged.join('\n')}`));
-  const worker = startRegenerationWorker(runtime, {
-    clientDir,
-    hooksPending: () => false,
-    settleMs: 0,
-    searchDebounceMs: 0,
-    log: (line) => void logged.push(line),
-    render: async (publicPath) => {
-      rendered.push(publicPath);
-      return { kind: 'page', body: new TextEncoder().encode(PAGE(publicPath)) };
-    },
-  });
+  const worker = startRegenerationWorker(runtime, workerOptions(runtime, clientDir, logged, rendered));
   // Released before the worker stops (a failed test must not leave Pagefind blocked), stopped before the store closes.
   cleanups.push(() => worker.stop());
   cleanups.push(release);
@@ -195,5 +200,96 @@ describe('worker lanes', () => {
     const after = readRenderManifest(manifestFileFor(clientDir))!;
     expect(after.version).toBe(await runtime.store.articles.version());
     expect(after.storeId).toBe(runtime.store.id);
+  });
+
+  // On lowdb every job is in the stored queue. On PostgreSQL a server's search jobs are its own, in
+  // memory, and a stop with one left still leaves the manifest as it was.
+  it('stop() with jobs still queued records the render manifest, and the next start runs them without a reconcile', async () => {
+    const runtime = await makeRuntime(makeTempDir(), 'lowdb');
+    cleanups.push(() => closeQuietly(runtime.store));
+    const clientDir = path.join(makeTempDir('meridian-lanes-'), 'client');
+    fs.mkdirSync(clientDir, { recursive: true });
+    writeRenderManifest(manifestFileFor(clientDir), {
+      storeId: runtime.store.id,
+      version: await runtime.store.articles.version(),
+      renderedAt: new Date().toISOString(),
+      by: 'build',
+      siteUrl: runtime.config.SITE_URL,
+    });
+    // The first page's render is held, so the stop lands while it runs and the second job is still queued.
+    let releaseRender!: () => void;
+    const renderHeld = new Promise<void>((resolve) => (releaseRender = resolve));
+    const logged: string[] = [];
+    const started: string[] = [];
+    onTestFailed(() => console.log(`the worker's log:\n${logged.join('\n')}`));
+    const options = workerOptions(runtime, clientDir, logged);
+    const worker = startRegenerationWorker(runtime, {
+      ...options,
+      render: async (publicPath) => {
+        started.push(publicPath);
+        if (publicPath === '/article/first') await renderHeld;
+        return options.render(publicPath);
+      },
+    });
+    cleanups.push(() => worker.stop());
+    cleanups.push(releaseRender);
+    // The start-up check is done (it read the store's version) once its compaction has run.
+    expect(await waitFor(() => logged.some((line) => line.startsWith('[publish] /pagefind/compact ')))).toBe(true);
+
+    await runtime.store.articles.insert(articleRecord({ slug: 'first', title: 'First' }));
+    await runtime.store.jobs.enqueue(['/article/first'], queuedJustNow());
+    worker.wake();
+    expect(await waitFor(() => started.includes('/article/first'))).toBe(true);
+    await runtime.store.articles.insert(articleRecord({ slug: 'second', title: 'Second' }));
+    await runtime.store.jobs.enqueue(['/article/second'], queuedJustNow());
+
+    const stopping = worker.stop();
+    releaseRender();
+    await stopping;
+    // (The first page's search bundle may be queued too: the worker queues it after writing the page.)
+    expect((await runtime.store.jobs.list(10)).map((job) => job.path)).toContain('/article/second');
+    const manifest = readRenderManifest(manifestFileFor(clientDir))!;
+    expect(manifest.version).toBe(await runtime.store.articles.version());
+    expect(logged.filter((line) => / regeneration job\(s\) queued: the next start runs them$/.test(line))).toHaveLength(1);
+
+    // The next start on the same folder: nothing to reconcile, and the job kept in the queue runs.
+    const nextLog: string[] = [];
+    onTestFailed(() => console.log(`the next worker's log:\n${nextLog.join('\n')}`));
+    const next = startRegenerationWorker(runtime, workerOptions(runtime, clientDir, nextLog));
+    cleanups.push(() => next.stop());
+    expect(await waitFor(() => fs.existsSync(path.join(clientDir, 'article', 'second', 'index.html')))).toBe(true);
+    expect(await waitFor(async () => (await runtime.store.jobs.size()) === 0)).toBe(true);
+    expect(nextLog.filter((line) => line.includes('reconcil'))).toEqual([]);
+    expect(next.stats().reconciled).toBe(0);
+  });
+
+  it('no render manifest names a version whose change is between its store write and its hooks', async () => {
+    const { runtime, worker, clientDir, logged, hold } = await workerWithHeldBuild();
+    const { release } = await hold();
+    release();
+    expect(await waitFor(() => logged.some((line) => line.startsWith('[publish] /pagefind/compact written')))).toBe(true);
+    const before = readRenderManifest(manifestFileFor(clientDir))!;
+    expect(before.version).toBe(await runtime.store.articles.version());
+
+    // A save whose store write is done while its hooks have not queued its pages yet.
+    let hooksRun!: () => void;
+    const hooksHeld = new Promise<void>((resolve) => (hooksRun = resolve));
+    let stored!: () => void;
+    const storeWritten = new Promise<void>((resolve) => (stored = resolve));
+    const saving = trackArticleWrite(runtime, async () => {
+      await runtime.store.articles.insert(articleRecord({ slug: 'unqueued', title: 'Unqueued', publishedAt: '2025-01-21T10:00:00.000Z' }));
+      stored();
+      await hooksHeld;
+      await runtime.store.jobs.enqueue(['/article/unqueued'], queuedJustNow());
+    });
+    await storeWritten;
+    expect(await runtime.store.articles.version()).toBeGreaterThan(before.version);
+
+    // A stop now must not record the new version: its page is neither rendered nor queued.
+    await worker.stop();
+    expect(readRenderManifest(manifestFileFor(clientDir))!.version).toBe(before.version);
+    hooksRun();
+    await saving;
+    expect(articleWritesPending(runtime)).toBe(false);
   });
 });

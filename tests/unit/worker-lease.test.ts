@@ -29,7 +29,7 @@ describe('job leases', () => {
     const runtime: Runtime = {
       config: parseConfig({ DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: databaseUrl, JOB_LEASE_MS: '300' }),
       store,
-      hooks: { articlesChanged: [] },
+      hooks: { articlesChanged: [], writesInFlight: 0 },
       services: new Map(),
     };
     const LONG_MS = 1500;

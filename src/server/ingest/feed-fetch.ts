@@ -10,7 +10,7 @@ import { nowIso } from '../clock.ts';
 import { AppError, badRequest, notFound, tooManyRequests } from '../errors.ts';
 import { computeReadingTime } from '../html.ts';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.ts';
-import { emitArticleChanges, type ArticleChange, type Runtime } from '../runtime.ts';
+import { emitArticleChanges, trackArticleWrite, type ArticleChange, type Runtime } from '../runtime.ts';
 import { timeSlicer } from '../time-slice.ts';
 import { itemToFields, type ItemFields } from './feed-items.ts';
 import { FeedParseError, parseFeed } from './feed-parse.ts';
@@ -170,15 +170,18 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
   // The source may have been deleted or disabled while its feed was downloading.
   const current = await runtime.store.sources.get(source.id);
   if (!current) throw notFound('News source');
-  const changes = await ingestItems(runtime, current, fieldsList, now);
-  await runtime.store.sources.update(source.id, {
-    lastFetchedAt: nowIso(),
-    lastError: undefined,
-    retryAfter: undefined,
-    etag: response.headers.get('etag') ?? undefined,
-    lastModified: response.headers.get('last-modified') ?? undefined,
+  const changes = await trackArticleWrite(runtime, async () => {
+    const ingested = await ingestItems(runtime, current, fieldsList, now);
+    await runtime.store.sources.update(source.id, {
+      lastFetchedAt: nowIso(),
+      lastError: undefined,
+      retryAfter: undefined,
+      etag: response.headers.get('etag') ?? undefined,
+      lastModified: response.headers.get('last-modified') ?? undefined,
+    });
+    await emitArticleChanges(runtime, ingested);
+    return ingested;
   });
-  await emitArticleChanges(runtime, changes);
   const created = changes.filter((c) => c.before === undefined).length;
   const updated = changes.length - created;
   let message = `Fetched ${plural(fieldsList.length, 'item')}, ${created} new`;

@@ -5,7 +5,7 @@
  * machine files (feeds, sitemaps) come from the server's own twin endpoints over loopback.
  */
 import path from 'node:path';
-import type { Runtime } from '../runtime.ts';
+import { articleWritesPending, type Runtime } from '../runtime.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
@@ -156,7 +156,7 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
     clientDir: site.clientDir,
     render: createPageRenderer(thread, createLoopbackRenderer(site.origin)),
     compress: (file, body) => thread.compress(file, body),
-    hooksPending: () => state.pendingHooks > 0,
+    hooksPending: () => state.pendingHooks > 0 || articleWritesPending(runtime),
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
   });

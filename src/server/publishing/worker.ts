@@ -53,7 +53,7 @@ export type WorkerOptions = {
   render: Renderer;
   /** Makes the compressed twins of the files it writes. @default compressBody (in libuv's pool) */
   compress?: Compressor;
-  /** Whether an article hook is still computing or enqueuing (the manifest waits for it). */
+  /** Whether an article write is still between its store write and the end of its hooks' enqueuing (the manifest waits for it). */
   hooksPending: () => boolean;
   /** A job waits until its path has been quiet this long, so a burst of saves renders once. @default 100 */
   settleMs?: number;
@@ -437,15 +437,22 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
    * With nothing queued, pending or reconciling, writes the render manifest for the store's version if
    * it is not written yet. Answers 'written', the store's state when the manifest already named it, or
    * undefined when work is left.
+   *
+   * `queued: 'kept'` (a stop) accepts jobs still in the stored queue: the manifest then means the
+   * pages match that version apart from those jobs, which the next start runs. Jobs held only in
+   * memory (`localJobs`), a reconcile or a write not yet queued still leave it as it was.
    */
-  async function recordDrainedState(): Promise<{ id: string; version: number } | 'written' | undefined> {
+  async function recordDrainedState(queued: 'none' | 'kept' = 'none'): Promise<{ id: string; version: number } | 'written' | undefined> {
     if (options.hooksPending() || reconcileQueue.length > 0 || localJobs.size > 0) return undefined;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
-    if (options.hooksPending() || (await store.jobs.size()) > 0) return undefined;
-    // Every write either queued jobs (now done) or changed nothing readers see (a draft edit), so
-    // with the queue empty the pages match the store at this version.
+    if (options.hooksPending()) return undefined;
+    const left = await store.jobs.size();
+    if (left > 0 && queued === 'none') return undefined;
+    // Every write either queued jobs (done, or kept in the stored queue) or changed nothing readers
+    // see (a draft edit), so the pages match the store at this version apart from the queue.
     if (!manifestStale && writtenVersion === state.version) return state;
+    if (left > 0) log(`[publish] stopping with ${left} regeneration job(s) queued: the next start runs them`);
     const manifest: RenderManifest = {
       storeId: state.id,
       version: state.version,
@@ -615,10 +622,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await running;
       await stopFollowing?.();
       flushPurge();
-      // A stop that lands between the last job and the pages lane's next look (a restart moments
-      // after a save) would leave the manifest behind the store, and the next start would re-render
-      // every page (15 minutes at 100,000 articles) to find them all unchanged.
-      await recordDrainedState().catch((error: unknown) => log(`[publish] render manifest at stop: ${String(error)}`));
+      // A manifest left behind the store (a stop between the last job and the pages lane's next look,
+      // or with jobs still queued) would make the next start re-render every page (15 minutes at
+      // 100,000 articles, or a full build under npm start) to find them all unchanged. The stored
+      // queue survives the stop, so the manifest may name this version with jobs left in it.
+      await recordDrainedState('kept').catch((error: unknown) => log(`[publish] render manifest at stop: ${String(error)}`));
       await closeSearchIndexer();
     },
   };
