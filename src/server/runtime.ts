@@ -76,10 +76,12 @@ export async function stopRuntime(): Promise<void> {
   delete registry[KEY];
 }
 
-/** Tells the subscribed subsystems which articles changed. */
+/** Tells the subscribed subsystems which articles changed; counted in flight while the hooks run. */
 export async function emitArticleChanges(runtime: Runtime, changes: ArticleChange[]): Promise<void> {
   if (changes.length === 0) return;
-  for (const hook of runtime.hooks.articlesChanged) await hook(changes);
+  await trackArticleWrite(runtime, async () => {
+    for (const hook of runtime.hooks.articlesChanged) await hook(changes);
+  });
 }
 
 /**
@@ -96,7 +98,7 @@ export async function trackArticleWrite<T>(runtime: Runtime, write: () => Promis
   }
 }
 
-/** Whether an article write is between its store write and the end of its hooks. */
+/** Whether an article write is between its store write and the end of its hooks (the render manifest waits for it). */
 export function articleWritesPending(runtime: Runtime): boolean {
   return runtime.hooks.writesInFlight > 0;
 }

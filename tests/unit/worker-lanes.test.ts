@@ -40,11 +40,22 @@ const queuedJustNow = () => new Date(Date.now() - 5).toISOString();
 const PAGE = (title: string) =>
   `<!doctype html><html lang="en"><head><title>${title}</title></head><body><main><h1>${title}</h1></main></body></html>`;
 
+/** A render manifest saying the pages in `clientDir` match the store as it is now (a build just ran). */
+async function writeCurrentManifest(runtime: Runtime, clientDir: string): Promise<void> {
+  writeRenderManifest(manifestFileFor(clientDir), {
+    storeId: runtime.store.id,
+    version: await runtime.store.articles.version(),
+    renderedAt: new Date().toISOString(),
+    by: 'build',
+    siteUrl: runtime.config.SITE_URL,
+  });
+}
+
 /** A worker's options as the server wires them (a write counts until its hooks ran), logging and rendering into the arrays. */
 function workerOptions(runtime: Runtime, clientDir: string, logged: string[], rendered: string[] = []): WorkerOptions {
   return {
     clientDir,
-    hooksPending: () => articleWritesPending(runtime),
+    writesPending: () => articleWritesPending(runtime),
     settleMs: 0,
     searchDebounceMs: 0,
     log: (line) => void logged.push(line),
@@ -76,13 +87,7 @@ async function workerWithHeldBuild(): Promise<{
   const fifo = path.join(clientDir, 'article', 'held', 'index.html');
   fs.mkdirSync(path.dirname(fifo), { recursive: true });
   execFileSync('mkfifo', [fifo]);
-  writeRenderManifest(manifestFileFor(clientDir), {
-    storeId: runtime.store.id,
-    version: await runtime.store.articles.version(),
-    renderedAt: new Date().toISOString(),
-    by: 'build',
-    siteUrl: runtime.config.SITE_URL,
-  });
+  await writeCurrentManifest(runtime, clientDir);
 
   let writer: number | undefined;
   const release = () => {
@@ -209,13 +214,7 @@ describe('worker lanes', () => {
     cleanups.push(() => closeQuietly(runtime.store));
     const clientDir = path.join(makeTempDir('meridian-lanes-'), 'client');
     fs.mkdirSync(clientDir, { recursive: true });
-    writeRenderManifest(manifestFileFor(clientDir), {
-      storeId: runtime.store.id,
-      version: await runtime.store.articles.version(),
-      renderedAt: new Date().toISOString(),
-      by: 'build',
-      siteUrl: runtime.config.SITE_URL,
-    });
+    await writeCurrentManifest(runtime, clientDir);
     // The first page's render is held, so the stop lands while it runs and the second job is still queued.
     let releaseRender!: () => void;
     const renderHeld = new Promise<void>((resolve) => (releaseRender = resolve));

@@ -37,7 +37,7 @@ describe('job leases', () => {
     let slowDone = false;
     const worker = startRegenerationWorker(runtime, {
       clientDir: makeTempDir('meridian-lease-site-'),
-      hooksPending: () => false,
+      writesPending: () => false,
       settleMs: 0,
       log: () => {},
       render: async (publicPath) => {

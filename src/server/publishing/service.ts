@@ -28,7 +28,6 @@ export type PublishingSite = {
 
 type Publishing = {
   worker: RegenerationWorker | undefined;
-  pendingHooks: number;
   counters: PublishCounters;
 };
 
@@ -77,7 +76,6 @@ export function createPageRenderer(thread: RenderThread, machine: Renderer): Ren
 export function startPublishing(runtime: Runtime): void {
   const state: Publishing = {
     worker: undefined,
-    pendingHooks: 0,
     counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 },
   };
   services.set(runtime, state);
@@ -92,42 +90,37 @@ export function startPublishing(runtime: Runtime): void {
   const scheduling: { scheduler?: Scheduler } = {};
   runtime.hooks.articlesChanged.push(async (changes) => {
     if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduling.scheduler?.reschedule();
-    state.pendingHooks++;
+    let paths: string[];
     try {
-      let paths: string[];
-      try {
-        paths = await computeAffectedPaths(runtime.store, changes);
-      } catch (error) {
-        // Never lose a change: fall back to every page the data has, and the old slugs.
-        console.error('[publish] computing affected pages failed; queueing every page', error);
-        const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
-        paths = [...old, ...(await listPublicPaths(runtime.store))];
-      }
-      if (paths.length > 0) {
-        const { counters } = state;
-        counters.batches++;
-        counters.pagesQueued += paths.length;
-        counters.lastBatchPages = paths.length;
-        counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
-        console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
-      }
-      // The search bundle each article left or joined (a job of its own, run after the pages): today's
-      // head for a publish, the month of an old article that was edited or unpublished.
-      const today = searchDay();
-      const months = new Set<string>();
-      for (const { before, after } of changes) {
-        if (before?.status === 'published') months.add(bundleOf(before, today));
-        if (after?.status === 'published') months.add(bundleOf(after, today));
-      }
-      try {
-        await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
-      } catch (error) {
-        // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
-        console.error('[publish] queueing regeneration failed; reconciling every page', error);
-        void state.worker?.reconcile('a regeneration job could not be stored');
-      }
-    } finally {
-      state.pendingHooks--;
+      paths = await computeAffectedPaths(runtime.store, changes);
+    } catch (error) {
+      // Never lose a change: fall back to every page the data has, and the old slugs.
+      console.error('[publish] computing affected pages failed; queueing every page', error);
+      const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
+      paths = [...old, ...(await listPublicPaths(runtime.store))];
+    }
+    if (paths.length > 0) {
+      const { counters } = state;
+      counters.batches++;
+      counters.pagesQueued += paths.length;
+      counters.lastBatchPages = paths.length;
+      counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
+      console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
+    }
+    // The search bundle each article left or joined (a job of its own, run after the pages): today's
+    // head for a publish, the month of an old article that was edited or unpublished.
+    const today = searchDay();
+    const months = new Set<string>();
+    for (const { before, after } of changes) {
+      if (before?.status === 'published') months.add(bundleOf(before, today));
+      if (after?.status === 'published') months.add(bundleOf(after, today));
+    }
+    try {
+      await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
+    } catch (error) {
+      // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
+      console.error('[publish] queueing regeneration failed; reconciling every page', error);
+      void state.worker?.reconcile('a regeneration job could not be stored');
     }
   });
 
@@ -156,7 +149,7 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
     clientDir: site.clientDir,
     render: createPageRenderer(thread, createLoopbackRenderer(site.origin)),
     compress: (file, body) => thread.compress(file, body),
-    hooksPending: () => state.pendingHooks > 0 || articleWritesPending(runtime),
+    writesPending: () => articleWritesPending(runtime),
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
   });

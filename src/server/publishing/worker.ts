@@ -54,7 +54,7 @@ export type WorkerOptions = {
   /** Makes the compressed twins of the files it writes. @default compressBody (in libuv's pool) */
   compress?: Compressor;
   /** Whether an article write is still between its store write and the end of its hooks' enqueuing (the manifest waits for it). */
-  hooksPending: () => boolean;
+  writesPending: () => boolean;
   /** A job waits until its path has been quiet this long, so a burst of saves renders once. @default 100 */
   settleMs?: number;
   /** ...but never longer than this after it was queued or last rendered. @default 1000 */
@@ -443,10 +443,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
    * memory (`localJobs`), a reconcile or a write not yet queued still leave it as it was.
    */
   async function recordDrainedState(queued: 'none' | 'kept' = 'none'): Promise<{ id: string; version: number } | 'written' | undefined> {
-    if (options.hooksPending() || reconcileQueue.length > 0 || localJobs.size > 0) return undefined;
+    if (options.writesPending() || reconcileQueue.length > 0 || localJobs.size > 0) return undefined;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
-    if (options.hooksPending()) return undefined;
+    if (options.writesPending()) return undefined;
     const left = await store.jobs.size();
     if (left > 0 && queued === 'none') return undefined;
     // Every write either queued jobs (done, or kept in the stored queue) or changed nothing readers
