@@ -17,10 +17,16 @@ import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
 import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex, closeSearchIndexer, searchJobPath, syncSearchBundles } from '../src/server/publishing/search-index.ts';
+import {
+  buildSearchIndex,
+  closeSearchIndexer,
+  searchJobOf,
+  searchJobPath,
+  syncSearchBundles,
+} from '../src/server/publishing/search-index.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { purgeExpiredTrash } from '../src/server/trash.ts';
-import { manifestFileFor, writeRenderManifest } from '../src/server/publishing/manifest.ts';
+import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import {
   computePageInputs,
   planRender,
@@ -306,7 +312,17 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
  * the served folder, one atomic rename each; removes the pages the data no longer has; re-indexes
  * the search bundles of the articles that changed (and builds the ones a new day asks for).
  */
-async function incrementalBuild(outDir: string, data: DataSnapshot, state: RenderState): Promise<{ lines: string[]; summary: string }> {
+/**
+ * `pendingSearch`: search jobs a stopped server left in the manifest (see RenderManifest). Those
+ * naming a bundle of today's plan are re-indexed here; the rest (a compaction, a stale bundle name)
+ * are answered as `searchJobsLeft`, for the manifest this rebuild writes, and run at the server's next start.
+ */
+async function incrementalBuild(
+  outDir: string,
+  data: DataSnapshot,
+  state: RenderState,
+  pendingSearch: readonly string[],
+): Promise<{ lines: string[]; summary: string; searchJobsLeft: string[] }> {
   const clientDir = path.join(outDir, 'client');
   // The bundle (here for the machine files' twin endpoints) must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
@@ -388,6 +404,12 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
     if (month < today.slice(0, 7)) dirty.add(month);
     else for (const name of bundles.keys()) if (name.startsWith('head-') || name.startsWith(`${month}-`)) dirty.add(name);
   }
+  const searchJobsLeft: string[] = [];
+  for (const jobPath of pendingSearch) {
+    const job = searchJobOf(jobPath);
+    if (job?.kind === 'bundle' && bundles.has(job.bundle)) dirty.add(job.bundle);
+    else if (job) searchJobsLeft.push(jobPath);
+  }
   const { results: search } = await syncSearchBundles(clientDir, bundles, dirty);
   await closeSearchIndexer();
   // Search bundles are per server: each re-indexes its own folder, as after a search job another server ran.
@@ -415,6 +437,7 @@ async function incrementalBuild(outDir: string, data: DataSnapshot, state: Rende
   return {
     lines,
     summary: `incremental: ${rendered.size} of ${inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search bundle(s)`,
+    searchJobsLeft,
   };
 }
 
@@ -447,25 +470,32 @@ async function main(): Promise<void> {
 
   let lines: string[];
   let summary: string;
+  // Search jobs a stopped server left for its next start: an incremental build runs those it can.
+  const manifestFile = manifestFileFor(path.join(outDir, 'client'));
+  const previous = readRenderManifest(manifestFile);
+  let searchJobs = previous?.storeId === data.id ? (previous.searchJobs ?? []) : [];
   if (fullBecause) {
     say(`full build: ${fullBecause}`);
     lines = await fullBuild(outDir, config.DATA_DIR, data, build);
     summary = 'full build';
+    // Every bundle was indexed.
+    searchJobs = [];
   } else {
     try {
-      ({ lines, summary } = await incrementalBuild(outDir, data, state!));
+      ({ lines, summary, searchJobsLeft: searchJobs } = await incrementalBuild(outDir, data, state!, searchJobs));
     } finally {
       await data.release();
     }
     phase('close');
     lines.push(`  phases              ${phases.map(([name, ms]) => `${name} ${(ms / 1000).toFixed(2)}`).join(', ')} s`);
   }
-  writeRenderManifest(manifestFileFor(path.join(outDir, 'client')), {
+  writeRenderManifest(manifestFile, {
     storeId: data.id,
     version: data.version,
     renderedAt: new Date().toISOString(),
     by: 'build',
     siteUrl: config.SITE_URL,
+    ...(searchJobs.length ? { searchJobs } : {}),
   });
 
   console.log('');

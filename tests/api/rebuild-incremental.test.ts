@@ -13,6 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT, makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
 import { adminClient, waitFor } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
+import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
 import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
@@ -109,6 +110,19 @@ describe('incremental npm run rebuild', () => {
     expect(again.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 0 search bundle\(s\)/);
     expect(renderedCount(again.output)).toBeLessThanOrEqual(20);
     expect(differences(tree(path.join(outIncremental, 'client')), before)).toEqual([]);
+  }, 120_000);
+
+  it('runs the search jobs a stopped server left in the render manifest, and keeps the others for the next start', async () => {
+    const manifestFile = manifestFileFor(path.join(outIncremental, 'client'));
+    const manifest = readRenderManifest(manifestFile)!;
+    writeRenderManifest(manifestFile, { ...manifest, by: 'server', searchJobs: ['/pagefind/2026-02', '/pagefind/compact'] });
+    const run = await runRebuild(outIncremental, dataDir);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/\[rebuild\] done: incremental: \d+ of \d+ pages rendered \(0 written\), 0 removed, 1 search bundle\(s\)/);
+    expect(run.output).toMatch(/search index +1 bundle\(s\) re-indexed, 16 pages/);
+    // The compaction is the server's (it runs one at every start): named until then.
+    expect(readRenderManifest(manifestFile)?.searchJobs).toEqual(['/pagefind/compact']);
+    writeRenderManifest(manifestFile, { ...readRenderManifest(manifestFile)!, searchJobs: undefined });
   }, 120_000);
 
   it('after publish, update, unpublish, delete and a new archive page its output equals a clean full build byte for byte', async () => {

@@ -208,9 +208,9 @@ describe('worker lanes', () => {
   });
 
   // On lowdb every job is in the stored queue. On PostgreSQL a server's search jobs are its own, in
-  // memory, and a stop with one left still leaves the manifest as it was.
+  // memory: the manifest names those left, and the next start queues them again.
   it('stop() with jobs still queued records the render manifest, and the next start runs them without a reconcile', async () => {
-    const runtime = await makeRuntime(makeTempDir(), 'lowdb');
+    const runtime = await makeRuntime();
     cleanups.push(() => closeQuietly(runtime.store));
     const clientDir = path.join(makeTempDir('meridian-lanes-'), 'client');
     fs.mkdirSync(clientDir, { recursive: true });
@@ -245,11 +245,21 @@ describe('worker lanes', () => {
     const stopping = worker.stop();
     releaseRender();
     await stopping;
-    // (The first page's search bundle may be queued too: the worker queues it after writing the page.)
     expect((await runtime.store.jobs.list(10)).map((job) => job.path)).toContain('/article/second');
     const manifest = readRenderManifest(manifestFileFor(clientDir))!;
     expect(manifest.version).toBe(await runtime.store.articles.version());
     expect(logged.filter((line) => / regeneration job\(s\) queued: the next start runs them$/.test(line))).toHaveLength(1);
+    // The first page's search bundle was queued after its page was written: in the stored queue on
+    // lowdb, in the server's memory on PostgreSQL, and then in the manifest.
+    const searchJob = '/pagefind/2025-01';
+    const storedPaths = (await runtime.store.jobs.list(10)).map((job) => job.path);
+    if (runtime.store.pages.shared) {
+      expect(manifest.searchJobs).toEqual([searchJob]);
+      expect(storedPaths).not.toContain(searchJob);
+    } else {
+      expect(manifest.searchJobs).toBeUndefined();
+      expect(storedPaths).toContain(searchJob);
+    }
 
     // The next start on the same folder: nothing to reconcile, and the job kept in the queue runs.
     const nextLog: string[] = [];
@@ -260,6 +270,9 @@ describe('worker lanes', () => {
     expect(await waitFor(async () => (await runtime.store.jobs.size()) === 0)).toBe(true);
     expect(nextLog.filter((line) => line.includes('reconcil'))).toEqual([]);
     expect(next.stats().reconciled).toBe(0);
+    expect(await waitFor(() => nextLog.some((line) => line.startsWith(`[publish] ${searchJob} `)))).toBe(true);
+    // Once the queues run empty the manifest no longer names the job.
+    expect(await waitFor(() => readRenderManifest(manifestFileFor(clientDir))?.searchJobs === undefined)).toBe(true);
   });
 
   it('no render manifest names a version whose change is between its store write and its hooks', async () => {

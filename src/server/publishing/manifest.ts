@@ -14,6 +14,12 @@ export const renderManifestSchema = z.object({
   siteUrl: z.string().optional(),
   /** What wrote it: the build or the server's regeneration worker. */
   by: z.enum(['build', 'server']),
+  /**
+   * Search jobs of this folder still to run (job paths such as `/pagefind/2026-10`): a server on
+   * PostgreSQL holds its own in memory, and a stop with some left names them here so the next start
+   * runs them instead of re-checking every page.
+   */
+  searchJobs: z.array(z.string()).optional(),
 });
 export type RenderManifest = z.infer<typeof renderManifestSchema>;
 

@@ -210,6 +210,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   let lastManifestCheck = Date.now();
   /** The article version the manifest on disk names, once this worker knows the pages match it. */
   let writtenVersion: number | undefined;
+  /** The search jobs the manifest on disk names as left to run (a stop's, see recordDrainedState). */
+  let writtenSearchJobs: string[] = [];
   const purgeBatch = createPurgeBatch();
   /** When this worker last pruned old stored removals (0: at its first idle moment). */
   let lastPrune = 0;
@@ -438,31 +440,37 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
    * it is not written yet. Answers 'written', the store's state when the manifest already named it, or
    * undefined when work is left.
    *
-   * `queued: 'kept'` (a stop) accepts jobs still in the stored queue: the manifest then means the
-   * pages match that version apart from those jobs, which the next start runs. Jobs held only in
-   * memory (`localJobs`), a reconcile or a write not yet queued still leave it as it was.
+   * `queued: 'kept'` (a stop) accepts jobs still queued: those in the stored queue stay there, and
+   * this server's own search jobs (`localJobs`, PostgreSQL) are named in the manifest. It then means
+   * the pages match that version apart from those jobs, which the next start runs. A reconcile or a
+   * write not yet queued still leave it as it was.
    */
   async function recordDrainedState(queued: 'none' | 'kept' = 'none'): Promise<{ id: string; version: number } | 'written' | undefined> {
-    if (options.writesPending() || reconcileQueue.length > 0 || localJobs.size > 0) return undefined;
+    if (options.writesPending() || reconcileQueue.length > 0) return undefined;
+    if (localJobs.size > 0 && queued === 'none') return undefined;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
     if (options.writesPending()) return undefined;
     const left = await store.jobs.size();
     if (left > 0 && queued === 'none') return undefined;
-    // Every write either queued jobs (done, or kept in the stored queue) or changed nothing readers
-    // see (a draft edit), so the pages match the store at this version apart from the queue.
-    if (!manifestStale && writtenVersion === state.version) return state;
-    if (left > 0) log(`[publish] stopping with ${left} regeneration job(s) queued: the next start runs them`);
+    const searchJobs = [...localJobs.keys()].sort();
+    // Every write either queued jobs (done, or kept in the queues) or changed nothing readers see (a
+    // draft edit), so the pages match the store at this version apart from the jobs left.
+    if (!manifestStale && writtenVersion === state.version && searchJobs.join('\n') === writtenSearchJobs.join('\n')) return state;
+    const kept = left + searchJobs.length;
+    if (kept > 0) log(`[publish] stopping with ${kept} regeneration job(s) queued: the next start runs them`);
     const manifest: RenderManifest = {
       storeId: state.id,
       version: state.version,
       renderedAt: new Date().toISOString(),
       by: 'server',
       siteUrl,
+      ...(searchJobs.length ? { searchJobs } : {}),
     };
     writeRenderManifest(manifestFile, manifest);
     knownManifest = JSON.stringify(manifest);
     writtenVersion = state.version;
+    writtenSearchJobs = searchJobs;
     manifestStale = false;
     return 'written';
   }
@@ -584,8 +592,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);
     knownManifest = JSON.stringify(manifest);
-    if (manifestMatches(manifest, state, siteUrl)) writtenVersion = state.version;
-    else {
+    if (manifestMatches(manifest, state, siteUrl)) {
+      writtenVersion = state.version;
+      // Search jobs a stop left: run now; the manifest loses them once the queues run empty.
+      writtenSearchJobs = manifest!.searchJobs ?? [];
+      await queueSearch(writtenSearchJobs.filter((jobPath) => searchJobOf(jobPath)));
+    } else {
       const why = !manifest
         ? 'no render manifest beside the served pages'
         : manifest.storeId !== state.id
