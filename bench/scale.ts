@@ -169,9 +169,42 @@ const NETWORK_CPUS = '0';
 const FINDABLE_RUNS = 3;
 const SERVER_BURST_CPUS = os.cpus().length > 2 ? `1-${os.cpus().length - 1}` : '1';
 
-/** Pins every thread of process `pid` to `cpus`. */
+/** Process `pid` and every process under it (the server's Pagefind indexer), children after their parent. */
+function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    let tasks: string[] = [];
+    try {
+      tasks = fs.readdirSync(`/proc/${tree[i]}/task`);
+    } catch {
+      continue; // gone meanwhile
+    }
+    for (const tid of tasks) {
+      try {
+        for (const child of fs.readFileSync(`/proc/${tree[i]}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean))
+          tree.push(Number(child));
+      } catch {
+        // the thread ended
+      }
+    }
+  }
+  return tree;
+}
+
+/**
+ * Pins every thread of process `pid`, and of the processes it started (Pagefind's indexer, which
+ * would otherwise keep the affinity it started with and index on the readers' core), to `cpus`.
+ */
 function pin(pid: number, cpus: string): void {
-  if (PIN) execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(pid)], { stdio: 'ignore' });
+  if (!PIN) return;
+  for (const each of processTree(pid)) {
+    try {
+      execFileSync('/usr/bin/taskset', ['-a', '-p', '-c', cpus, String(each)], { stdio: 'ignore' });
+    } catch (error) {
+      // A child that ended between the listing and taskset; the server itself must be pinned.
+      if (each === pid) throw error;
+    }
+  }
 }
 
 /** Pins every thread of this process (and so the children it starts next) to `cpus`. */
