@@ -311,8 +311,7 @@ async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, bu
  * Renders the pages whose inputs changed through the built render twins (the worker's path), into
  * the served folder, one atomic rename each; removes the pages the data no longer has; re-indexes
  * the search bundles of the articles that changed (and builds the ones a new day asks for).
- */
-/**
+ *
  * `pendingSearch`: search jobs a stopped server left in the manifest (see RenderManifest). Those
  * naming a bundle of today's plan are re-indexed here; the rest (a compaction, a stale bundle name)
  * are answered as `searchJobsLeft`, for the manifest this rebuild writes, and run at the server's next start.
