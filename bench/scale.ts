@@ -16,6 +16,7 @@ import type { Browser } from 'playwright-core';
 import { ApiClient } from '../tests/helpers/server.ts';
 import type { Article } from '../src/schemas/article.ts';
 import { openStore } from '../src/store/index.ts';
+import { childProcesses } from '../src/server/thread-priority.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import type { BurstJob, BurstResult } from './burst-writers.ts';
@@ -172,22 +173,7 @@ const SERVER_BURST_CPUS = os.cpus().length > 2 ? `1-${os.cpus().length - 1}` : '
 /** Process `pid` and every process under it (the server's Pagefind indexer), children after their parent. */
 function processTree(pid: number): number[] {
   const tree = [pid];
-  for (let i = 0; i < tree.length; i++) {
-    let tasks: string[] = [];
-    try {
-      tasks = fs.readdirSync(`/proc/${tree[i]}/task`);
-    } catch {
-      continue; // gone meanwhile
-    }
-    for (const tid of tasks) {
-      try {
-        for (const child of fs.readFileSync(`/proc/${tree[i]}/task/${tid}/children`, 'utf8').split(' ').filter(Boolean))
-          tree.push(Number(child));
-      } catch {
-        // the thread ended
-      }
-    }
-  }
+  for (let i = 0; i < tree.length; i++) tree.push(...childProcesses(tree[i]!));
   return tree;
 }
 
