@@ -479,7 +479,7 @@ async function measureSize(
   say(`  full rebuild ${(full.ms / 1000).toFixed(1)} s`);
 
   const server = await startScaleServer(dataDir, outDir, workDir);
-  // nginx in front (deploy/nginx.conf), as the README recommends for readers: it serves the article
+  // nginx in front (deploy/nginx.conf), as docs/serving.md recommends for readers: it serves the article
   // page from disk while the server takes the writes, on the network side's core.
   let front: RunningNginx | undefined;
   if (nginxAvailable()) {

@@ -151,7 +151,7 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
  * and a restart, not pages copied one by one into its old one.
  */
 const SHARED_FULL_BUILD =
-  "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (README: Several servers on one database)";
+  "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (docs/postgresql.md: Several servers on one database)";
 
 /** Why an incremental rebuild beside a server on its DATA_DIR cannot hand its pages to the other servers. */
 const SHARED_READ_ONLY =

@@ -11,9 +11,9 @@ import net from 'node:net';
  *
  * `--max-semi-space-size=16`: a young generation of 2 x 16 MB. Left to itself, V8 sizes it from the
  * heap limit (2 x 64 MB on a 24 GB machine, 2 x 32 MB with an 8 GB limit), and what each young
- * collection copies grows with it: during a burst of writes about 6% of what the server allocates
+ * collection copies grows with it: during a burst of writes a share of what the server allocates
  * outlives one collection, most of it for good, and the collection that copies it stops the event
- * loop. Measured with bench:scale (README, "Archive-proof writes").
+ * loop (docs/performance.md, 2026-11-26 entry on a 16 MB young generation).
  */
 export const SERVER_NODE_FLAGS = ['--max-semi-space-size=16'] as const;
 

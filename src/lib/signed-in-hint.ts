@@ -4,7 +4,7 @@
  * A non-secret cookie ("1") that says a session cookie was set: readable by scripts (the session
  * cookie is httpOnly), so islands ask GET /api/auth/me only when someone may be signed in. It lives
  * here, not with the auth schemas: every island reads it, and importing it from there put zod and
- * the auth schemas (25 KB gzip) on every reader's page.
+ * the auth schemas on every reader's page (docs/performance.md, 2026-11-25 entry on npm run bench).
  */
 export const SIGNED_IN_HINT_COOKIE = 'signed_in';
 

@@ -15,10 +15,10 @@ import path from 'node:path';
  * is taken up first when it wakes on a busy core.
  *
  * V8's helper threads stay at the server's value on purpose. At 10 (bench:scale, with the young
- * generation of SERVER_NODE_FLAGS) the event loop no longer waited behind their concurrent marking
- * at 1,000 and 10,000 articles (longest delays 17-33 ms against 20-45 ms), but at 100,000 one major
- * collection during a burst then paused it 185 ms, 114 ms of that the main thread's own work. With
- * the helpers at the server's value the longest delay at 100,000 was 32 ms.
+ * generation of SERVER_NODE_FLAGS) the event loop waited less behind their concurrent marking at
+ * 1,000 and 10,000 articles, but at 100,000 their marking fell behind and one major collection during
+ * a burst paused the event loop several times longer, mostly the main thread's own work
+ * (docs/performance.md, 2026-11-26 entry on V8's helper threads).
  */
 export const BACKGROUND_NICE = 10;
 

@@ -54,7 +54,7 @@ describe('npm run rebuild with two servers on one PostgreSQL database', () => {
   let a: TestServer;
   let b: TestServer;
 
-  /** A server on its own DATA_DIR and its own copy of the rebuild's pages (and render manifest), as the README deploys them. */
+  /** A server on its own DATA_DIR and its own copy of the rebuild's pages (and render manifest), as docs/postgresql.md deploys them. */
   const start = (name: string) => {
     const serverData = dataDir(`meridian-rebuild-multi-${name}-`);
     const site = `${serverData}-site`;

@@ -12,7 +12,7 @@ export const SEARCH_PAGE_SIZE = 12;
 export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
 /**
  * Bundles the first query loads: the head, this month so far and the closed months behind them.
- * Each bundle costs its metadata and one index chunk per word (about 38 KB at 800 articles a month),
+ * Each bundle costs its metadata and one index chunk per word (docs/performance.md, 2026-11-23 entry on search tiers),
  * so the first query stays near its weight budget however long the archive is.
  */
 export const RECENT_BUNDLES = 4;

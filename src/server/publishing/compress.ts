@@ -43,7 +43,7 @@ export function isCompressedTwin(file: string): boolean {
 /**
  * Content-hashed assets are written once per build and fetched by every reader: maximum brotli.
  * Pages are written all the time (10,000 per rebuild, one per edit): quality 5 gives nearly the same
- * size at 1/40 of the time (a 20 KB page: 6.5 KB in 0.6 ms against 5.8 KB in 27 ms).
+ * size in a small fraction of the time (docs/performance.md, 2026-11-23 entry on static serving and compression).
  */
 function brotliQuality(file: string): number {
   return /[\\/](?:_astro|pagefind)[\\/]/.test(file) ? 11 : 5;
@@ -88,7 +88,7 @@ export function compressBodySync(file: string, body: Uint8Array): Twins {
  * A compressor that makes the twins of a body once and hands the same twins out for the same body
  * again (by content and brotli quality), keeping the last `max` bodies. For files written over and
  * over unchanged: Pagefind puts the same script files in every bundle it builds, and at quality 11
- * their twins cost 85 ms of CPU per bundle (this machine), on the cores that answer readers.
+ * their twins cost CPU for every bundle, on the cores that answer readers (docs/performance.md, 2026-11-26).
  */
 export function reusingTwins(compress: Compressor = compressBody, max = 16): Compressor {
   const made = new Map<string, Promise<Twins>>();

@@ -39,8 +39,8 @@ const SITEMAP_BATCH = 500;
 
 /**
  * Each month that has published articles, newest first, with the newest change of its articles: the
- * store keeps these as articles change. Reading the whole archive for them instead took 130 ms of the
- * event loop per publish at 100,000 articles (every publish re-renders the sitemap index).
+ * store keeps these as articles change. Reading the whole archive for them instead held the event loop
+ * on every publish, longer as the archive grew (every publish re-renders the sitemap index; docs/performance.md, 2026-11-25).
  */
 export async function listPeriods(store: Store): Promise<Array<{ period: string; lastmod: string }>> {
   return (await store.articles.periods()).map(({ period, lastmod }) => ({ period, lastmod }));
@@ -80,8 +80,8 @@ export async function listPublished(store: Store, section?: Section, limit?: num
 
 /**
  * The articles the news sitemap lists at `now`, newest first: read by date range (the last two days),
- * not by listing the whole archive and filtering it, which cost 1-3 s per render on PostgreSQL at
- * 20,000 articles and ran at every start (the scheduler's first tick queues the news sitemap).
+ * not by listing the whole archive and filtering it, which cost seconds per render on PostgreSQL (docs/performance.md,
+ * 2026-11-25) and ran at every start (the scheduler's first tick queues the news sitemap).
  */
 export async function listNewsworthy(store: Store, now: number): Promise<ArticleRecord[]> {
   const filter = {
@@ -193,7 +193,7 @@ export function buildSitemap(config: Config, articles: readonly ArticleRecord[],
 /**
  * One month's sitemap (the lines buildSitemap writes for the month's articles), or undefined for a
  * month without published articles. A month grows with the archive (6,700 articles at 100,000), and
- * listing and writing it at once held the event loop 17-30 ms on every publish of that month: it is
+ * listing and writing it at once held the event loop on every publish of that month (docs/performance.md, 2026-11-25): it is
  * read from the store a batch at a time, with a turn of the event loop whenever a slice is used up.
  * An article published meanwhile queues this file again, so a batch boundary shifted by it is
  * rewritten at once.

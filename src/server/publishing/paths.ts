@@ -215,8 +215,8 @@ function windowedList(window: readonly ArticleRecord[], newer: number, older: nu
  * around the changed articles: the articles newer and older than all of them are the same in both
  * lists, so they are left out and stood for by placeholders, which compare equal in every
  * fingerprint (placeholders for the newer ones only when the count did not change, since otherwise
- * the files shift under them). Listing the whole section on every save took 5-10 ms of the request
- * at 100,000 articles; this reads a few positions by count (the store answers a published date range
+ * the files shift under them). Listing the whole section on every save grew with the archive
+ * (docs/performance.md, 2026-11-25); this reads a few positions by count (the store answers a published date range
  * by binary search) and lists only the window. Falls back to the whole section whenever a check of
  * the window fails (a date the store could not place by position).
  */

@@ -83,7 +83,7 @@ export function listingPageInput(cards: readonly ArticleRecord[], total: number,
  * An article page's input: what the page shows of its record (pageFingerprint), except the body,
  * which the record's `version` stands for. The store bumps the version on every replace (and a
  * restore from the trash takes a new one), so one article never has two bodies under one version;
- * reading every body instead (78 MB at 10,000 articles, a file each on lowdb) was most of what an
+ * reading every body instead (a file each on lowdb; docs/performance.md, 2026-11-25 entry on the one-change rebuild) was most of what an
  * incremental rebuild cost before it rendered anything. The keys are read without the body's getter.
  */
 export function articleInputFingerprint(article: ArticleRecord): string {

@@ -1,8 +1,8 @@
 /**
  * The render thread: loads the built Astro bundle and draws reader pages through their render twins
  * from the data the regeneration worker loaded, and compresses the files the worker writes, at a
- * lower CPU priority than the server's own thread. A page's server render (Astro and React, 5-25 ms
- * in one piece), its brotli and gzip twins and the garbage they make then stay off the event loop
+ * lower CPU priority than the server's own thread. A page's server render (Astro and React, in one
+ * piece: docs/performance.md, 2026-11-26), its brotli and gzip twins and the garbage they make then stay off the event loop
  * that answers readers and writers, and off libuv's pool, whose threads its file writes wait for.
  * Requests reach the bundle's handler in memory (light-my-request), never through a socket, so
  * nothing outside this process can call it.

@@ -24,8 +24,8 @@ export const PERIODS_FILE = 'periods.json';
 export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
 /**
  * Articles per block of today's tier (and at most in the head). The head's re-index is what a
- * publish waits for; a day of 270 articles (100,000 a year) in one head made that 10x the cost at
- * 1,000 a year. Small enough to index in about a second, large enough that a day has few blocks.
+ * publish waits for; a whole day in one head made that cost grow with the archive (docs/performance.md,
+ * 2026-11-23 entry on search tiers). Small enough to index quickly, large enough that a day has few blocks.
  */
 export const HEAD_MAX = 24;
 const DAY_BLOCK = /^(\d{4}-\d{2}-\d{2})-b\d{3}$/;
@@ -131,7 +131,7 @@ export function planDayTier<T extends Indexable>(articles: Iterable<T>, today: s
 
 /**
  * The bundle plan built one article at a time (`add`), so a caller on the server's thread can give the
- * event loop turns in between (at 100,000 articles the plan is a pass of about 100 ms); `finish`
+ * event loop turns in between (at a large archive the plan is a long pass: docs/performance.md, 2026-11-26 entries); `finish`
  * answers it as planSearchBundles does.
  */
 export function searchBundlePlanner(today: string): { add(article: Indexable): void; finish(): Map<string, string[]> } {

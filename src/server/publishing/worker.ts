@@ -4,7 +4,7 @@
  * does not match the store, re-indexes the search bundle whose articles changed (today's head on a
  * publish, a job of its own after the pages), compacts the search bundles once a day, and notifies
  * the purge hook. Pages and search run in two lanes (loops) of their own, so a page never waits
- * behind a search build (seconds; a compaction at 100,000 articles up to about 20 s); the search
+ * behind a search build (a compaction indexes a month: docs/performance.md, 2026-11-23 entry on search tiers); the search
  * lane still waits while page jobs are ready or a reconcile runs. With several servers on one
  * database (`store.pages.shared`) a job is claimed with a lease before it runs, each rendered page
  * is stored for the other servers, and the pages they render are copied into this server's folder;

@@ -9,7 +9,7 @@ const BACKSLASH = 0x5c;
 
 /**
  * Parses an article file without its body: the body's bytes are cut out before decoding, so a start
- * neither decodes nor parses the 820 MB of bodies at 100,000 articles (it still reads the files).
+ * neither decodes nor parses the bodies, most of the store's bytes (it still reads the files; docs/performance.md, 2026-11-23).
  * `bodyHtml` comes back as ''; anything unexpected falls back to a full parse.
  */
 export function parseArticleWithoutBody(bytes: Buffer): ArticleRecord {
@@ -45,7 +45,7 @@ const SHARED_VALUES = new Set(['status', 'section', 'authorName', 'sourceLabel',
 const CACHE_SIZE = 1_000;
 
 /**
- * At 100,000 articles the bodies are 820 MB of the store's ~1.5 GB; the indexes need none of them.
+ * The bodies are most of the store's bytes (docs/performance.md, 2026-11-23 entry on store layout 2); the indexes need none of them.
  * A record keeps `bodyHtml` as an accessor at its usual place among the keys, so callers,
  * `JSON.stringify` and `structuredClone` see an ordinary record; reading it costs one small
  * synchronous file read on a cache miss (tens of microseconds), paid only by the page that shows it.
@@ -109,9 +109,9 @@ export class ArticleBodies {
   /**
    * A copy of a record read from disk whose body stays on disk (its string is dropped), with the
    * accessor in the body's place. Built as a new object, key by key: redefining the parsed data
-   * property as an accessor turned every record into a dictionary-mode object, ~500 bytes more each
-   * (90 MB of the main heap at 100,000 articles, and that much more for every full garbage collection
-   * to mark); built this way, records with the same keys share one hidden class.
+   * property as an accessor turned every record into a dictionary-mode object, larger each (and that
+   * much more for every full garbage collection to mark: docs/performance.md, 2026-11-26); built this
+   * way, records with the same keys share one hidden class.
    */
   detach<T extends ArticleRecord>(record: T): T {
     const detached: Record<string, unknown> = {};

@@ -57,7 +57,7 @@ const CANONICAL_DATE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/;
 /**
  * The filter as a test of one article, with its bounds and needles worked out once: a month's
  * sitemap lists thousands of articles through it, and parsing the bounds and each article's date
- * every time cost ~2 us an article (30 ms for a month of 6,700 at 100,000).
+ * every time made that a long event-loop turn at a large archive (docs/performance.md, 2026-11-25).
  */
 export function articleMatcher(filter: ArticleFilter): (article: ArticleRecord) => boolean {
   const from = bound(filter.dateFrom, false);
@@ -106,7 +106,7 @@ export class LowdbArticles implements ArticleRepository {
   /**
    * Articles of every other status newest first, per status: the scheduler reads the scheduled ones
    * every tick (at least every 30 s) and the admin lists drafts, a few among the whole archive (a
-   * scan of 100,000 articles for them held the event loop for 90 ms).
+   * scan of the whole archive for them held the event loop: docs/performance.md, 2026-11-26).
    */
   readonly #byStatus = new Map<string, SortedList<ArticleRecord>>();
   /** Published articles whose date is not in toISOString's form (a date range on them is checked one by one). */

@@ -38,7 +38,7 @@ const VOTES_KEY = Buffer.from(',"votes":');
 
 /**
  * Where the top-level `,"votes":` of a counts-first bucket file begins (each candidate in turn), so
- * the counts can be read without decoding the visitor ids (~100 KB per file at 1,000,000 votes).
+ * the counts can be read without decoding the visitor ids (most of a file's bytes: docs/performance.md, 2026-11-23).
  * That byte run cannot occur inside a JSON string (its quotes would be escaped); one inside the counts
  * (an article id "votes") leaves an unbalanced cut that fails to parse, and the next is tried.
  */

@@ -3,7 +3,7 @@
  * at a time. The vote buckets are held this way: a vote decodes the one article it is about instead
  * of the ~1,000 visitor ids of its whole bucket, and a bucket in memory is a few strings rather than
  * thousands of small objects. Whole decoded buckets, kept in the LRU, were promoted to the old
- * generation and made the server's garbage collections 20-40 ms pauses under a burst of votes.
+ * generation and made the server's garbage collections long pauses under a burst of votes (docs/performance.md, 2026-11-25).
  */
 
 /** One `"key":{...}` member (the value an object of strings and numbers, no nesting), then an optional comma. */

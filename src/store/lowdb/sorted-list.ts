@@ -4,7 +4,7 @@ const CHUNK = 512;
 
 /**
  * One flat array would do, but a splice in a 100,000-item array moves every later pointer through
- * V8's write barrier (about 1 ms a call, several per save); chunks keep that to 512 at most.
+ * V8's write barrier (several calls per save: docs/performance.md, 2026-11-23); chunks keep that to 512 at most.
  */
 export class SortedList<T> implements Iterable<T> {
   readonly #compare: (a: T, b: T) => number;

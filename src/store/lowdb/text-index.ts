@@ -57,7 +57,7 @@ const WEIGHTS = { title: 8, dek: 4, extra: 2, body: 1 } as const;
 
 /**
  * One token's documents in typed arrays (6 bytes an entry instead of a Map entry's ~40): at 100,000
- * articles of 1,000 words this is the difference between ~200 MB and ~1 GB.
+ * articles of 1,000 words that is a fifth of the memory (docs/performance.md, 2026-11-23 entry on store layout 2).
  */
 class Posting {
   docs = new Int32Array(4);
