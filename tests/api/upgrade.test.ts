@@ -16,6 +16,7 @@ import type { Revision, RevisionSummary, TrashItem } from '../../src/schemas/rev
 import type { AuditEntry } from '../../src/schemas/audit.ts';
 import { diffBodies } from '../../src/islands/editor/body-diff.ts';
 import { MIGRATIONS } from '../../src/store/pg/migrations/index.ts';
+import { APP_VERSION } from '../../src/server/version.ts';
 
 const FIXTURE = path.join(ROOT, 'tests/fixtures/upgrade-0.1.0');
 const STORE = testingPostgres() ? 'postgres' : 'lowdb';
@@ -129,6 +130,14 @@ describe(`today's server on the ${STORE} data of version 0.1.0`, () => {
       (await db.query<{ version: number }>('SELECT version FROM schema_migrations ORDER BY version')).rows.map((r) => Number(r.version)),
     );
     expect(applied).toEqual(MIGRATIONS.map((m) => m.version));
+  });
+
+  it('names the release it now runs in the admin dashboard', async () => {
+    const dashboard = await admin.get('/admin');
+    expect(dashboard.status).toBe(200);
+    expect(await dashboard.text()).toMatch(
+      new RegExp(`data-testid="app-version"[^>]*>Meridian News ${APP_VERSION.replace(/\./g, '\\.')}<`),
+    );
   });
 
   it('finds every article by id and by slug, with its fields, status, counters and version', async () => {
