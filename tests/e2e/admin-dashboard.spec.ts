@@ -5,6 +5,7 @@ import { expect, test, type Page } from '@playwright/test';
 import type { Article, ArticleStats } from '../../src/schemas/article.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
+import { APP_VERSION } from '../../src/server/version.ts';
 import {
   answerNextConfirm,
   createArticle,
@@ -31,6 +32,13 @@ function statCard(page: Page, key: keyof ArticleStats) {
 }
 
 test.describe('Overview', () => {
+  test('names the release the server runs at its foot', async ({ page }) => {
+    await gotoAdmin(page, '/admin');
+    await waitForIsland(page);
+    await expect(page.getByTestId('app-version')).toBeVisible();
+    await expect(page.getByTestId('app-version')).toHaveText(`Meridian News ${APP_VERSION}`);
+  });
+
   test('stat cards show the server stats and follow new articles', async ({ page }) => {
     await createArticle(page.request, { title: `Stats draft ${uniqueToken('s')}` });
     const before = (await (await page.request.get('/api/articles/stats')).json()) as ArticleStats;

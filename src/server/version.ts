@@ -1,0 +1,5 @@
+/** The release this code is: package.json's `version` (semver, bumped per release; see docs/upgrading.md), for the admin and /api/ready. */
+import pkg from '../../package.json' with { type: 'json' };
+
+/** e.g. `1.0.0`. */
+export const APP_VERSION: string = pkg.version;
