@@ -13,6 +13,10 @@ import { SERVER_NODE_FLAGS } from './scripts/server-process.ts';
 const PORT = Number(process.env.E2E_PORT ?? 4399);
 const outDir = path.resolve(import.meta.dirname, process.env.E2E_OUT_DIR ?? '.out/e2e');
 const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-e2e-'));
+// Workers load this file again: through the environment they inherit, they find the same folder (and its outbox).
+process.env.E2E_DATA_DIR = dataDir;
+/** The e2e server's DATA_DIR: its outbox holds the mails it sent. */
+export const E2E_DATA_DIR = dataDir;
 const databaseUrl = process.env.E2E_DATABASE_URL;
 // Playwright starts the server with this process's environment under the env below: a DATABASE_URL
 // left in the shell would otherwise move the lowdb pass onto that database (and seed it).

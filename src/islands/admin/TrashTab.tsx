@@ -41,11 +41,11 @@ export function TrashTab() {
             <li key={item.id} className="adm-row" data-testid="trash-item">
               <div className="adm-row-main">
                 <span className="adm-row-title">{item.title}</span>
-                <span className="adm-muted">
+                <div className="adm-muted">
                   <StatusBadge status={item.status} /> Deleted by {item.deletedBy} on{' '}
                   <time dateTime={item.deletedAt}>{formatDateTime(item.deletedAt)}</time>; purged on{' '}
                   <time dateTime={item.purgeAt}>{formatDateTime(item.purgeAt)}</time>
-                </span>
+                </div>
               </div>
               <div className="adm-actions">
                 <button

@@ -79,9 +79,9 @@ export function RevisionHistory({ articleId, version, currentBody, onRestored, o
                   {revision.version === version ? ' (current)' : ''}
                   {revision.autosave ? ' · autosave' : ''}
                 </span>
-                <span className="adm-muted">
+                <div className="adm-muted">
                   {revision.by}, <time dateTime={revision.at}>{formatDateTime(revision.at)}</time>: {describe(revision)}
-                </span>
+                </div>
               </div>
               <button
                 type="button"

@@ -83,7 +83,7 @@ function articleHtml(config: Config, article: ArticleRecord, pick: boolean): str
   // The 800 px width of a local hero (a mail is at most 600 px wide); external images as they are.
   const hero = article.heroImage ? siteUrl(config, heroImageAttributes(article.heroImage).src) : undefined;
   return `<tr><td style="padding:0 0 22px;">
-${pick && hero ? `<a href="${escapeHtml(url)}"><img class="hero" src="${escapeHtml(hero)}" alt="" width="544" style="display:block;width:100%;max-width:544px;height:auto;border-radius:8px;margin:0 0 10px;border:0;"></a>` : ''}
+${pick && hero ? `<a href="${escapeHtml(url)}"><img class="hero" src="${escapeHtml(hero)}" alt="${escapeHtml(article.title)}" width="544" style="display:block;width:100%;max-width:544px;height:auto;border-radius:8px;margin:0 0 10px;border:0;"></a>` : ''}
 ${pick ? `<span style="display:inline-block;background:${COLORS.pick};color:${COLORS.pickText};font-size:12px;font-weight:bold;padding:2px 8px;border-radius:999px;margin:0 0 6px;">Editor's pick</span>` : ''}
 <h3 style="font-family:${SERIF};font-size:19px;line-height:1.3;margin:0 0 6px;"><a href="${escapeHtml(url)}" style="color:${COLORS.text};text-decoration:none;">${escapeHtml(article.title)}</a></h3>
 ${article.dek ? `<p style="font-size:15px;line-height:1.5;color:${COLORS.muted};margin:0 0 6px;">${escapeHtml(article.dek)}</p>` : ''}
