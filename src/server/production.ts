@@ -16,7 +16,7 @@ export function findSiteUrlProblem(env: Record<string, string | undefined> = pro
 }
 
 /** The folder itself, or the nearest ancestor that exists (where a missing folder would be created). */
-function existingFolderOf(folder: string): string {
+export function findExistingFolder(folder: string): string {
   let current = path.resolve(folder);
   while (!fs.existsSync(current) && path.dirname(current) !== current) current = path.dirname(current);
   return current;
@@ -29,7 +29,7 @@ function existingFolderOf(folder: string): string {
  * Answers the error code of the failed attempt, or undefined when it can.
  */
 export function probeWritable(folder: string): string | undefined {
-  const target = existingFolderOf(folder);
+  const target = findExistingFolder(folder);
   if (!fs.statSync(target).isDirectory()) return 'ENOTDIR';
   const probe = path.join(target, `.write-probe-${process.pid}-${randomBytes(4).toString('hex')}`);
   try {
