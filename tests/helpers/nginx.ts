@@ -29,12 +29,12 @@ export type FrontOptions = {
   listenPort: number;
 };
 
-/** A config of deploy/ with `swaps` made; throws if one of the lines is no longer there. */
-function deployConfig(name: string, swaps: [string, string][]): string {
+/** A config of deploy/ with `swaps` made (every occurrence); throws if one of the lines is no longer there. */
+export function deployConfig(name: string, swaps: [string, string][]): string {
   let conf = fs.readFileSync(path.join(ROOT, 'deploy', name), 'utf8');
   for (const [from, to] of swaps) {
     if (!conf.includes(from)) throw new Error(`deploy/${name} has no "${from}" to swap`);
-    conf = conf.replace(from, to);
+    conf = conf.split(from).join(to);
   }
   return conf;
 }
@@ -45,7 +45,9 @@ export function frontConfig(options: FrontOptions): string {
     ['server 127.0.0.1:4321;', `server 127.0.0.1:${options.serverPort};`],
     ['listen 127.0.0.1:8080;', `listen 127.0.0.1:${options.listenPort};`],
     ['root /srv/meridian/dist/client;', `root "${path.resolve(options.serveDir)}";`],
-    ['root /srv/meridian/data;', `root "${path.resolve(options.dataDir)}";`],
+    ['set $meridian_data_dir /srv/meridian/data;', `set $meridian_data_dir "${path.resolve(options.dataDir)}";`],
+    // The snippets are included relative to the config's folder, and the config is written elsewhere.
+    ['include nginx/', `include ${path.join(ROOT, 'deploy/nginx')}/`],
   ]);
 }
 
