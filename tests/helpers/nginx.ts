@@ -80,6 +80,8 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
     );
   }
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-'));
+  // Workers of a config with `user` (Debian's www-data) keep their scratch files under it.
+  fs.chmodSync(prefix, 0o755);
   const file = path.join(prefix, 'nginx.conf');
   fs.writeFileSync(file, conf);
   const args = ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'];
@@ -104,7 +106,8 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
       throw new Error(`nginx exited: ${output}`);
     }
     // robots.txt is a file of every build (served by nginx, or by a server behind it).
-    const up = await fetch(`${url}/robots.txt`).then(
+    // Not followed: a site that redirects to https (deploy/nginx-site.conf) is up when it answers the redirect.
+    const up = await fetch(`${url}/robots.txt`, { redirect: 'manual' }).then(
       async (response) => {
         await response.body?.cancel();
         return true;
