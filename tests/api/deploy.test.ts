@@ -157,9 +157,8 @@ describe('the production steps on a fresh data folder (docs/production.md)', () 
     work = makeOutDir('deploy-');
     fs.chmodSync(work, 0o755);
     dataDir = path.join(work, 'data');
-    // The served folder's parent (dist/ in /srv/meridian): a copy of the test build's client folder.
-    siteDir = path.join(work, 'site');
-    fs.cpSync(path.join(ROOT, process.env.OUT_DIR ?? 'dist', 'client'), path.join(siteDir, 'client'), { recursive: true });
+    // The build output (dist/ in /srv/meridian, inside the project as OUT_DIR must be): the served folder's parent.
+    siteDir = path.join(work, 'dist');
     // docs/production.md step: install -d -m 0711 -o meridian -g meridian /var/lib/meridian
     fs.mkdirSync(dataDir, { mode: 0o711 });
     port = await freePort();
@@ -175,8 +174,8 @@ describe('the production steps on a fresh data folder (docs/production.md)', () 
       expect(env, `.env.example has ${from}`).toContain(`\n${from}\n`);
       env = env.replace(`\n${from}\n`, `\n${to}\n`);
     }
-    // This checkout serves the test build (OUT_DIR) from its copy; /srv/meridian uses the defaults.
-    env += `\nOUT_DIR=${process.env.OUT_DIR ?? 'dist'}\nSERVE_DIR=${path.join(siteDir, 'client')}\n`;
+    // /srv/meridian builds into its own dist/; this checkout's dist/ is not the test's to replace.
+    env += `\nOUT_DIR=${siteDir}\n`;
     envFile = path.join(work, 'meridian.env');
     fs.writeFileSync(envFile, env, { mode: 0o640 });
     // What systemd gives a service: a PATH, the unit's Environment= lines; no test settings of this process.
@@ -199,6 +198,14 @@ describe('the production steps on a fresh data folder (docs/production.md)', () 
     const result = await withEnv(['npm', 'run', '--silent', 'db:migrate']);
     expect(result.status, result.stderr).toBe(0);
     expect(result.stdout).toMatch(/\[db:migrate\] applied 001-initial, /);
+  });
+
+  it('npm run build builds the site from the new database', async () => {
+    const result = await withEnv(['npm', 'run', '--silent', 'build']);
+    expect(result.status, result.stdout.slice(-2000) + result.stderr).toBe(0);
+    expect(fs.existsSync(path.join(siteDir, 'server/entry.mjs'))).toBe(true);
+    // The configuration reached the pages: canonical links on the https address.
+    expect(fs.readFileSync(path.join(siteDir, 'client/about/index.html'), 'utf8')).toContain(`https://${SITE_HOST}/about`);
   });
 
   it('npm run user -- add creates the first admin and prints its password once', async () => {
