@@ -15,7 +15,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { freePort, waitForListening, type ServerOutput } from '../../scripts/server-process.ts';
-import { ADMIN_URL_ENV, createDatabase } from '../helpers/postgres.ts';
+import { ADMIN_URL_ENV, createDatabase, testingPostgres } from '../helpers/postgres.ts';
 import { BROTLI_STATIC, deployConfig, startNginx, type RunningNginx } from '../helpers/nginx.ts';
 import { ROOT, makeOutDir } from '../helpers/server.ts';
 
@@ -48,7 +48,8 @@ async function run(command: string, args: string[], options: { env?: NodeJS.Proc
   return { status, stdout, stderr };
 }
 
-describe('deploy/meridian.service', () => {
+// The same whatever TEST_STORE says (the steps use PostgreSQL themselves): run once, in the lowdb pass of `npm test`.
+describe.skipIf(testingPostgres())('deploy/meridian.service', () => {
   /** The unit with its paths pointing at this checkout and real files, so verify checks what matters. */
   function installedCopy(text = fs.readFileSync(UNIT, 'utf8')): string {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-unit-'));
@@ -117,7 +118,8 @@ set +a
 exec "$@"
 `;
 
-describe('the production steps on a fresh data folder (docs/production.md)', () => {
+// The same whatever TEST_STORE says (the steps use PostgreSQL themselves): run once, in the lowdb pass of `npm test`.
+describe.skipIf(testingPostgres())('the production steps on a fresh data folder (docs/production.md)', () => {
   const unit = readUnit();
   let work: string;
   let dataDir: string;

@@ -9,7 +9,7 @@ import path from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { migrateDatabase } from '../../src/store/database.ts';
 import { freePort } from '../../scripts/server-process.ts';
-import { createDatabase, ADMIN_URL_ENV } from '../helpers/postgres.ts';
+import { createDatabase, ADMIN_URL_ENV, testingPostgres } from '../helpers/postgres.ts';
 import { makeUnwritable } from '../helpers/read-only.ts';
 import { ROOT, makeDataDir, siteCopyFor, startServer } from '../helpers/server.ts';
 import { SMTP_USER, startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -18,23 +18,6 @@ let smtp: TestSmtp;
 let migrated: string;
 let unmigrated: string;
 const undo: (() => void)[] = [];
-
-beforeAll(async () => {
-  smtp = await startSmtp();
-  const admin = process.env[ADMIN_URL_ENV]!;
-  const suffix = `${process.pid}_${Date.now()}`;
-  migrated = await createDatabase(admin, `doctor_ok_${suffix}`);
-  await migrateDatabase(migrated);
-  unmigrated = await createDatabase(admin, `doctor_new_${suffix}`);
-});
-
-afterAll(async () => {
-  await smtp?.stop();
-});
-
-afterEach(() => {
-  for (const restore of undo.splice(0).reverse()) restore();
-});
 
 /** A production configuration that passes: https SITE_URL, a migrated database, an SMTP server that answers. */
 function goodEnv(): Record<string, string> {
@@ -65,7 +48,25 @@ async function runDoctor(env: Record<string, string>) {
   return { status, stdout, stderr, lines, problems: lines.filter((line) => line.startsWith('PROBLEM ')) };
 }
 
-describe('npm run doctor', () => {
+// The same whatever TEST_STORE says (it picks its stores itself): run once, in the lowdb pass of `npm test`.
+describe.skipIf(testingPostgres())('npm run doctor', () => {
+  beforeAll(async () => {
+    smtp = await startSmtp();
+    const admin = process.env[ADMIN_URL_ENV]!;
+    const suffix = `${process.pid}_${Date.now()}`;
+    migrated = await createDatabase(admin, `doctor_ok_${suffix}`);
+    await migrateDatabase(migrated);
+    unmigrated = await createDatabase(admin, `doctor_new_${suffix}`);
+  });
+
+  afterAll(async () => {
+    await smtp?.stop();
+  });
+
+  afterEach(() => {
+    for (const restore of undo.splice(0).reverse()) restore();
+  });
+
   it('passes a good production configuration, one ok line per check', async () => {
     const run = await runDoctor(goodEnv());
     expect(run.status, run.stdout + run.stderr).toBe(0);

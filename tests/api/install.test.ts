@@ -10,6 +10,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { waitForListening } from '../../scripts/server-process.ts';
+import { testingPostgres } from '../helpers/postgres.ts';
 import { ROOT } from '../helpers/server.ts';
 
 const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-install-'));
@@ -39,7 +40,8 @@ async function npm(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ sta
   return { status, output };
 }
 
-describe('npm ci --omit=dev && npm run build && npm run serve', () => {
+// The same whatever TEST_STORE says (it picks its stores itself): run once, in the lowdb pass of `npm test`.
+describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run build && npm run serve', () => {
   it('installs only the production dependencies, with Node 24 among them', { timeout: 300_000 }, async () => {
     // The checkout's files as they are now (committed or not), nothing it ignores.
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
