@@ -96,7 +96,7 @@ function checkBuild({ outDir, servedDir }: DoctorInput): CheckResult {
   if (missing.length === 0) return ok('build', `${path.resolve(servedDir)} has the pages and assets of a build`);
   return problem(
     'build',
-    `The build is incomplete (missing ${missing.join(', ')}): run \`npm run build\` as the server's user, then restart the server.`,
+    `The build is incomplete (missing ${missing.join(', ')}): run \`npm run rebuild\` as the server's user, then restart the server.`,
   );
 }
 

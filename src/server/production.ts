@@ -56,7 +56,7 @@ export function findDataDirProblem(dataDir: string): string | undefined {
 export function findServedDirProblem(servedDir: string): string | undefined {
   const folder = path.resolve(servedDir);
   if (!fs.existsSync(folder))
-    return `The served folder (${folder}) does not exist: run \`npm run build\`, or point SERVE_DIR at a copy of the build's client folder.`;
+    return `The served folder (${folder}) does not exist: run \`npm run rebuild\`, or point SERVE_DIR at a copy of the build's client folder.`;
   for (const [name, target] of [
     ['The served folder', folder],
     ["The served folder's parent", path.dirname(folder)],

@@ -202,9 +202,12 @@ describe.skipIf(testingPostgres())('the production steps on a fresh data folder 
     expect(result.stdout).toMatch(/\[db:migrate\] applied 001-initial, /);
   });
 
-  it('npm run build builds the site from the new database', async () => {
-    const result = await withEnv(['npm', 'run', '--silent', 'build']);
+  it('npm run rebuild builds the site from the new database, search index and render manifest included', async () => {
+    const result = await withEnv(['npm', 'run', '--silent', 'rebuild']);
     expect(result.status, result.stdout.slice(-2000) + result.stderr).toBe(0);
+    expect(result.stdout).toContain('full build');
+    // The server starts on pages it knows are current: no re-check of every page at its first start.
+    expect(fs.existsSync(path.join(siteDir, 'render-manifest.json'))).toBe(true);
     expect(fs.existsSync(path.join(siteDir, 'server/entry.mjs'))).toBe(true);
     // The configuration reached the pages: canonical links on the https address.
     expect(fs.readFileSync(path.join(siteDir, 'client/about/index.html'), 'utf8')).toContain(`https://${SITE_HOST}/about`);
@@ -444,5 +447,7 @@ describe.skipIf(testingPostgres())('the production steps on a fresh data folder 
     const exited = once(server!, 'exit').then(([code]) => code as number | null);
     const timeout = new Promise<'timeout'>((resolve) => setTimeout(() => resolve('timeout'), limitMs).unref());
     expect(await Promise.race([exited, timeout])).toBe(0);
+    // Started on the rebuild's render manifest: it never re-checked every page.
+    expect(listening!.output()).not.toContain('reconcil');
   });
 });

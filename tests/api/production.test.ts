@@ -102,7 +102,7 @@ describe('npm run serve refuses', () => {
 
   it('a served folder that does not exist', () => {
     const dataDir = makeDataDir();
-    expectRefusal(runServe({ DATA_DIR: dataDir, SERVE_DIR: path.join(dataDir, 'missing') }), 'does not exist: run `npm run build`');
+    expectRefusal(runServe({ DATA_DIR: dataDir, SERVE_DIR: path.join(dataDir, 'missing') }), 'does not exist: run `npm run rebuild`');
   });
 });
 
