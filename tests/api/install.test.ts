@@ -1,6 +1,6 @@
 /**
  * A production install from scratch: a copy of the project without node_modules, `npm ci --omit=dev`
- * (no dev dependency, no patch step), `npm run build` and `npm run serve` in production mode, all on the
+ * (no dev dependency, no patch step), `npm run rebuild` and `npm run serve` in production mode, all on the
  * Node 24 the install brings (the machine's own node only runs npm). About a minute with npm's cache.
  */
 import { execFileSync, spawn } from 'node:child_process';
@@ -41,7 +41,7 @@ async function npm(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ sta
 }
 
 // The same whatever TEST_STORE says (it picks its stores itself): run once, in the lowdb pass of `npm test`.
-describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run build && npm run serve', () => {
+describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run rebuild && npm run serve', () => {
   it('installs only the production dependencies, with Node 24 among them', { timeout: 300_000 }, async () => {
     // The checkout's files as they are now (committed or not), nothing it ignores.
     const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
@@ -56,12 +56,13 @@ describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run build && npm ru
   });
 
   it('builds, and serves in production mode: no demo content, nothing to fix first', { timeout: 120_000 }, async () => {
-    const build = await npm(['run', 'build']);
+    const site = { SITE_URL: 'https://news.example', DATA_DIR: dataDir };
+    const build = await npm(['run', 'rebuild'], site);
     expect(build.status, build.output.slice(-3000)).toBe(0);
     // Its own process group: npm, its shell and the server stop together.
     const server = spawn('npm', ['run', 'serve'], {
       cwd: copy,
-      env: { ...env, SITE_URL: 'https://news.example', DATA_DIR: dataDir, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production' },
+      env: { ...env, ...site, HOST: '127.0.0.1', PORT: '0', NODE_ENV: 'production' },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });
