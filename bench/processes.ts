@@ -32,6 +32,8 @@ export async function startBenchServer(dataDir: string, outDir: string, workDir:
       OUT_DIR: outDir,
       SERVE_DIR: path.join(outDir, 'client'),
       SEED: 'none',
+      // Production mode (scripts/serve.ts run directly) refuses to start without it; the build's default.
+      SITE_URL: 'http://localhost:4321',
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       TRUST_PROXY: 'true',

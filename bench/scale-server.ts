@@ -153,4 +153,5 @@ process.on('SIGUSR2', () => {
   over20Waiting = 0;
   gc = { ms: 0, kind: '' };
 });
-await import('../scripts/serve.ts');
+const { serveSite } = await import('../scripts/serve.ts');
+await serveSite({ production: true });

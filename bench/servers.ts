@@ -66,6 +66,8 @@ async function startServer(name: string, buildDir: string, env: Record<string, s
       HOST: '127.0.0.1',
       PORT: '0',
       SEED: 'none',
+      // Production mode (scripts/serve.ts run directly) refuses to start without it; the build's default.
+      SITE_URL: 'http://localhost:4321',
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       TRUST_PROXY: 'true',

@@ -15,7 +15,8 @@ import { outDirOf } from '../scripts/build-state.ts';
 
 const file = process.env.BENCH_SSR_FILE;
 if (!file) throw new Error('BENCH_SSR_FILE is required');
-await import('../scripts/serve.ts');
+const { serveSite } = await import('../scripts/serve.ts');
+await serveSite({ production: true });
 // The same module instance the server loaded, so the same bundle.
 const entry = path.join(outDirOf(path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..')), 'server/entry.mjs');
 const { handler } = (await import(pathToFileURL(entry).href)) as {

@@ -1,8 +1,12 @@
-/** Starts the production server: the built Astro app behind our static file server, with the runtime booted first. */
+/**
+ * Starts the server: the built Astro app behind our static file server, with the runtime booted first.
+ * Run directly (`npm run serve`, the systemd unit) it is production mode; `npm start` calls it after its preparations.
+ */
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
 import { getConfig, OutDirError } from '../src/config.ts';
+import { findProductionProblem, parseProductionConfig } from '../src/server/production.ts';
 import { bootRuntime } from '../src/server/boot.ts';
 import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
@@ -18,17 +22,35 @@ const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** How long a stop waits for the requests in flight before it closes their connections. */
 const REQUEST_DRAIN_MS = 2000;
 
-async function main(): Promise<void> {
+export type ServeOptions = {
+  /** Refuse an unsafe configuration (exit 2), seed demo content only when SEED=demo is explicit, generate no admin password. */
+  production: boolean;
+};
+
+async function main({ production }: ServeOptions): Promise<void> {
   const entry = path.join(outDirOf(root), 'server/entry.mjs');
   const clientDir = serveDirOf(root);
-  const config = getConfig();
+  let config;
+  try {
+    config = production ? parseProductionConfig() : getConfig();
+  } catch (error) {
+    // A bad value is a configuration error like the refusals below: named, and no restart loop (exit 2).
+    const [title, ...issues] = (error as Error).message.split('\n');
+    console.error(`Cannot start: ${[title, issues.map((line) => line.trim()).join('; ')].join(' ')}`);
+    process.exit(2);
+  }
   if (!fs.existsSync(entry)) {
     console.error(`No build found (${path.relative(root, entry) || entry}). Run \`npm run build\` first, or use \`npm start\`.`);
     process.exit(1);
   }
+  const problem = production ? findProductionProblem(process.env, { dataDir: config.DATA_DIR, servedDir: clientDir }) : undefined;
+  if (problem) {
+    console.error(`Cannot start: ${problem}`);
+    process.exit(2);
+  }
   // Before the store: a second server on this folder must not even open its data.
   lockServedFolder(clientDir);
-  const runtime = await bootRuntime(config);
+  const runtime = await bootRuntime(config, { production });
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
@@ -99,7 +121,12 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-main().catch((error: unknown) => {
+/** Serves the site until SIGINT or SIGTERM; a configuration it cannot start with exits 2 with one sentence. */
+export function serveSite(options: ServeOptions): Promise<void> {
+  return main(options).catch(exitOnStartError);
+}
+
+function exitOnStartError(error: unknown): never {
   if (
     error instanceof StoreLockedError ||
     error instanceof ServedFolderLockedError ||
@@ -111,4 +138,6 @@ main().catch((error: unknown) => {
   }
   console.error(error);
   process.exit(1);
-});
+}
+
+if (import.meta.main) await serveSite({ production: true });

@@ -63,4 +63,5 @@ if (reason) {
   releaseServed();
   lockServedFolder(serveDirOf(root));
 }
-await import('./serve.ts');
+const { serveSite } = await import('./serve.ts');
+await serveSite({ production: false });

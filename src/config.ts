@@ -82,6 +82,9 @@ const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
+/** Every variable the schema reads (.env.example lists them all; a unit test keeps it so). */
+export const CONFIG_KEYS = Object.keys(configSchema.shape) as readonly (keyof Config)[];
+
 /** Parses the configuration from an environment; throws a readable error on a bad value. */
 export function parseConfig(env: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(env).filter(([, v]) => v !== undefined && v !== ''));

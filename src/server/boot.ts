@@ -4,8 +4,14 @@ import { ensureFirstAdmin } from './auth.ts';
 import { startRuntime, type Runtime } from './runtime.ts';
 import { startBackgroundServices } from './services.ts';
 
-/** Seeds an empty DATA_DIR (SEED=demo) and creates the first admin, printing generated credentials once. */
-export async function prepareDataDir(runtime: Runtime, log: (line: string) => void = console.log): Promise<void> {
+/**
+ * Seeds an empty DATA_DIR (SEED=demo) and creates the first admin, printing generated credentials once.
+ * In production a generated password would land in the journal: without ADMIN_PASSWORD, no admin is made.
+ */
+export async function prepareDataDir(
+  runtime: Runtime,
+  { production = false, log = console.log }: { production?: boolean; log?: (line: string) => void } = {},
+): Promise<void> {
   const seeded = await runtime.store.meta.get<string>('seededAt');
   if (!seeded) {
     const empty = (await runtime.store.articles.count({})) === 0 && (await runtime.store.users.count()) === 0;
@@ -16,6 +22,11 @@ export async function prepareDataDir(runtime: Runtime, log: (line: string) => vo
       log(`Seeded demo content: ${summary}`);
     }
     await runtime.store.meta.set('seededAt', new Date().toISOString());
+  }
+  if (production && runtime.config.ADMIN_PASSWORD === undefined) {
+    if ((await runtime.store.users.count()) === 0)
+      log('No admin account yet: stop the server and run `npm run user -- add NAME` (it prints a password once), or set ADMIN_PASSWORD.');
+    return;
   }
   const admin = await ensureFirstAdmin(runtime);
   if (admin) {
@@ -29,9 +40,9 @@ export async function prepareDataDir(runtime: Runtime, log: (line: string) => vo
 }
 
 /** Opens the store for this process, prepares it and starts the background services. */
-export async function bootRuntime(config: Config, options: { services?: boolean } = {}): Promise<Runtime> {
+export async function bootRuntime(config: Config, options: { services?: boolean; production?: boolean } = {}): Promise<Runtime> {
   const runtime = await startRuntime(config);
-  await prepareDataDir(runtime);
+  await prepareDataDir(runtime, { production: options.production ?? false });
   if (options.services !== false) await startBackgroundServices(runtime);
   return runtime;
 }

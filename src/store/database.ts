@@ -1,7 +1,8 @@
 /** The PostgreSQL store's maintenance operations (migrate, import, export) as the scripts see them, behind the store's own boundary. */
 import path from 'node:path';
 import { createPool, type Db } from './pg/db.ts';
-import { migrate } from './pg/migrate.ts';
+import { migrate, pendingMigrations } from './pg/migrate.ts';
+import { MIGRATIONS } from './pg/migrations/index.ts';
 import { openPgStore } from './pg/index.ts';
 import { exportToLowdb, importLowdb, type Counts } from './pg/transfer.ts';
 
@@ -11,6 +12,20 @@ async function withPool<T>(url: string, work: (pool: Db) => Promise<T>): Promise
   const pool = createPool(url, false);
   try {
     return await work(pool);
+  } finally {
+    await pool.end();
+  }
+}
+
+/**
+ * The migrations the database has not applied yet, read on one read-only connection without applying
+ * any (`npm run doctor`); rejects when the database does not answer within `timeoutMs`.
+ */
+export async function readPendingMigrations(url: string, timeoutMs: number): Promise<{ pending: string[]; applied: number }> {
+  const pool = createPool(url, true, { max: 1, connectionTimeoutMillis: timeoutMs, query_timeout: timeoutMs });
+  try {
+    const pending = await pendingMigrations(pool);
+    return { pending, applied: MIGRATIONS.length - pending.length };
   } finally {
     await pool.end();
   }

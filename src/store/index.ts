@@ -2,6 +2,7 @@
 import type { Store, StoreMode } from './types.ts';
 import { openLowdbStore } from './lowdb/index.ts';
 import { lockHolder } from './lock-file.ts';
+import { layoutState } from './lowdb/migrate.ts';
 import { openPgStore } from './pg/index.ts';
 
 export type { Store, StoreMode } from './types.ts';
@@ -27,4 +28,12 @@ export async function openStore(dataDir: string, mode: StoreMode = 'write', opti
 /** The pid of the live process that has the store in `dataDir` open for writing (a running server), if any. */
 export function storeWriterPid(dataDir: string): number | undefined {
   return lockHolder(dataDir);
+}
+
+/**
+ * What the lowdb store finds in `dataDir`, read without opening it (no lock): `current`, `fresh` (nothing
+ * yet) or `legacy` (migrated at the next start); throws on a layout this version cannot read.
+ */
+export function readDataDirLayout(dataDir: string): 'current' | 'fresh' | 'legacy' {
+  return layoutState(dataDir);
 }

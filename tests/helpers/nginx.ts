@@ -29,12 +29,12 @@ export type FrontOptions = {
   listenPort: number;
 };
 
-/** A config of deploy/ with `swaps` made; throws if one of the lines is no longer there. */
-function deployConfig(name: string, swaps: [string, string][]): string {
+/** A config of deploy/ with `swaps` made (every occurrence); throws if one of the lines is no longer there. */
+export function deployConfig(name: string, swaps: [string, string][]): string {
   let conf = fs.readFileSync(path.join(ROOT, 'deploy', name), 'utf8');
   for (const [from, to] of swaps) {
     if (!conf.includes(from)) throw new Error(`deploy/${name} has no "${from}" to swap`);
-    conf = conf.replace(from, to);
+    conf = conf.split(from).join(to);
   }
   return conf;
 }
@@ -45,7 +45,9 @@ export function frontConfig(options: FrontOptions): string {
     ['server 127.0.0.1:4321;', `server 127.0.0.1:${options.serverPort};`],
     ['listen 127.0.0.1:8080;', `listen 127.0.0.1:${options.listenPort};`],
     ['root /srv/meridian/dist/client;', `root "${path.resolve(options.serveDir)}";`],
-    ['root /srv/meridian/data;', `root "${path.resolve(options.dataDir)}";`],
+    ['set $meridian_data_dir /srv/meridian/data;', `set $meridian_data_dir "${path.resolve(options.dataDir)}";`],
+    // The snippets are included relative to the config's folder, and the config is written elsewhere.
+    ['include nginx/', `include ${path.join(ROOT, 'deploy/nginx')}/`],
   ]);
 }
 
@@ -78,6 +80,8 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
     );
   }
   const prefix = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-nginx-'));
+  // Workers of a config with `user` (Debian's www-data) keep their scratch files under it.
+  fs.chmodSync(prefix, 0o755);
   const file = path.join(prefix, 'nginx.conf');
   fs.writeFileSync(file, conf);
   const args = ['-e', 'stderr', '-p', prefix, '-c', file, '-g', 'daemon off;'];
@@ -102,7 +106,8 @@ export async function startNginx(conf: string, listenPort: number, options: { wr
       throw new Error(`nginx exited: ${output}`);
     }
     // robots.txt is a file of every build (served by nginx, or by a server behind it).
-    const up = await fetch(`${url}/robots.txt`).then(
+    // Not followed: a site that redirects to https (deploy/nginx-site.conf) is up when it answers the redirect.
+    const up = await fetch(`${url}/robots.txt`, { redirect: 'manual' }).then(
       async (response) => {
         await response.body?.cancel();
         return true;

@@ -69,6 +69,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       SEED: 'none',
+      // Production mode (scripts/serve.ts run directly) refuses to start without it; the build's default.
+      SITE_URL: 'http://localhost:4321',
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       FETCH_ALLOW_PRIVATE_NETWORKS: 'true',

@@ -31,7 +31,7 @@ describe('OUT_DIR', () => {
     ] as const) {
       const run = spawnSync(process.execPath, [path.join(ROOT, 'scripts', script)], {
         cwd: ROOT,
-        env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: '' },
+        env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', DATABASE_URL: '', SITE_URL: 'http://localhost:4321' },
         encoding: 'utf8',
       });
       expect(run.status, `${script}: ${run.stderr}`).toBe(code);

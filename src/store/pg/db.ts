@@ -28,11 +28,12 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => withoutNul(v));
 }
 
-export function createPool(url: string, readOnly: boolean): Db {
+export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig = {}): Db {
   const pool = new pg.Pool({
     Client: NulSafeClient,
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
+    ...extra,
     // A read-only open (builds, reports) gets connections that refuse every write, as the lowdb snapshot does.
     ...(readOnly ? { options: '-c default_transaction_read_only=on' } : {}),
   });
