@@ -2,7 +2,7 @@
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import fs from 'node:fs';
-import { getConfig, OutDirError } from '../src/config.ts';
+import { getConfig, OutDirError, type Config } from '../src/config.ts';
 import { bootRuntime } from '../src/server/boot.ts';
 import { stopRuntime } from '../src/server/runtime.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
@@ -13,22 +13,24 @@ import { outDirOf, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 import { portTakenMessage } from './server-process.ts';
+import { createLog, type Logger, type RequestScope } from '../src/server/log.ts';
+import { createMetricsServer } from '../src/api/metrics.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 /** How long a stop waits for the requests in flight before it closes their connections. */
 const REQUEST_DRAIN_MS = 2000;
 
-async function main(): Promise<void> {
+async function main(config: Config, logging: { log: Logger; requests: RequestScope }): Promise<void> {
+  const { log } = logging;
   const entry = path.join(outDirOf(root), 'server/entry.mjs');
   const clientDir = serveDirOf(root);
-  const config = getConfig();
   if (!fs.existsSync(entry)) {
-    console.error(`No build found (${path.relative(root, entry) || entry}). Run \`npm run build\` first, or use \`npm start\`.`);
+    log.fatal(`No build found (${path.relative(root, entry) || entry}). Run \`npm run build\` first, or use \`npm start\`.`);
     process.exit(1);
   }
   // Before the store: a second server on this folder must not even open its data.
   lockServedFolder(clientDir);
-  const runtime = await bootRuntime(config);
+  const runtime = await bootRuntime(config, { log: logging });
   // The bundle must not start a standalone server of its own.
   process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const { handler } = (await import(pathToFileURL(entry).href)) as { handler: AstroHandler };
@@ -36,7 +38,10 @@ async function main(): Promise<void> {
   let syncedThrough: number | undefined;
   if (runtime.store.pages.shared) {
     const synced = await syncStoredPages(runtime.store, { clientDir, imagesDir: path.join(path.resolve(config.DATA_DIR), 'images') });
-    console.log(`[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`);
+    log.info(
+      { component: 'publish', ...synced },
+      `[publish] stored pages copied before serving: ${synced.written} written, ${synced.deleted} deleted of ${synced.checked}`,
+    );
     // The worker's sync after LISTEN then checks only what changed since, not every page again.
     syncedThrough = synced.throughSeq;
   }
@@ -45,11 +50,27 @@ async function main(): Promise<void> {
     imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'),
     handler,
     staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024,
+    log,
+    requests: runtime.requests,
+    metrics: runtime.metrics,
+    trustProxy: config.TRUST_PROXY,
+    ...(config.METRICS_TOKEN ? { metricsToken: config.METRICS_TOKEN } : {}),
+  });
+  // Prometheus on a port of its own (loopback by default), no token: nothing else answers there.
+  const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(runtime.metrics.registry);
+  metricsServer?.once('error', (error: NodeJS.ErrnoException) => {
+    log.fatal(`Cannot start: the metrics server cannot listen on ${config.METRICS_HOST}:${config.METRICS_PORT} (${error.code ?? error.message})`);
+    void stopRuntime().finally(() => process.exit(2));
+  });
+  metricsServer?.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
+    const address = metricsServer.address();
+    const port = typeof address === 'object' && address ? address.port : config.METRICS_PORT;
+    log.info({ host: config.METRICS_HOST, port }, `Metrics on http://${config.METRICS_HOST}:${port}/metrics`);
   });
   // Taken between `npm start`'s check and now, or `npm run serve` on a port in use: a sentence, not a stack.
   server.once('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
-    console.error(portTakenMessage(config.HOST, config.PORT));
+    log.fatal(portTakenMessage(config.HOST, config.PORT));
     void stopRuntime().finally(() => process.exit(2));
   });
   server.listen(config.PORT, config.HOST, () => {
@@ -73,18 +94,22 @@ async function main(): Promise<void> {
     });
     // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
     announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
-    console.log(`Listening on http://${shown}:${port}`);
+    log.info({ host: config.HOST, port }, `Listening on http://${shown}:${port}`);
   });
   let stopping = false;
   const shutdown = (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: shutting down`);
+    // Readiness answers 503 from now on, so a load balancer stops sending new requests while these finish.
+    runtime.draining = true;
+    log.info({ signal }, `${signal}: shutting down`);
     // Requests in flight finish first (for at most REQUEST_DRAIN_MS): a save between its store write
     // and the queueing of its pages must not find the worker, which records what the pages were
     // rendered from as it stops, already gone, nor the store closed.
     const requestsDone = new Promise<void>((resolve) => server.close(() => resolve()));
     server.closeIdleConnections();
+    metricsServer?.close();
+    metricsServer?.closeAllConnections();
     const drainCap = new Promise<void>((resolve) => setTimeout(resolve, REQUEST_DRAIN_MS).unref());
     void Promise.race([requestsDone, drainCap])
       .then(() => {
@@ -99,16 +124,25 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => shutdown('SIGTERM'));
 }
 
-main().catch((error: unknown) => {
+let config: Config;
+try {
+  config = getConfig();
+} catch (error) {
+  // No configuration to read LOG_LEVEL from: the defaults tell what is wrong with it.
+  createLog({ LOG_LEVEL: 'info', LOG_FORMAT: process.env.LOG_FORMAT === 'pretty' ? 'pretty' : undefined }).log.fatal((error as Error).message);
+  process.exit(2);
+}
+const logging = createLog(config);
+main(config, logging).catch((error: unknown) => {
   if (
     error instanceof StoreLockedError ||
     error instanceof ServedFolderLockedError ||
     error instanceof OutDirError ||
     (error as Error)?.name === 'StoreLockedError'
   ) {
-    console.error(`Cannot start: ${(error as Error).message}`);
+    logging.log.fatal(`Cannot start: ${(error as Error).message}`);
     process.exit(2);
   }
-  console.error(error);
+  logging.log.fatal({ err: error }, `Cannot start: ${(error as Error)?.message ?? String(error)}`);
   process.exit(1);
 });
