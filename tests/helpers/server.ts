@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { databaseFor, testingPostgres } from './postgres.ts';
+import { recordServerOutput } from './server-logs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
@@ -80,6 +81,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The run's log scan (scripts/test.ts) reads every server's output for secrets.
+  recordServerOutput(child, `server-${path.basename(dataDir)}`);
   const { url, output, exited } = await waitForListening(child, 30_000);
   return {
     url,
