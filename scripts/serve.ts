@@ -59,7 +59,9 @@ async function main(config: Config, logging: { log: Logger; requests: RequestSco
   // Prometheus on a port of its own (loopback by default), no token: nothing else answers there.
   const metricsServer = config.METRICS_PORT === undefined ? undefined : createMetricsServer(runtime.metrics.registry);
   metricsServer?.once('error', (error: NodeJS.ErrnoException) => {
-    log.fatal(`Cannot start: the metrics server cannot listen on ${config.METRICS_HOST}:${config.METRICS_PORT} (${error.code ?? error.message})`);
+    log.fatal(
+      `Cannot start: the metrics server cannot listen on ${config.METRICS_HOST}:${config.METRICS_PORT} (${error.code ?? error.message})`,
+    );
     void stopRuntime().finally(() => process.exit(2));
   });
   metricsServer?.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
@@ -129,7 +131,9 @@ try {
   config = getConfig();
 } catch (error) {
   // No configuration to read LOG_LEVEL from: the defaults tell what is wrong with it.
-  createLog({ LOG_LEVEL: 'info', LOG_FORMAT: process.env.LOG_FORMAT === 'pretty' ? 'pretty' : undefined }).log.fatal((error as Error).message);
+  createLog({ LOG_LEVEL: 'info', LOG_FORMAT: process.env.LOG_FORMAT === 'pretty' ? 'pretty' : undefined }).log.fatal(
+    (error as Error).message,
+  );
   process.exit(2);
 }
 const logging = createLog(config);

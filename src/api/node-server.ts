@@ -161,7 +161,14 @@ export function createRequestListener(options: ServerOptions): RequestListener {
   const trustProxy = options.trustProxy ?? 0;
 
   /** The access line and the request's duration, once its answer is done (or its client gone). */
-  const observe = (req: http.IncomingMessage, res: http.ServerResponse, context: RequestContext, started: number, bytesBefore: number) => {
+  const observe = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    context: RequestContext,
+    started: number,
+    bytes: number,
+    remoteAddress: string,
+  ) => {
     const seconds = (performance.now() - started) / 1000;
     const route = context.route ?? 'not_found';
     const method = req.method ?? 'GET';
@@ -174,9 +181,9 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       path: loggedPathOf(req.url ?? '/'),
       status,
       // On the wire, headers included: streamed answers have no Content-Length to read.
-      bytes: req.socket.bytesWritten - bytesBefore,
+      bytes,
       ms: Math.round(seconds * 10_000) / 10,
-      client: clientAddressOf(req.socket.remoteAddress ?? 'unknown', (req.headers['x-forwarded-for'] as string | undefined) ?? null, trustProxy),
+      client: clientAddressOf(remoteAddress, (req.headers['x-forwarded-for'] as string | undefined) ?? null, trustProxy),
       ...(res.writableFinished ? {} : { aborted: true }),
     };
     const message = `${method} ${line.path} ${status}`;
@@ -191,8 +198,18 @@ export function createRequestListener(options: ServerOptions): RequestListener {
     res.setHeader('X-Request-Id', context.reqId);
     if (log || metrics) {
       const started = performance.now();
-      const bytesBefore = req.socket.bytesWritten;
-      res.once('close', () => observe(req, res, context, started, bytesBefore));
+      // Held here: by the time the answer closes, the request may have let go of its socket.
+      const socket = req.socket;
+      const bytesBefore = socket.bytesWritten;
+      const remoteAddress = socket.remoteAddress ?? 'unknown';
+      res.once('close', () => {
+        // An exception in an event handler would end the process: observing must never cost the server.
+        try {
+          observe(req, res, context, started, socket.bytesWritten - bytesBefore, remoteAddress);
+        } catch (error) {
+          log?.error({ err: error, reqId: context.reqId }, '[server] access line failed');
+        }
+      });
     }
     if (requests) requests.run(context, handle, req, res, context);
     else handle(req, res, context);

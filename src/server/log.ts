@@ -67,7 +67,8 @@ function standardStreams(pretty: boolean, colorize: boolean): DestinationStream 
 /** Creates the logger and the request scope its lines read their request id from. */
 export function createLog(settings: LogSettings, options: LogOptions = {}): { log: Logger; requests: RequestScope } {
   const requests: RequestScope = new AsyncLocalStorage<RequestContext>();
-  const pretty = settings.LOG_FORMAT === 'pretty' || (settings.LOG_FORMAT === undefined && (options.isTty ?? process.stdout.isTTY === true));
+  const pretty =
+    settings.LOG_FORMAT === 'pretty' || (settings.LOG_FORMAT === undefined && (options.isTty ?? process.stdout.isTTY === true));
   const stream = options.stream ?? standardStreams(pretty, options.isTty ?? process.stdout.isTTY === true);
   const log = pino(
     {

@@ -74,21 +74,31 @@ describe('access lines and request ids', () => {
       body: 'not an image',
     });
     expect((await lineFor(server, 'reqId query-1', (l) => l.reqId === 'query-1' && 'status' in l)).path).toBe('/newsletter/confirm');
-    expect((await lineFor(server, 'reqId upload-1', (l) => l.reqId === 'upload-1' && 'status' in l)).path).toBe('/api/images/upload/[token]');
+    expect((await lineFor(server, 'reqId upload-1', (l) => l.reqId === 'upload-1' && 'status' in l)).path).toBe(
+      '/api/images/upload/[token]',
+    );
   });
 });
 
 describe('events in the log', () => {
   it('sign-in, failed sign-in, lock-out and sign-out, each with its request id; an unknown username is never written', async () => {
     const admin = new TestClient(server.url);
-    await admin.request('POST', '/api/auth/login', { json: { username: ADMIN.username, password: ADMIN.password }, headers: { 'X-Request-Id': 'login-ok' } });
+    await admin.request('POST', '/api/auth/login', {
+      json: { username: ADMIN.username, password: ADMIN.password },
+      headers: { 'X-Request-Id': 'login-ok' },
+    });
     for (const cookie of admin.cookies.values()) secrets.add(cookie);
-    expect(await lineFor(server, 'the sign-in', (l) => l.event === 'login' && l.reqId === 'login-ok')).toMatchObject({ username: ADMIN.username });
+    expect(await lineFor(server, 'the sign-in', (l) => l.event === 'login' && l.reqId === 'login-ok')).toMatchObject({
+      username: ADMIN.username,
+    });
 
     const guesser = new TestClient(server.url);
     const typo = 'my-password-in-the-username-box';
     secrets.add(typo).add('wrong-password-1');
-    await guesser.request('POST', '/api/auth/login', { json: { username: typo, password: 'wrong-password-1' }, headers: { 'X-Request-Id': 'login-unknown' } });
+    await guesser.request('POST', '/api/auth/login', {
+      json: { username: typo, password: 'wrong-password-1' },
+      headers: { 'X-Request-Id': 'login-unknown' },
+    });
     expect(await lineFor(server, 'the unknown user', (l) => l.event === 'login.failed' && l.reqId === 'login-unknown')).toMatchObject({
       userKnown: false,
       level: 'warn',
@@ -112,14 +122,20 @@ describe('events in the log', () => {
   });
 
   it('user changes (created, role, disabled, password reset) through the audit events, never the passwords', async () => {
-    await waitFor('the lock-out to pass', async () => {
-      const client = new TestClient(server.url);
-      return (await client.post('/api/auth/login', { username: ADMIN.username, password: ADMIN.password })).status === 200;
-    }, 20_000);
+    await waitFor(
+      'the lock-out to pass',
+      async () => {
+        const client = new TestClient(server.url);
+        return (await client.post('/api/auth/login', { username: ADMIN.username, password: ADMIN.password })).status === 200;
+      },
+      20_000,
+    );
     const admin = new TestClient(server.url);
     await admin.login();
     for (const cookie of admin.cookies.values()) secrets.add(cookie);
-    const created = await read<{ user: { id: string }; password: string }>(await admin.post('/api/users', { username: 'reporter', role: 'author' }));
+    const created = await read<{ user: { id: string }; password: string }>(
+      await admin.post('/api/users', { username: 'reporter', role: 'author' }),
+    );
     expect(created.status).toBe(201);
     secrets.add(created.body.password);
     const id = created.body.user.id;
@@ -144,7 +160,10 @@ describe('events in the log', () => {
     const outbox = path.join(server.dataDir, 'outbox');
     const mail = fs.readdirSync(outbox).find((name) => name.includes(email))!;
     // The link as the mail carries it (quoted-printable may wrap it).
-    const text = fs.readFileSync(path.join(outbox, mail), 'utf8').replace(/=\r?\n/g, '').replace(/=3D/g, '=');
+    const text = fs
+      .readFileSync(path.join(outbox, mail), 'utf8')
+      .replace(/=\r?\n/g, '')
+      .replace(/=3D/g, '=');
     const token = /confirm\?token=([a-z2-7]+)/.exec(text)![1]!;
     secrets.add(token);
     expect((await fetch(`${server.url}/newsletter/confirm?token=${token}`)).status).toBe(200);
@@ -163,7 +182,10 @@ describe('events in the log', () => {
     }
     const admin = new TestClient(server.url);
     await admin.login();
-    const response = await admin.request('POST', '/api/users', { json: { username: 'fails', role: 'author', password: 'fails-password-1' }, headers: { 'X-Request-Id': 'boom-1' } });
+    const response = await admin.request('POST', '/api/users', {
+      json: { username: 'fails', role: 'author', password: 'fails-password-1' },
+      headers: { 'X-Request-Id': 'boom-1' },
+    });
     secrets.add('fails-password-1');
     expect(response.status).toBe(500);
     expect(await response.json()).toEqual({ error: 'Internal server error' });
@@ -242,7 +264,11 @@ describe('health and readiness', () => {
       await waitFor('the stop to begin', async () => draining.output().includes('SIGTERM: shutting down'), 5000);
       socket.write(`${body.slice(5)}GET /api/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
       // Both answers are chunked: the second ends with its last chunk.
-      await waitFor(() => `both answers, got: ${answer}`, async () => /HTTP\/1\.1 503[\s\S]*\r\n0\r\n\r\n$/.test(answer) || undefined, 5000);
+      await waitFor(
+        () => `both answers, got: ${answer}`,
+        async () => /HTTP\/1\.1 503[\s\S]*\r\n0\r\n\r\n$/.test(answer) || undefined,
+        5000,
+      );
       expect(answer).toMatch(/^HTTP\/1\.1 401/);
       expect(answer).toMatch(/HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 5/i);
       const json = JSON.parse(/\{"ready".*\}/.exec(answer)![0]) as Record<string, unknown>;

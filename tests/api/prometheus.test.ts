@@ -21,13 +21,26 @@ beforeAll(async () => {
   const config = path.join(dir, 'prometheus.yml');
   fs.writeFileSync(
     config,
-    ['global:', '  scrape_interval: 1s', 'scrape_configs:', '  - job_name: meridian', '    static_configs:', `      - targets: ['${target}']`, ''].join('\n'),
+    [
+      'global:',
+      '  scrape_interval: 1s',
+      'scrape_configs:',
+      '  - job_name: meridian',
+      '    static_configs:',
+      `      - targets: ['${target}']`,
+      '',
+    ].join('\n'),
   );
   const port = await freePort();
   prometheusUrl = `http://127.0.0.1:${port}`;
   prometheus = spawn(
     PROMETHEUS,
-    [`--config.file=${config}`, `--storage.tsdb.path=${path.join(dir, 'data')}`, `--web.listen-address=127.0.0.1:${port}`, '--log.level=warn'],
+    [
+      `--config.file=${config}`,
+      `--storage.tsdb.path=${path.join(dir, 'data')}`,
+      `--web.listen-address=127.0.0.1:${port}`,
+      '--log.level=warn',
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   );
   prometheus.stdout!.on('data', (chunk: Buffer) => (prometheusOutput += chunk.toString()));
@@ -51,7 +64,10 @@ afterAll(async () => {
 /** The value of an instant query's first series, once it has one (undefined until then). */
 async function queryValue(expression: string): Promise<number | undefined> {
   const response = await fetch(`${prometheusUrl}/api/v1/query?query=${encodeURIComponent(expression)}`);
-  const body = (await response.json()) as { status: string; data: { result: { metric: Record<string, string>; value: [number, string] }[] } };
+  const body = (await response.json()) as {
+    status: string;
+    data: { result: { metric: Record<string, string>; value: [number, string] }[] };
+  };
   expect(body.status).toBe('success');
   const first = body.data.result[0];
   return first ? Number(first.value[1]) : undefined;

@@ -57,7 +57,11 @@ describe.skipIf(testingPostgres())('readiness with the database down', () => {
       headers: { 'X-Request-Id': 'db-down-1' },
     });
     expect(failed.status).toBeGreaterThanOrEqual(500);
-    await waitFor('the failure in the log', async () => /"reqId":"db-down-1".*"msg":"\[api\] unexpected error"/.test(server.output()), 5000);
+    await waitFor(
+      'the failure in the log',
+      async () => /"reqId":"db-down-1".*"msg":"\[api\] unexpected error"/.test(server.output()),
+      5000,
+    );
 
     cluster.resume();
     await waitFor('readiness after the database is back', async () => (await timedGet('/api/ready')).status === 200, 20_000);

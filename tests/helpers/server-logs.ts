@@ -30,7 +30,8 @@ export function knownTestSecrets(root: string): string[] {
   ].filter((file) => /\.ts$/.test(file) && fs.statSync(file).isFile());
   for (const file of files) {
     const text = fs.readFileSync(file, 'utf8');
-    for (const match of text.matchAll(/\b(?:password|PASSWORD|METRICS_TOKEN|newPassword)['"]?\s*[:=]\s*['"]([^'"\s]{8,})['"]/g)) found.add(match[1]!);
+    for (const match of text.matchAll(/\b(?:password|PASSWORD|METRICS_TOKEN|newPassword)['"]?\s*[:=]\s*['"]([^'"\s]{8,})['"]/g))
+      found.add(match[1]!);
   }
   return [...found];
 }

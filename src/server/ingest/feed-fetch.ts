@@ -112,7 +112,10 @@ async function observeFetch(runtime: Runtime, source: NewsSource, fetching: Prom
     const result = outcome.notModified ? 'not_modified' : 'ok';
     runtime.metrics.feedFetches.inc({ result });
     const { fetched, created, updated } = outcome;
-    log.info({ result, fetched, created, updated, ms: Math.round(performance.now() - started) }, `[ingest] ${source.name}: ${outcome.message}`);
+    log.info(
+      { result, fetched, created, updated, ms: Math.round(performance.now() - started) },
+      `[ingest] ${source.name}: ${outcome.message}`,
+    );
     return outcome;
   } catch (error) {
     runtime.metrics.feedFetches.inc({ result: 'failed' });
@@ -142,7 +145,8 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
     });
   } catch (error) {
     const message = error instanceof SafeFetchError ? error.message : 'The feed could not be fetched';
-    if (!(error instanceof SafeFetchError)) runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected fetch error');
+    if (!(error instanceof SafeFetchError))
+      runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected fetch error');
     return recordFailure(runtime, source, new AppError(502, message, { cause: error }));
   }
 
@@ -170,7 +174,8 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
     });
   } catch (error) {
     const message = error instanceof FeedParseError ? error.message : 'The feed could not be read';
-    if (!(error instanceof FeedParseError)) runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected parse error');
+    if (!(error instanceof FeedParseError))
+      runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected parse error');
     return recordFailure(runtime, source, new AppError(502, message, { cause: error }));
   }
 

@@ -69,7 +69,9 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
   function tick(): Promise<void> {
     // One pass at a time: a pass still waiting on slow feeds is not doubled by the next tick.
     running ??= pass()
-      .catch((error: unknown) => log.error({ err: error }, `[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) =>
+        log.error({ err: error }, `[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`),
+      )
       .finally(() => {
         running = undefined;
       });

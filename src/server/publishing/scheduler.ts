@@ -29,10 +29,7 @@ async function nextDueAt(runtime: Runtime): Promise<number | undefined> {
   return next;
 }
 
-export function startScheduler(
-  runtime: Runtime,
-  options: { enqueue: (paths: string[]) => Promise<void> },
-): Scheduler {
+export function startScheduler(runtime: Runtime, options: { enqueue: (paths: string[]) => Promise<void> }): Scheduler {
   const log = runtime.log.child({ component: 'publish' });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;

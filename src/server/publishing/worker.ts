@@ -308,7 +308,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   /** One line per search bundle indexed; the job's own time goes to the metrics when it ends. */
   function logSearchBuild(result: { pages: number; ms: number }, bundle: string): void {
-    log.info({ bundle, pages: result.pages, ms: Math.round(result.ms) }, `[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${bundle})`);
+    log.info(
+      { bundle, pages: result.pages, ms: Math.round(result.ms) },
+      `[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${bundle})`,
+    );
   }
 
   function sendPurgeOf(paths: string[]): void {
@@ -328,7 +331,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body, options.compress) : await deleteServedFile(file, clientDir);
     if (outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
       // Only spares the next rebuild a render: a failure here costs that render, never the page.
-      await journal.record(publicPath, rendered.input, file).catch((error: unknown) => log.warn(`[publish] render journal: ${String(error)}`));
+      await journal
+        .record(publicPath, rendered.input, file)
+        .catch((error: unknown) => log.warn(`[publish] render journal: ${String(error)}`));
     }
     // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
     if (shared && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
@@ -404,7 +409,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (shared && !local && searchJobOf(job.path)) await store.pages.put(job.path, undefined, owner);
       retryAt.delete(job.id);
       stats.jobs++;
-      log.info({ jobId: job.id, path: job.path, outcome, ms: Math.round(ms * 10) / 10 }, `[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`);
+      log.info(
+        { jobId: job.id, path: job.path, outcome, ms: Math.round(ms * 10) / 10 },
+        `[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`,
+      );
     } catch (error) {
       stats.failed++;
       if (!isSearch) metrics.pagesRendered.inc({ outcome: 'failed' });
@@ -435,7 +443,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // The page keeps its old file; it will be retried by the next reconcile or by a job.
       stats.failed++;
       metrics.pagesRendered.inc({ outcome: 'failed' });
-      log.error({ path: publicPath, err: (error as Error).message }, `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`);
+      log.error(
+        { path: publicPath, err: (error as Error).message },
+        `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`,
+      );
     }
     if (reconcileQueue.length === 0) {
       // Every page is current: index every bundle again (and drop bundles without articles).
@@ -500,7 +511,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     if (shared && Date.now() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
-      if (pruned) log.info({ pruned }, `[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
+      if (pruned)
+        log.info({ pruned }, `[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
     }
     const state = await recordDrainedState();
     if (!state || state === 'written') return;
@@ -605,7 +617,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stopFollowing = await followStoredPages(
         store,
         { clientDir, imagesDir },
-        { owner, onSearchJob, log: (line) => log.info(line), ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }) },
+        {
+          owner,
+          onSearchJob,
+          log: (line) => log.info(line),
+          ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }),
+        },
       );
     }
     const state = await currentState();

@@ -126,7 +126,10 @@ export async function openLowdbStore(
             ? { ok: true }
             : { ok: false, reason: `the data folder has layout ${String(marker.layout)}, this version reads ${LAYOUT_VERSION}` };
         } catch (error) {
-          return { ok: false, reason: `the data folder cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` };
+          return {
+            ok: false,
+            reason: `the data folder cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          };
         }
       },
       async close() {
