@@ -1,4 +1,4 @@
-/** Whether this server should get traffic (`/api/ready`): the store answers and is migrated, the served folder is complete, no stop is under way. */
+/** Whether this server should get traffic (`/api/ready`): store answers and migrated, served folder complete, no stop under way. */
 import fs from 'node:fs';
 import path from 'node:path';
 import type { Runtime } from './runtime.ts';

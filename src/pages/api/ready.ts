@@ -1,4 +1,4 @@
-/** GET /api/ready: whether this server should get traffic (store, migrations, served folder, not draining); 503 with the reason when not. */
+/** GET /api/ready: whether this server should get traffic (store, migrations, served folder, not draining); 503 and why when not. */
 import { allowMethods, endpoint, json } from '../../api/http.ts';
 import { checkReadiness } from '../../server/readiness.ts';
 
