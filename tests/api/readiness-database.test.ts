@@ -59,7 +59,7 @@ describe.skipIf(testingPostgres())('readiness with the database down', () => {
     expect(failed.status).toBeGreaterThanOrEqual(500);
     await waitFor(
       'the failure in the log',
-      async () => /"reqId":"db-down-1".*"msg":"\[api\] unexpected error"/.test(server.output()),
+      async () => /"reqId":"db-down-1".*"msg":"\[api\] unexpected error"/.test(server.rawOutput()),
       5000,
     );
 

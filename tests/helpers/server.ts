@@ -17,8 +17,13 @@ export type TestServer = {
   /** The folder this server serves and regenerates pages into (its own copy of OUT_DIR/client). */
   clientDir: string;
   process: ChildProcess;
-  /** Everything the server printed so far. */
+  /**
+   * What the server logged so far, one message a line (the `msg` of each JSON line, and the error's
+   * stack under it), as tests read it: `[publish] /article/x written in 3.1 ms`.
+   */
   output: () => string;
+  /** Everything the server printed so far, as printed (JSON lines). */
+  rawOutput: () => string;
   /** SIGTERM and wait for exit. */
   stop: () => Promise<void>;
   /** SIGKILL (crash) and wait for exit. */
@@ -89,7 +94,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
     dataDir,
     clientDir,
     process: child,
-    output,
+    output: () => messagesOf(output()),
+    rawOutput: output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -99,6 +105,23 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       await exited;
     },
   };
+}
+
+/** Log output as readable lines: each JSON line's message (and its error's stack); other lines as they are. */
+export function messagesOf(output: string): string {
+  return output
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line;
+      try {
+        const entry = JSON.parse(line) as { msg?: unknown; err?: { stack?: unknown } };
+        const stack = typeof entry.err?.stack === 'string' ? `\n${entry.err.stack}` : '';
+        return typeof entry.msg === 'string' ? `${entry.msg}${stack}` : line;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 /** A small HTTP client for API tests: same-origin Origin header, cookie jar, JSON bodies. */
