@@ -92,21 +92,32 @@ function ensurePrometheus(): void {
 }
 
 /**
- * Runs Playwright with its output shown as usual and its web server's lines (`[WebServer] ...`, the
- * e2e server's own log) also appended to `logFile`, for the log scan at the end of the run.
+ * Runs Playwright with its own output shown as usual. Its web server's lines (`[WebServer] ...`, the
+ * e2e server's log: an access line per request) go to `logFile` instead, for the log scan at the end
+ * of the run; their tail is shown when the run fails.
  */
 function runPlaywright(label: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> {
   console.log(`\n=== ${label} ===`);
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env });
   let partial = '';
   child.stdout.on('data', (chunk: Buffer) => {
-    process.stdout.write(chunk);
     const lines = (partial + chunk.toString()).split('\n');
     partial = lines.pop()!;
     const server = lines.filter((line) => line.startsWith('[WebServer] '));
+    const own = lines.filter((line) => !line.startsWith('[WebServer] '));
     if (server.length) fs.appendFileSync(logFile, `${server.join('\n')}\n`);
+    if (own.length) process.stdout.write(`${own.join('\n')}\n`);
   });
-  return new Promise((resolve) => child.once('close', (code) => resolve(code ?? 1)));
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      if (partial) process.stdout.write(`${partial}\n`);
+      if (code !== 0 && fs.existsSync(logFile)) {
+        const tail = fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-40);
+        console.log(`\n--- the e2e server's last ${tail.length} log lines ---\n${tail.join('\n')}`);
+      }
+      resolve(code ?? 1);
+    }),
+  );
 }
 
 function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
