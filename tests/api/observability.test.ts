@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, type TestServer } from '../helpers/server.ts';
+import { ADMIN, startServer, type TestServer } from '../helpers/server.ts';
 import { findLeaks } from '../helpers/server-logs.ts';
 import { testingPostgres } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
@@ -276,6 +276,23 @@ describe('health and readiness', () => {
       socket.destroy();
     } finally {
       await draining.stop();
+    }
+  });
+});
+
+describe('the first admin', () => {
+  it('puts a generated password in DATA_DIR/initial-admin-password (0600), never in the log', async () => {
+    // No ADMIN_PASSWORD (an empty value counts as unset) and no terminal: the password goes to the file.
+    const fresh = await startServer({ env: { ADMIN_PASSWORD: '' } });
+    try {
+      const file = path.join(fresh.dataDir, 'initial-admin-password');
+      const password = /^password: (\S+)$/m.exec(fs.readFileSync(file, 'utf8'))![1]!;
+      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
+      expect(fresh.rawOutput()).not.toContain(password);
+      expect(fresh.output()).toContain(`its generated password is in ${file}`);
+      await new TestClient(fresh.url).login(ADMIN.username, password);
+    } finally {
+      await fresh.stop();
     }
   });
 });
