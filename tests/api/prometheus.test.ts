@@ -91,7 +91,8 @@ async function scraped(expression: string, ok: (value: number) => boolean): Prom
 describe('Prometheus scraping the server', () => {
   it('reads pages rendered, requests by route, queue depth and store latency after a publish', async () => {
     const admin = await adminClient(server);
-    await createArticle(admin, { title: 'Metrics are scraped', status: 'published', section: 'world' });
+    const article = await createArticle(admin, { title: 'Metrics are scraped', status: 'published', section: 'world' });
+    expect((await admin.get(`/api/articles/${article.id}`)).status).toBe(200);
     await waitForIdleQueue(server.url);
     expect(await scraped('up{job="meridian"}', (v) => v === 1)).toBe(1);
     await scraped('sum(meridian_pages_rendered_total{outcome="written"})', (v) => v > 0);
@@ -99,6 +100,8 @@ describe('Prometheus scraping the server', () => {
     // The bounded route label: Astro's route pattern, never the raw URL.
     await scraped('sum(http_request_duration_seconds_count{route="/api/articles",method="POST",status="201"})', (v) => v >= 1);
     await scraped('sum(http_request_duration_seconds_count{route="/api/auth/login",method="POST",status="200"})', (v) => v >= 1);
+    await scraped('sum(http_request_duration_seconds_count{route="/api/articles/[id]",method="GET",status="200"})', (v) => v >= 1);
+    expect(await queryValue(`count(http_request_duration_seconds_count{route="/api/articles/${article.id}"})`)).toBeUndefined();
     await scraped('meridian_regeneration_queue_depth', (v) => v === 0);
     await scraped('sum(meridian_store_operation_duration_seconds_count{repository="articles",operation="insert"})', (v) => v >= 1);
     await scraped('nodejs_eventloop_lag_seconds', (v) => v >= 0);
