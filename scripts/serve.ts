@@ -137,6 +137,8 @@ try {
   process.exit(2);
 }
 const logging = createLog(config);
+// A crash's last words as a log line too (Node still prints the stack and exits as it would).
+process.on('uncaughtExceptionMonitor', (error, origin) => logging.log.fatal({ err: error, origin }, `Crashed: ${error.message}`));
 main(config, logging).catch((error: unknown) => {
   if (
     error instanceof StoreLockedError ||
