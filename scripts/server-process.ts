@@ -38,7 +38,7 @@ export async function waitForListening(child: ChildProcess, timeoutMs: number, m
       // A long-running server's log is kept bounded: its tail is what a caller reads.
       if (output.length > maxOutputChars) output = output.slice(-Math.floor(maxOutputChars / 2));
       if (listening) return;
-      const match = /Listening on (http:\/\/\S+)/.exec(output);
+      const match = /Listening on (http:\/\/[^\s"]+)/.exec(output);
       if (match) {
         listening = true;
         clearTimeout(timer);

@@ -7,22 +7,26 @@ import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
 import { portTaken, portTakenMessage } from './server-process.ts';
+import { createLog } from '../src/server/log.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const config = getConfig();
+// The same logger settings as the server this becomes (serve.ts makes its own once imported).
+const logging = createLog(config);
+const { log } = logging;
 
 // Before anything is opened: a build outside the project could not be served.
 try {
   outDirOf(root);
 } catch (error) {
   if (!(error instanceof OutDirError)) throw error;
-  console.error(`Cannot start: ${error.message}`);
+  log.fatal(`Cannot start: ${error.message}`);
   process.exit(2);
 }
 
 // Before a build of minutes: a port someone else listens on would only fail once it is done.
 if (await portTaken(config.HOST, config.PORT)) {
-  console.error(portTakenMessage(config.HOST, config.PORT));
+  log.fatal(portTakenMessage(config.HOST, config.PORT));
   process.exit(2);
 }
 
@@ -32,12 +36,12 @@ try {
   releaseServed = lockServedFolder(serveDirOf(root));
 } catch (error) {
   if (!(error instanceof ServedFolderLockedError)) throw error;
-  console.error(`Cannot start: ${error.message}`);
+  log.fatal(`Cannot start: ${error.message}`);
   process.exit(2);
 }
 
-const runtime = await startRuntime(config).catch((error: Error) => {
-  console.error(`Cannot start: ${error.message}`);
+const runtime = await startRuntime(config, { log: logging }).catch((error: Error) => {
+  log.fatal(`Cannot start: ${error.message}`);
   process.exit(2);
 });
 await prepareDataDir(runtime);
@@ -53,10 +57,10 @@ if (reason) {
     releaseBuilt = builtClient === serveDirOf(root) ? undefined : lockServedFolder(builtClient);
   } catch (error) {
     if (!(error instanceof ServedFolderLockedError)) throw error;
-    console.error(`Cannot build: ${error.message}`);
+    log.fatal(`Cannot build: ${error.message}`);
     process.exit(2);
   }
-  console.log(`Building the site (${reason})...`);
+  log.info(`Building the site (${reason})...`);
   runBuild(root, { ...process.env, DATA_DIR: config.DATA_DIR }, store);
   releaseBuilt?.();
   // astro build empties OUT_DIR first, lock files included: take the served folder's lock again.
@@ -64,4 +68,4 @@ if (reason) {
   lockServedFolder(serveDirOf(root));
 }
 const { serveSite } = await import('./serve.ts');
-await serveSite({ production: false });
+await serveSite({ production: false, logging });

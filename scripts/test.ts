@@ -4,12 +4,13 @@
  * on PostgreSQL (TEST_STORE=pg), then Playwright (e2e) against a server on lowdb, then again against
  * a server on PostgreSQL, and prints one closing line.
  */
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createDatabase, postgresBinDir, startCluster, type Cluster } from '../tests/helpers/postgres.ts';
+import { knownTestSecrets, scanServerLogs } from '../tests/helpers/server-logs.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
@@ -72,6 +73,53 @@ function ensureNginx(): void {
   process.exit(1);
 }
 
+const PROMETHEUS = '/usr/bin/prometheus';
+
+/** The metrics test runs Debian's Prometheus as a child process that scrapes a test server. */
+function ensurePrometheus(): void {
+  if (fs.existsSync(PROMETHEUS)) return;
+  if (process.getuid?.() === 0) {
+    console.log("Prometheus is missing: installing Debian's prometheus package (apt-get)...");
+    execFileSync('apt-get', ['update'], { stdio: 'inherit' });
+    execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'prometheus'], {
+      stdio: 'inherit',
+      env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' },
+    });
+    if (fs.existsSync(PROMETHEUS)) return;
+  }
+  console.error('The metrics tests need Prometheus, and it is not installed.\nInstall it with: sudo apt-get install -y prometheus');
+  process.exit(1);
+}
+
+/**
+ * Runs Playwright with its own output shown as usual. Its web server's lines (`[WebServer] ...`, the
+ * e2e server's log: an access line per request) go to `logFile` instead, for the log scan at the end
+ * of the run; their tail is shown when the run fails.
+ */
+function runPlaywright(label: string, args: string[], env: NodeJS.ProcessEnv, logFile: string): Promise<number> {
+  console.log(`\n=== ${label} ===`);
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ['inherit', 'pipe', 'inherit'], env });
+  let partial = '';
+  child.stdout.on('data', (chunk: Buffer) => {
+    const lines = (partial + chunk.toString()).split('\n');
+    partial = lines.pop()!;
+    const server = lines.filter((line) => line.startsWith('[WebServer] '));
+    const own = lines.filter((line) => !line.startsWith('[WebServer] '));
+    if (server.length) fs.appendFileSync(logFile, `${server.join('\n')}\n`);
+    if (own.length) process.stdout.write(`${own.join('\n')}\n`);
+  });
+  return new Promise((resolve) =>
+    child.once('close', (code) => {
+      if (partial) process.stdout.write(`${partial}\n`);
+      if (code !== 0 && fs.existsSync(logFile)) {
+        const tail = fs.readFileSync(logFile, 'utf8').trimEnd().split('\n').slice(-40);
+        console.log(`\n--- the e2e server's last ${tail.length} log lines ---\n${tail.join('\n')}`);
+      }
+      resolve(code ?? 1);
+    }),
+  );
+}
+
 function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
   console.log(`\n=== ${label} ===`);
   const result = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit', env });
@@ -81,6 +129,7 @@ function run(label: string, args: string[], env: NodeJS.ProcessEnv): number {
 ensureChromium();
 ensureNginx();
 ensurePostgres();
+ensurePrometheus();
 // The JSON reports, the e2e servers' data folders and every test's temporary folder; removed when the run ends.
 const reports = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-reports-'));
 function e2eDataDir(name: string): string {
@@ -99,7 +148,10 @@ const TEST_OUT_DIR = '.out/test';
 // the end instead of left in /tmp by every run. Others may pass through it (PostgreSQL's own user to
 // its cluster, nginx's workers to a site), not list it.
 fs.chmodSync(reports, 0o711);
-const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR, TMPDIR: reports };
+// Every test server appends its output here (tests/helpers/server-logs.ts); the run scans it at the end.
+const serverLogs = path.join(reports, 'server-logs');
+fs.mkdirSync(serverLogs);
+const env: NodeJS.ProcessEnv = { ...process.env, MERIDIAN_BUILT: '0', TEST_OUT_DIR, TMPDIR: reports, MERIDIAN_SERVER_LOGS: serverLogs };
 delete env.SERVE_DIR;
 // Every test server's store is the suite's choice (lowdb, or a database on the suite's own cluster),
 // never a database named in the shell.
@@ -178,11 +230,16 @@ if (only === undefined || only === 'pg') {
 }
 if (only === undefined || only === 'e2e') {
   failedRuns +=
-    run('end-to-end tests (Playwright, Chromium)', ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs], {
-      ...env,
-      E2E_DATA_DIR: e2eDataDir('e2e-data'),
-      PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
-    }) === 0
+    (await runPlaywright(
+      'end-to-end tests (Playwright, Chromium)',
+      ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs],
+      {
+        ...env,
+        E2E_DATA_DIR: e2eDataDir('e2e-data'),
+        PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright.json'),
+      },
+      path.join(serverLogs, 'e2e-server.log'),
+    )) === 0
       ? 0
       : 1;
 }
@@ -205,7 +262,7 @@ async function e2eOnPostgres(): Promise<number> {
   }
   try {
     const databaseUrl = await createDatabase(cluster.url, 'e2e');
-    return run(
+    return (await runPlaywright(
       'end-to-end tests on PostgreSQL (Playwright, Chromium, E2E_DATABASE_URL)',
       ['node_modules/@playwright/test/cli.js', 'test', ...playwrightArgs],
       {
@@ -215,7 +272,8 @@ async function e2eOnPostgres(): Promise<number> {
         E2E_OUT_DIR: '.out/e2e-pg',
         PLAYWRIGHT_JSON_OUTPUT_NAME: path.join(reports, 'playwright-pg.json'),
       },
-    ) === 0
+      path.join(serverLogs, 'e2e-pg-server.log'),
+    )) === 0
       ? 0
       : 1;
   } catch (error) {
@@ -313,6 +371,17 @@ const failedNames = [
   ...failures(path.join(reports, 'playwright.json'), 'e2e, lowdb'),
   ...failures(path.join(reports, 'playwright-pg.json'), 'e2e, PostgreSQL'),
 ];
+// The log scan: no test password, session or newsletter token, full e-mail address, cookie or
+// bearer token in anything a server of this run wrote (every API, hardening and e2e server).
+const logFiles = fs.readdirSync(serverLogs).length;
+const leaks = scanServerLogs(serverLogs, knownTestSecrets(root));
+if (leaks.length > 0) {
+  console.log(`\nlog scan: ${leaks.length} line(s) in the servers' logs show what must never be logged:`);
+  for (const leak of leaks.slice(0, 20)) console.log(`  ${leak.file}: ${leak.what}: ${leak.line}`);
+  failedRuns++;
+} else {
+  console.log(`\nlog scan: ${logFiles} server log(s) of this run, nothing secret in them`);
+}
 const passed = vitest.passed + e2e.passed;
 const failed = vitest.failed + e2e.failed + (failedRuns > 0 && vitest.failed + e2e.failed === 0 ? failedRuns : 0);
 fs.rmSync(reports, { recursive: true, force: true });

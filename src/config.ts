@@ -78,6 +78,16 @@ const configSchema = z.object({
         return false;
       }
     }, 'Expected an IANA time zone such as Europe/Berlin'),
+  /** The least severe log level written: fatal, error, warn, info, debug, trace or silent. @default "info" */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** `json` (one JSON object a line) or `pretty` (readable lines); unset: pretty on a terminal, JSON otherwise. */
+  LOG_FORMAT: z.enum(['json', 'pretty']).optional(),
+  /** Port of a separate HTTP server answering `/metrics` for Prometheus; unset serves none. */
+  METRICS_PORT: z.coerce.number().int().min(0).max(65535).optional(),
+  /** Interface the metrics server listens on. @default "127.0.0.1" */
+  METRICS_HOST: z.string().min(1).default('127.0.0.1'),
+  /** Bearer token that opens `/metrics` on the main server (`Authorization: Bearer ...`); unset: `/metrics` answers 404 there. */
+  METRICS_TOKEN: z.string().min(16, 'Use at least 16 characters').optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

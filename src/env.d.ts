@@ -1,6 +1,7 @@
 /// <reference types="astro/client" />
 import type { Session, User } from './schemas/auth.ts';
 import type { TwinPage } from './schemas/pages.ts';
+import type { RequestContext } from './server/log.ts';
 
 declare global {
   namespace App {
@@ -10,6 +11,8 @@ declare global {
       session?: Session;
       /** A render twin's page and data, set only by the render thread (src/server/publishing/render-thread-worker.ts). */
       twin?: TwinPage;
+      /** The request's id and the route it matched, set by our HTTP server (src/api/node-server.ts); the middleware fills in the route. */
+      request?: RequestContext;
     }
   }
   /** The render state Astro's compiler hands every component's frontmatter; the render twins pass it to renderCspAsMeta. */

@@ -9,6 +9,7 @@ import { can, type Action } from '../lib/permissions.ts';
 import { assertCan } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
+import type { Logger } from '../server/log.ts';
 import type { Actor, Viewer } from '../server/articles.ts';
 
 /** JSON bodies are small: an article body is the largest at ~500 KB. */
@@ -117,10 +118,15 @@ export async function expectEmptyBody(request: Request): Promise<void> {
   if (text !== '' && text !== '{}' && text !== 'null') throw new AppError(400, 'This endpoint takes no body');
 }
 
-/** Maps any thrown error to a response; unexpected ones are logged and answer 500. */
-export function toErrorResponse(error: unknown): Response {
-  if (isAppError(error)) return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
-  console.error('[api] unexpected error', error);
+/** Maps any thrown error to a response; unexpected ones are logged (with the request's id) and answer 500. */
+export function toErrorResponse(error: unknown, log: Logger | undefined): Response {
+  if (isAppError(error)) {
+    // A 5xx the domain chose (a store that is down: 503) is still worth a line; 4xx are the client's.
+    if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
+    return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
+  }
+  // No runtime (it failed to start): the HTTP server's access line still records the 500.
+  log?.error({ err: error }, '[api] unexpected error');
   return errorResponse(500, 'Internal server error');
 }
 
@@ -142,10 +148,12 @@ export type Handler = (context: APIContext, runtime: Runtime) => Promise<Respons
 /** Wraps an endpoint: provides the runtime and turns thrown errors into JSON answers. */
 export function endpoint(handler: Handler): APIRoute {
   return async (context) => {
+    let runtime: Runtime | undefined;
     try {
-      return await handler(context, await useRuntime());
+      runtime = await useRuntime();
+      return await handler(context, runtime);
     } catch (error) {
-      return toErrorResponse(error);
+      return toErrorResponse(error, runtime?.log);
     }
   };
 }

@@ -2,15 +2,26 @@
  * The HTTP server: static files from dist/client (what readers get), everything else handed to
  * Astro's request handler (API, admin, render twins). Headers, timeouts and validators live here.
  */
+import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import http from 'node:http';
 import path from 'node:path';
 import send from 'send';
 import { isCompressedTwin } from '../server/publishing/compress.ts';
 import { onServedFileChange } from '../server/publishing/files.ts';
+import { TWIN_PREFIX } from '../server/publishing/render-secret.ts';
+import type { Logger, RequestContext, RequestScope } from '../server/log.ts';
+import type { Metrics } from '../server/metrics.ts';
+import { clientAddressOf } from './http.ts';
+import { answerMetrics, isMetricsRequestAllowed } from './metrics.ts';
 import { StaticFiles } from './static-files.ts';
 
-export type AstroHandler = (req: http.IncomingMessage, res: http.ServerResponse, next?: (err?: unknown) => void) => void | Promise<void>;
+export type AstroHandler = (
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  next?: (err?: unknown) => void,
+  locals?: App.Locals,
+) => void | Promise<void>;
 
 export type ServerOptions = {
   /** Folder with the built static files (dist/client). */
@@ -20,7 +31,38 @@ export type ServerOptions = {
   handler: AstroHandler;
   /** Memory for hot static files and their compressed twins, in bytes. @default 64 MiB */
   staticCacheBytes?: number;
+  /** The server's logger: one access line per request, and every failure. Absent, nothing is logged (the rebuild's own server). */
+  log?: Logger;
+  /** The request scope `log` reads request ids from: each request runs in it. */
+  requests?: RequestScope;
+  /** Request durations by route go here; `/metrics` answers them when `metricsToken` is set. */
+  metrics?: Metrics;
+  /** Proxies trusted to append to X-Forwarded-For (TRUST_PROXY), for the access line's client address. @default 0 */
+  trustProxy?: number;
+  /** Opens `/metrics` on this server to `Authorization: Bearer <token>` (METRICS_TOKEN); unset, `/metrics` is 404. */
+  metricsToken?: string;
 };
+
+/** A request id a client or a proxy may hand us: a plain token, short enough for a log line. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+/** The longest path an access line repeats; the rest is cut (a URL may be 16 KiB). */
+const MAX_LOGGED_PATH = 512;
+
+/** The request's own X-Request-Id when it is a sane token, else a new one. */
+export function requestIdOf(header: string | string[] | undefined): string {
+  return typeof header === 'string' && SANE_REQUEST_ID.test(header) ? header : randomUUID();
+}
+
+/**
+ * A URL as an access line shows it: the path only (tokens travel in query strings: the newsletter's
+ * confirm and unsubscribe links, upload signatures), with the upload token in the path masked.
+ */
+export function loggedPathOf(url: string): string {
+  const end = url.search(/[?#]/);
+  let pathname = end === -1 ? url : url.slice(0, end);
+  if (pathname.startsWith('/api/images/upload/')) pathname = '/api/images/upload/[token]';
+  return pathname.length > MAX_LOGGED_PATH ? `${pathname.slice(0, MAX_LOGGED_PATH)}...` : pathname;
+}
 
 /** Headers every answer carries. */
 export const SECURITY_HEADERS: Record<string, string> = {
@@ -115,7 +157,65 @@ export function createRequestListener(options: ServerOptions): RequestListener {
   const stopInvalidating = onServedFileChange((changed) => files.invalidate(changed));
   const stopWatching = watchFolderSwaps(clientRoot, files);
 
+  const { log, requests, metrics } = options;
+  const trustProxy = options.trustProxy ?? 0;
+
+  /** The access line and the request's duration, once its answer is done (or its client gone). */
+  const observe = (
+    req: http.IncomingMessage,
+    res: http.ServerResponse,
+    context: RequestContext,
+    started: number,
+    bytes: number,
+    remoteAddress: string,
+  ) => {
+    const seconds = (performance.now() - started) / 1000;
+    const route = context.route ?? 'not_found';
+    const method = req.method ?? 'GET';
+    const status = res.statusCode;
+    metrics?.httpRequests.observe({ route, method, status: String(status) }, seconds);
+    if (!log) return;
+    const line = {
+      reqId: context.reqId,
+      method,
+      path: loggedPathOf(req.url ?? '/'),
+      status,
+      // On the wire, headers included: streamed answers have no Content-Length to read.
+      bytes,
+      ms: Math.round(seconds * 10_000) / 10,
+      client: clientAddressOf(remoteAddress, (req.headers['x-forwarded-for'] as string | undefined) ?? null, trustProxy),
+      ...(res.writableFinished ? {} : { aborted: true }),
+    };
+    const message = `${method} ${line.path} ${status}`;
+    if (status >= 500) log.error(line, message);
+    // The worker's own loopback renders of machine files: one per job, already told by the job's line.
+    else if (line.path.startsWith(TWIN_PREFIX)) log.debug(line, message);
+    else log.info(line, message);
+  };
+
   const listener = ((req, res) => {
+    const context: RequestContext = { reqId: requestIdOf(req.headers['x-request-id']) };
+    res.setHeader('X-Request-Id', context.reqId);
+    if (log || metrics) {
+      const started = performance.now();
+      // Held here: by the time the answer closes, the request may have let go of its socket.
+      const socket = req.socket;
+      const bytesBefore = socket.bytesWritten;
+      const remoteAddress = socket.remoteAddress ?? 'unknown';
+      res.once('close', () => {
+        // An exception in an event handler would end the process: observing must never cost the server.
+        try {
+          observe(req, res, context, started, socket.bytesWritten - bytesBefore, remoteAddress);
+        } catch (error) {
+          log?.error({ err: error, reqId: context.reqId }, '[server] access line failed');
+        }
+      });
+    }
+    if (requests) requests.run(context, handle, req, res, context);
+    else handle(req, res, context);
+  }) as RequestListener;
+
+  const handle = (req: http.IncomingMessage, res: http.ServerResponse, context: RequestContext): void => {
     const url = req.url ?? '/';
     const method = req.method;
     const isRead = method === 'GET' || method === 'HEAD';
@@ -124,12 +224,28 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       const query = url.indexOf('?');
       const entry = files.lookup(query === -1 ? url : url.slice(0, query), Date.now());
       if (entry !== undefined) {
+        context.route = 'static';
         files.respond(req, res, entry);
         return;
       }
     }
     const pathname = url.split('?')[0]!.split('#')[0]!;
+    if (pathname === '/metrics') {
+      context.route = 'metrics';
+      setSecurityHeaders(res);
+      if (!metrics || !options.metricsToken) {
+        res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
+        res.end('Not found');
+      } else if (!isMetricsRequestAllowed(req.headers.authorization, options.metricsToken)) {
+        res.writeHead(401, { 'Content-Type': 'text/plain; charset=utf-8', 'WWW-Authenticate': 'Bearer' });
+        res.end('Unauthorized');
+      } else {
+        void answerMetrics(req, res, metrics.registry);
+      }
+      return;
+    }
     if (isRead && pathname === '/') {
+      context.route = 'redirect';
       setSecurityHeaders(res);
       res.writeHead(302, { Location: '/section/world', 'Cache-Control': 'public, max-age=3600' });
       res.end();
@@ -142,13 +258,16 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       isRead && !pathname.startsWith('/api/') ? resolveStaticFile(root, isImage ? pathname.slice('/images'.length) : pathname) : undefined;
     const passToAstro = () => {
       setSecurityHeaders(res);
-      void Promise.resolve(options.handler(req, res)).catch((error: unknown) => {
-        console.error('[server] handler failed', error);
+      // The middleware names the route it matched in `context.route` (the metrics' label).
+      context.route = undefined;
+      void Promise.resolve(options.handler(req, res, undefined, { request: context })).catch((error: unknown) => {
+        log?.error({ err: error }, '[server] handler failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ error: 'Internal server error' }));
       });
     };
     if (isImage && (!file || !IMAGE_FILE.test(file))) {
+      context.route = 'not_found';
       setSecurityHeaders(res);
       res.writeHead(404, { 'Content-Type': 'text/plain; charset=utf-8' });
       res.end('Not found');
@@ -159,6 +278,7 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       return;
     }
     const relative = '/' + path.relative(root, file).split(path.sep).join('/');
+    context.route = isImage ? 'image' : 'static';
     if (!isImage) {
       // Built pages are replaced while the server runs (regeneration): they are read from one open
       // descriptor, and Astro answers (404) when the file was removed since it was found.
@@ -171,7 +291,7 @@ export function createRequestListener(options: ServerOptions): RequestListener {
           else files.respond(req, res, loaded);
         })
         .catch((error: unknown) => {
-          console.error('[server] static file failed', error);
+          log?.error({ err: error }, '[server] static file failed');
           if (!res.headersSent) res.writeHead(500);
           res.end();
         });
@@ -188,7 +308,7 @@ export function createRequestListener(options: ServerOptions): RequestListener {
         res.end();
       })
       .pipe(res);
-  }) as RequestListener;
+  };
   listener.files = files;
   listener.close = () => {
     stopInvalidating();

@@ -4,6 +4,7 @@ import type { AuditAction, AuditEntry } from '../schemas/audit.ts';
 import type { User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
 import { nowIso } from './clock.ts';
+import { maskEmail } from './log.ts';
 
 /** Who did it: a user (only id and username are kept), or null for the system. */
 export type AuditActor = Pick<User, 'id' | 'username'> | null;
@@ -26,7 +27,26 @@ export async function recordAudit(runtime: Runtime, input: AuditRecordInput): Pr
     ...(input.detail ? { detail: input.detail } : {}),
   };
   await runtime.store.audit.append(entry);
+  // Every audited event (publishing, role changes, disabled users, password resets) is a log line too.
+  const who = entry.actor?.username ?? 'system';
+  const label = entry.target.label === undefined ? undefined : maskEmails(entry.target.label);
+  runtime.log.info(
+    {
+      component: 'audit',
+      event: entry.action,
+      actor: who,
+      ...(entry.actor ? { actorId: entry.actor.id } : {}),
+      target: { type: entry.target.type, id: entry.target.id, ...(label === undefined ? {} : { label }) },
+      ...(entry.detail ? { detail: maskEmails(entry.detail) } : {}),
+    },
+    `[audit] ${who}: ${entry.action} ${entry.target.type} ${label ?? entry.target.id}${entry.detail ? ` (${maskEmails(entry.detail)})` : ''}`,
+  );
   return entry;
+}
+
+/** Any e-mail address in a label or detail masked (`j***@example.com`): a commenter's name may be one. */
+function maskEmails(text: string): string {
+  return text.replace(/[^\s@<>()"',;]+@[^\s@<>()"',;]+\.[^\s@<>()"',;]+/g, (address) => maskEmail(address));
 }
 
 /** One page of the log, newest first. */

@@ -8,7 +8,7 @@ import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/enco
 import { hash, verify } from '@node-rs/argon2';
 import type { PublicUser, Role, Session, User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
-import { AppError } from './errors.ts';
+import { AppError, isAppError } from './errors.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
 import { permissionsOf, roleOf } from '../lib/permissions.ts';
@@ -105,17 +105,47 @@ export async function logIn(
   clientIp: string,
 ): Promise<{ token: string; session: Session; user: User }> {
   const keys = [`ip:${clientIp}`, `user:${credentials.username.toLowerCase()}`];
+  const log = runtime.log.child({ component: 'auth', client: clientIp });
   // Counted as a failure before the (slow) hash check, so concurrent guesses cannot slip past the throttle.
-  await reserveLoginAttempt(runtime, keys);
+  try {
+    await reserveLoginAttempt(runtime, keys);
+  } catch (error) {
+    if (isAppError(error) && error.status === 429) {
+      const locked = await runtime.store.users.getByUsername(credentials.username).catch(() => undefined);
+      log.warn({ event: 'login.locked', ...whoOf(locked) }, '[auth] sign-in refused: too many failed attempts (locked out)');
+    }
+    throw error;
+  }
   const user = await runtime.store.users.getByUsername(credentials.username);
   dummyHash ??= hashPassword('not-a-real-password-just-timing');
   const ok = await verifyPassword(user?.passwordHash ?? (await dummyHash), credentials.password);
-  if (!user || !ok) throw new AppError(401, 'Invalid username or password.');
+  if (!user || !ok) {
+    log.warn({ event: 'login.failed', ...whoOf(user) }, '[auth] failed sign-in');
+    throw new AppError(401, 'Invalid username or password.');
+  }
   // Said only to someone who knows the password, so it reveals nothing to a guesser.
-  if (user.disabled) throw new AppError(403, 'This account is disabled. Ask an administrator to re-enable it.');
+  if (user.disabled) {
+    log.warn({ event: 'login.disabled', ...whoOf(user) }, `[auth] sign-in refused: ${user.username} is disabled`);
+    throw new AppError(403, 'This account is disabled. Ask an administrator to re-enable it.');
+  }
   await clearLoginFailures(runtime, keys);
   const { token, session } = await createSession(runtime, user.id);
+  log.info({ event: 'login', ...whoOf(user) }, `[auth] ${user.username} signed in`);
   return { token, session, user };
+}
+
+/**
+ * Who a sign-in line names: an existing account's id and username, never the name as typed when no
+ * such account exists (people type their password into the username box).
+ */
+function whoOf(user: User | undefined): { userId: string; username: string } | { userKnown: false } {
+  return user ? { userId: user.id, username: user.username } : { userKnown: false };
+}
+
+/** Signs a user out: their session goes, and the log says who. */
+export async function logOut(runtime: Runtime, session: Session, user: User | undefined): Promise<void> {
+  await invalidateSession(runtime, session.id);
+  runtime.log.info({ component: 'auth', event: 'logout', ...whoOf(user) }, `[auth] ${user?.username ?? 'a user'} signed out`);
 }
 
 /** Creates a user (an admin unless a role is given), or resets the password of an existing one (keeping its role). */

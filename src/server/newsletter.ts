@@ -1,4 +1,5 @@
 /** Newsletter subscriptions: double opt-in sign-up, confirmation, unsubscribe, and the dashboard's subscriber list. */
+import { maskEmail } from './log.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Runtime } from './runtime.ts';
@@ -69,7 +70,10 @@ export async function subscribe(runtime: Runtime, email: string, clientIp: strin
   try {
     await sendWithRetry(useMailer(runtime), { to: email, ...mail });
   } catch (error) {
-    console.error(`[newsletter] confirmation mail to ${email} failed:`, (error as Error).message);
+    runtime.log.error(
+      { component: 'newsletter', to: maskEmail(email), err: (error as Error).message },
+      `[newsletter] confirmation mail to ${maskEmail(email)} failed: ${(error as Error).message}`,
+    );
     throw new AppError(503, 'We could not send the confirmation e-mail. Please try again later.', { cause: error });
   }
   return { mailed: true };

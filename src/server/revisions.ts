@@ -101,7 +101,10 @@ export async function recordRevision(
     if (meta.restoredFrom !== undefined) revision.restoredFrom = meta.restoredFrom;
     await runtime.store.revisions.save(revision);
   } catch (error) {
-    console.error(`[revisions] could not store the revision of article ${after.id}`, error);
+    runtime.log.error(
+      { component: 'revisions', articleId: after.id, err: error },
+      `[revisions] could not store the revision of article ${after.id}`,
+    );
   }
 }
 

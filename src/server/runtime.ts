@@ -7,6 +7,8 @@ import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
+import { createLog, type Logger, type RequestScope } from './log.ts';
+import { createMetrics, instrumentStore, type Metrics } from './metrics.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -26,6 +28,21 @@ export type Runtime = {
   services: Map<string, { stop(): Promise<void> | void }>;
   /** The folder readers are served from, once the HTTP server is attached (absent in builds and astro dev). */
   servedDir?: string;
+  /** The one logger of the process (pino); its lines name the request they were written for. */
+  log: Logger;
+  /** The request scope `log` reads request ids from: the HTTP server runs each request in it. */
+  requests: RequestScope;
+  /** This runtime's Prometheus registry and the figures the server, the worker and the services keep. */
+  metrics: Metrics;
+  /** When the runtime started (Date.now()), for the uptime readiness reports. */
+  startedAt: number;
+  /** Set by a stop (SIGTERM) before the listener closes: readiness answers 503 from then on. */
+  draining: boolean;
+};
+
+export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
+  /** The logger and request scope to use (the server makes them first, to log its start); made from the config when absent. */
+  log?: { log: Logger; requests: RequestScope };
 };
 
 const KEY = Symbol.for('meridian-news.runtime');
@@ -34,14 +51,28 @@ type Registry = { [KEY]?: Promise<Runtime>; [READ_KEY]?: Promise<Store> };
 const registry = globalThis as unknown as Registry;
 
 /** Opens the store for writing and registers the runtime for this process. */
-export function startRuntime(config: Config = getConfig(), options: Pick<StoreOptions, 'lazyTextIndex'> = {}): Promise<Runtime> {
+export function startRuntime(config: Config = getConfig(), options: RuntimeOptions = {}): Promise<Runtime> {
   if (registry[KEY]) throw new Error('The runtime is already started in this process');
-  const started = openStore(config.DATA_DIR, 'write', { ...options, databaseUrl: config.DATABASE_URL }).then((store) => ({
-    config,
-    store,
-    hooks: { articlesChanged: [], writesInFlight: 0 },
-    services: new Map(),
-  }));
+  const { log, requests } = options.log ?? createLog(config);
+  const storeLog = log.child({ component: 'store' });
+  const started = openStore(config.DATA_DIR, 'write', {
+    databaseUrl: config.DATABASE_URL,
+    log: { info: (line) => storeLog.info(line), error: (line) => storeLog.error(line) },
+    ...(options.lazyTextIndex === undefined ? {} : { lazyTextIndex: options.lazyTextIndex }),
+  }).then((opened): Runtime => {
+    const metrics = createMetrics({ readQueueDepth: () => opened.jobs.size() });
+    return {
+      config,
+      store: instrumentStore(opened, metrics.storeSeconds),
+      hooks: { articlesChanged: [], writesInFlight: 0 },
+      services: new Map(),
+      log,
+      requests,
+      metrics,
+      startedAt: Date.now(),
+      draining: false,
+    };
+  });
   registry[KEY] = started;
   started.catch(() => {
     delete registry[KEY];

@@ -85,7 +85,8 @@ export async function purgeExpiredTrash(runtime: Runtime, now = nowMs()): Promis
 
 /** The server's periodic purge: once at start, then hourly. */
 export function startTrashPurge(runtime: Runtime): { stop(): void } {
-  const run = () => purgeExpiredTrash(runtime).catch((error) => console.error('[trash] purge failed', error));
+  const run = () =>
+    purgeExpiredTrash(runtime).catch((error: unknown) => runtime.log.error({ component: 'trash', err: error }, '[trash] purge failed'));
   void run();
   const timer = setInterval(run, TRASH_PURGE_INTERVAL_MS);
   timer.unref();

@@ -1,11 +1,11 @@
 /** Opens the configured store implementation; everything above this line is unaware which one runs. */
-import type { Store, StoreMode } from './types.ts';
+import type { Store, StoreLog, StoreMode } from './types.ts';
 import { openLowdbStore } from './lowdb/index.ts';
 import { lockHolder } from './lock-file.ts';
 import { layoutState } from './lowdb/migrate.ts';
 import { openPgStore } from './pg/index.ts';
 
-export type { Store, StoreMode } from './types.ts';
+export type { Store, StoreCheck, StoreLog, StoreMode } from './types.ts';
 export { StoreLockedError } from './types.ts';
 
 export type StoreOptions = {
@@ -17,12 +17,14 @@ export type StoreOptions = {
    * @default true for a read snapshot, false for the writer (a server)
    */
   lazyTextIndex?: boolean;
+  /** Where the store reports its own work (a migration, a failed background split). @default the console */
+  log?: StoreLog;
 };
 
 export async function openStore(dataDir: string, mode: StoreMode = 'write', options: StoreOptions = {}): Promise<Store> {
   const databaseUrl = 'databaseUrl' in options ? options.databaseUrl : process.env.DATABASE_URL;
   if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode);
-  return openLowdbStore(dataDir, mode, { lazyTextIndex: options.lazyTextIndex });
+  return openLowdbStore(dataDir, mode, { lazyTextIndex: options.lazyTextIndex, ...(options.log ? { log: options.log } : {}) });
 }
 
 /** The pid of the live process that has the store in `dataDir` open for writing (a running server), if any. */

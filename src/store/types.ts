@@ -282,9 +282,21 @@ export interface Store {
   readonly revisions: RevisionRepository;
   readonly trash: TrashRepository;
   readonly pages: RenderedPageRepository;
+  /** Which implementation holds the data (readiness reports it). */
+  readonly kind: 'lowdb' | 'postgres';
+  /**
+   * Whether the store answers and its schema is current (PostgreSQL: every migration applied; lowdb:
+   * the folder's layout marker names the layout this version reads); the reason when not. Callers bound it with a timeout.
+   */
+  check(): Promise<StoreCheck>;
   /** Waits for pending writes and releases the lock. */
   close(): Promise<void>;
 }
+
+export type StoreCheck = { ok: true } | { ok: false; reason: string };
+
+/** Where a store reports what it does on its own (a layout migration, a failed background split): the server's logger fits. */
+export type StoreLog = { info(line: string): void; error(line: string): void };
 
 export type StoreMode = 'write' | 'read';
 

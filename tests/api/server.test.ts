@@ -55,6 +55,7 @@ describe('GET /api/health', () => {
     const count = expect.any(Number);
     expect(body).toEqual({
       ok: true,
+      version: expect.stringMatching(/^\d+\.\d+\.\d+/),
       jobs: count,
       reconciling: 0,
       publishing: { batches: count, pagesQueued: count, lastBatchPages: count, maxBatchPages: count },

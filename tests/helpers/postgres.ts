@@ -23,7 +23,15 @@ export function postgresBinDir(): string | undefined {
   return versions[0] ? path.join(root, versions[0], 'bin') : undefined;
 }
 
-export type Cluster = { url: string; dir: string; stop: () => void };
+export type Cluster = {
+  url: string;
+  dir: string;
+  /** Stops and removes the cluster. */
+  stop: () => void;
+  /** Stops the database server and keeps its files (a database that went down), until `resume`. */
+  halt: () => void;
+  resume: () => void;
+};
 
 /** initdb and pg_ctl refuse to run as root: as root they run as the `postgres` user, in a folder it owns. */
 export async function startCluster(): Promise<Cluster> {
@@ -42,19 +50,21 @@ export async function startCluster(): Promise<Cluster> {
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const data = path.join(dir, 'data');
   const port = await freePort();
+  // Durability settings off: a test cluster is thrown away, and they make every commit cheap.
+  const options = [
+    `-p ${port}`,
+    `-k ${dir}`,
+    '-c listen_addresses=127.0.0.1',
+    '-c fsync=off',
+    '-c synchronous_commit=off',
+    '-c full_page_writes=off',
+    '-c max_connections=300',
+  ].join(' ');
+  const start = () => run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', '-o', options, 'start']);
+  let halted = false;
   try {
     run('initdb', ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--locale=C.UTF-8', '--no-sync']);
-    // Durability settings off: a test cluster is thrown away, and they make every commit cheap.
-    const options = [
-      `-p ${port}`,
-      `-k ${dir}`,
-      '-c listen_addresses=127.0.0.1',
-      '-c fsync=off',
-      '-c synchronous_commit=off',
-      '-c full_page_writes=off',
-      '-c max_connections=300',
-    ].join(' ');
-    run('pg_ctl', ['-D', data, '-l', path.join(dir, 'log'), '-w', '-t', '60', '-o', options, 'start']);
+    start();
   } catch (error) {
     const log = fs.existsSync(path.join(dir, 'log')) ? fs.readFileSync(path.join(dir, 'log'), 'utf8') : '';
     fs.rmSync(dir, { recursive: true, force: true });
@@ -65,10 +75,18 @@ export async function startCluster(): Promise<Cluster> {
     dir,
     stop: () => {
       try {
-        run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+        if (!halted) run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
       } finally {
         fs.rmSync(dir, { recursive: true, force: true });
       }
+    },
+    halt: () => {
+      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+      halted = true;
+    },
+    resume: () => {
+      start();
+      halted = false;
     },
   };
 }

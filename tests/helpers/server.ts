@@ -6,6 +6,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { databaseFor, testingPostgres } from './postgres.ts';
+import { recordServerOutput } from './server-logs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
@@ -16,8 +17,13 @@ export type TestServer = {
   /** The folder this server serves and regenerates pages into (its own copy of OUT_DIR/client). */
   clientDir: string;
   process: ChildProcess;
-  /** Everything the server printed so far. */
+  /**
+   * What the server logged so far, one message a line (the `msg` of each JSON line, and the error's
+   * stack under it), as tests read it: `[publish] /article/x written in 3.1 ms`.
+   */
   output: () => string;
+  /** Everything the server printed so far, as printed (JSON lines). */
+  rawOutput: () => string;
   /** SIGTERM and wait for exit. */
   stop: () => Promise<void>;
   /** SIGKILL (crash) and wait for exit. */
@@ -82,13 +88,16 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
     },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  // The run's log scan (scripts/test.ts) reads every server's output for secrets.
+  recordServerOutput(child, `server-${path.basename(dataDir)}`);
   const { url, output, exited } = await waitForListening(child, 30_000);
   return {
     url,
     dataDir,
     clientDir,
     process: child,
-    output,
+    output: () => messagesOf(output()),
+    rawOutput: output,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -98,6 +107,23 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       await exited;
     },
   };
+}
+
+/** Log output as readable lines: each JSON line's message (and its error's stack); other lines as they are. */
+export function messagesOf(output: string): string {
+  return output
+    .split('\n')
+    .map((line) => {
+      if (!line.startsWith('{')) return line;
+      try {
+        const entry = JSON.parse(line) as { msg?: unknown; err?: { stack?: unknown } };
+        const stack = typeof entry.err?.stack === 'string' ? `\n${entry.err.stack}` : '';
+        return typeof entry.msg === 'string' ? `${entry.msg}${stack}` : line;
+      } catch {
+        return line;
+      }
+    })
+    .join('\n');
 }
 
 /** A small HTTP client for API tests: same-origin Origin header, cookie jar, JSON bodies. */

@@ -19,10 +19,12 @@ const PASS = `
 import { parseConfig } from ${JSON.stringify(path.join(ROOT, 'src/config.ts'))};
 import { openStore } from ${JSON.stringify(path.join(ROOT, 'src/store/index.ts'))};
 import { startFeedScheduler } from ${JSON.stringify(path.join(ROOT, 'src/server/ingest/feed-scheduler.ts'))};
+import { createLog } from ${JSON.stringify(path.join(ROOT, 'src/server/log.ts'))};
+import { createMetrics } from ${JSON.stringify(path.join(ROOT, 'src/server/metrics.ts'))};
 const config = parseConfig(process.env);
 const store = await openStore(config.DATA_DIR, 'write', { databaseUrl: config.DATABASE_URL });
-const runtime = { config, store, hooks: { articlesChanged: [], writesInFlight: 0 }, services: new Map() };
-const scheduler = startFeedScheduler(runtime, (line) => console.log(line));
+const runtime = { config, store, hooks: { articlesChanged: [], writesInFlight: 0 }, services: new Map(), ...createLog(config), metrics: createMetrics({ defaults: false }) };
+const scheduler = startFeedScheduler(runtime);
 await scheduler.tick();
 await scheduler.stop();
 await store.close();

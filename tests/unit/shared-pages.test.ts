@@ -11,7 +11,7 @@ import type { Runtime } from '../../src/server/runtime.ts';
 import { seedDemoContent } from '../../src/server/seed.ts';
 import { followStoredPages, SEQ_OVERLAP, syncStoredPages } from '../../src/server/publishing/shared-pages.ts';
 import { databaseFor } from '../helpers/postgres.ts';
-import { closeQuietly, makeTempDir } from './support.ts';
+import { closeQuietly, makeTempDir, quietObservability } from './support.ts';
 
 const opened: Store[] = [];
 afterEach(async () => {
@@ -28,6 +28,7 @@ async function server(databaseUrl: string): Promise<Runtime & { folders: { clien
     store,
     hooks: { articlesChanged: [], writesInFlight: 0 },
     services: new Map(),
+    ...quietObservability(),
     folders: { clientDir: makeTempDir('meridian-site-'), imagesDir: path.join(dataDir, 'images') },
   };
 }

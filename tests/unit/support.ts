@@ -8,6 +8,8 @@ import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { ArticleChange, Runtime } from '../../src/server/runtime.ts';
 import { isAppError, type AppError } from '../../src/server/errors.ts';
 import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
+import { createLog, createSilentLog, type Logger } from '../../src/server/log.ts';
+import { createMetrics } from '../../src/server/metrics.ts';
 
 export function makeTempDir(prefix = 'meridian-unit-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -29,9 +31,21 @@ export async function makeRuntime(
     store: opened,
     hooks: { articlesChanged: [(c) => void changes.push(c)], writesInFlight: 0 },
     services: new Map(),
+    ...quietObservability(),
     changes,
     dataDir,
   };
+}
+
+/** The logging and metrics parts of a hand-made runtime: a logger that writes nothing, a registry without the process defaults. */
+export function quietObservability(): Pick<Runtime, 'log' | 'requests' | 'metrics' | 'startedAt' | 'draining'> {
+  return { ...createSilentLog(), metrics: createMetrics({ defaults: false }), startedAt: Date.now(), draining: false };
+}
+
+/** A logger whose lines' messages land in `lines` (tests that read what a component logged). */
+export function collectingLog(lines: string[]): Logger {
+  const stream = { write: (line: string) => void lines.push((JSON.parse(line) as { msg: string }).msg) };
+  return createLog({ LOG_LEVEL: 'debug', LOG_FORMAT: 'json' }, { stream }).log;
 }
 
 let counter = 0;

@@ -12,7 +12,7 @@ import { articleWritesPending, trackArticleWrite, type Runtime } from '../../src
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
 import { startRegenerationWorker, type RegenerationWorker, type WorkerOptions } from '../../src/server/publishing/worker.ts';
-import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
+import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterEach(async () => {
@@ -58,7 +58,7 @@ function workerOptions(runtime: Runtime, clientDir: string, logged: string[], re
     writesPending: () => articleWritesPending(runtime),
     settleMs: 0,
     searchDebounceMs: 0,
-    log: (line) => void logged.push(line),
+    log: collectingLog(logged),
     render: async (publicPath) => {
       rendered.push(publicPath);
       return { kind: 'page', body: new TextEncoder().encode(PAGE(publicPath)) };

@@ -8,7 +8,8 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
 import { startRegenerationWorker, type RegenerationWorker } from '../../src/server/publishing/worker.ts';
 import { databaseFor } from '../helpers/postgres.ts';
-import { closeQuietly, makeTempDir } from './support.ts';
+import { closeQuietly, makeTempDir, quietObservability } from './support.ts';
+import { createSilentLog } from '../../src/server/log.ts';
 
 const opened: Store[] = [];
 const workers: RegenerationWorker[] = [];
@@ -31,6 +32,7 @@ describe('job leases', () => {
       store,
       hooks: { articlesChanged: [], writesInFlight: 0 },
       services: new Map(),
+      ...quietObservability(),
     };
     const LONG_MS = 1500;
     let slowStarted = false;
@@ -39,7 +41,7 @@ describe('job leases', () => {
       clientDir: makeTempDir('meridian-lease-site-'),
       writesPending: () => false,
       settleMs: 0,
-      log: () => {},
+      log: createSilentLog().log,
       render: async (publicPath) => {
         if (publicPath !== '/article/slow') return { kind: 'missing' };
         slowStarted = true;

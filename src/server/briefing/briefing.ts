@@ -11,6 +11,7 @@
  * retried by the next run; after PAUSE_AFTER such failures in a row the run pauses (the mail server
  * is down) instead of failing everyone, and resumes later.
  */
+import { maskEmail } from '../log.ts';
 import { hostname } from 'node:os';
 import type { Runtime } from '../runtime.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
@@ -130,10 +131,15 @@ async function deliverOne(
         'Auto-Submitted': 'auto-generated',
       },
     });
+    runtime.metrics.briefingDeliveries.inc({ result: 'sent' });
     return { subscriberId: subscriber.id, state: 'sent', at: new Date().toISOString(), messageId };
   } catch (error) {
     const failure = classifyMailError(error);
-    console.error(`[briefing] ${run.id}: sending to ${subscriber.email} failed: ${failure.message}`);
+    runtime.metrics.briefingDeliveries.inc({ result: failure.notSent ? 'failed' : 'unknown' });
+    runtime.log.warn(
+      { component: 'briefing', runId: run.id, subscriberId: subscriber.id, to: maskEmail(subscriber.email), err: failure.message },
+      `[briefing] ${run.id}: sending to ${maskEmail(subscriber.email)} failed: ${failure.message}`,
+    );
     if (!failure.notSent) return undefined;
     return {
       subscriberId: subscriber.id,
@@ -222,7 +228,7 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
 /** Another server started this run first (several servers on one database): it sends; this one reports it. */
 async function startedElsewhere(runtime: Runtime, mine: BriefingRun): Promise<BriefingSummary> {
   const theirs = (await runtime.store.briefings.runsFor(mine.date)).find((r) => r.id === mine.id) ?? mine;
-  console.log(`[briefing] ${mine.id} was started by another server`);
+  runtime.log.info({ component: 'briefing', runId: mine.id }, `[briefing] ${mine.id} was started by another server`);
   return summaryOf(theirs, 'already-sent', 0);
 }
 
@@ -262,7 +268,7 @@ async function runBriefingNow(runtime: Runtime, options: RunOptions): Promise<Br
   const runs = await runtime.store.briefings.runsFor(local.date);
   const unfinished = runs.find((r) => r.status === 'sending');
   if (unfinished) {
-    console.log(`[briefing] resuming ${unfinished.id}`);
+    runtime.log.info({ component: 'briefing', runId: unfinished.id }, `[briefing] resuming ${unfinished.id}`);
     const { run, skipped } = await sendRun(runtime, unfinished);
     return summaryOf(run, 'sent', skipped);
   }
@@ -295,8 +301,15 @@ async function runBriefingNow(runtime: Runtime, options: RunOptions): Promise<Br
   }
   // The run is on disk before the first message: a restart finds it and resumes.
   if (!(await runtime.store.briefings.startRun(base))) return startedElsewhere(runtime, base);
-  console.log(`[briefing] ${base.id}: ${base.articleIds.length} articles to ${recipients.length} subscribers`);
+  const log = runtime.log.child({ component: 'briefing', runId: base.id });
+  log.info(
+    { articles: base.articleIds.length, recipients: recipients.length, trigger: base.trigger },
+    `[briefing] ${base.id}: ${base.articleIds.length} articles to ${recipients.length} subscribers`,
+  );
   const { run, skipped } = await sendRun(runtime, base);
-  console.log(`[briefing] ${run.id}: sent ${run.sent}, failed ${run.failed}, unknown ${run.unknown}`);
+  log.info(
+    { sent: run.sent, failed: run.failed, unknown: run.unknown, skipped },
+    `[briefing] ${run.id}: sent ${run.sent}, failed ${run.failed}, unknown ${run.unknown}`,
+  );
   return summaryOf(run, 'sent', skipped);
 }

@@ -70,7 +70,10 @@ export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop()
       if (unfinished || due) await runBriefing(runtime, { trigger: 'schedule', now });
     } catch (error) {
       quietUntil = Date.now() + RETRY_AFTER_PAUSE_MS;
-      console.error('[briefing] scheduled run stopped:', (error as Error).message ?? error);
+      runtime.log.error(
+        { component: 'briefing', err: error },
+        `[briefing] scheduled run stopped: ${(error as Error).message ?? String(error)}`,
+      );
     } finally {
       running = false;
     }

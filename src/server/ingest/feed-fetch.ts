@@ -98,9 +98,31 @@ export function runExclusive(runtime: Runtime, source: NewsSource): Promise<Fetc
   const map = inFlight();
   const running = map.get(source.id);
   if (running) return running;
-  const task = fetchAndIngest(runtime, source).finally(() => map.delete(source.id));
+  const task = observeFetch(runtime, source, fetchAndIngest(runtime, source)).finally(() => map.delete(source.id));
   map.set(source.id, task);
   return task;
+}
+
+/** One log line and one count per fetch, scheduled or asked for: the source, the result, the counts, the time. */
+async function observeFetch(runtime: Runtime, source: NewsSource, fetching: Promise<FetchOutcome>): Promise<FetchOutcome> {
+  const started = performance.now();
+  const log = runtime.log.child({ component: 'ingest', sourceId: source.id, source: source.name });
+  try {
+    const outcome = await fetching;
+    const result = outcome.notModified ? 'not_modified' : 'ok';
+    runtime.metrics.feedFetches.inc({ result });
+    const { fetched, created, updated } = outcome;
+    log.info(
+      { result, fetched, created, updated, ms: Math.round(performance.now() - started) },
+      `[ingest] ${source.name}: ${outcome.message}`,
+    );
+    return outcome;
+  } catch (error) {
+    runtime.metrics.feedFetches.inc({ result: 'failed' });
+    const message = error instanceof Error ? error.message : String(error);
+    log.warn({ result: 'failed', err: message, ms: Math.round(performance.now() - started) }, `[ingest] ${source.name}: ${message}`);
+    throw error;
+  }
 }
 
 /** Keeps a failure on the source (shown in the admin list) and answers it as an AppError. */
@@ -123,7 +145,8 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
     });
   } catch (error) {
     const message = error instanceof SafeFetchError ? error.message : 'The feed could not be fetched';
-    if (!(error instanceof SafeFetchError)) console.error('[ingest] unexpected fetch error', error);
+    if (!(error instanceof SafeFetchError))
+      runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected fetch error');
     return recordFailure(runtime, source, new AppError(502, message, { cause: error }));
   }
 
@@ -151,7 +174,8 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
     });
   } catch (error) {
     const message = error instanceof FeedParseError ? error.message : 'The feed could not be read';
-    if (!(error instanceof FeedParseError)) console.error('[ingest] unexpected parse error', error);
+    if (!(error instanceof FeedParseError))
+      runtime.log.error({ component: 'ingest', sourceId: source.id, err: error }, '[ingest] unexpected parse error');
     return recordFailure(runtime, source, new AppError(502, message, { cause: error }));
   }
 
@@ -241,7 +265,10 @@ export async function ingestItems(runtime: Runtime, source: NewsSource, items: I
       status: 'published',
     });
     if (!input.success) {
-      console.warn(`[ingest] skipped item ${fields.guid} of source ${source.id}: ${input.error.issues[0]?.message ?? 'invalid'}`);
+      runtime.log.warn(
+        { component: 'ingest', sourceId: source.id, guid: fields.guid },
+        `[ingest] skipped item ${fields.guid} of source ${source.id}: ${input.error.issues[0]?.message ?? 'invalid'}`,
+      );
       continue;
     }
     const record = await buildArticle(runtime, input.data, now);

@@ -36,7 +36,8 @@ export function nextDueAt(source: NewsSource, intervalMs: number): number {
 }
 
 /** Starts the scheduler; it checks for due sources several times per interval (at most every 30 s). */
-export function startFeedScheduler(runtime: Runtime, log: (line: string) => void = console.log): FeedScheduler {
+export function startFeedScheduler(runtime: Runtime): FeedScheduler {
+  const log = runtime.log.child({ component: 'ingest' });
   const intervalMs = runtime.config.FEED_FETCH_INTERVAL_MINUTES * 60_000;
   const tickMs = Math.min(30_000, Math.max(250, intervalMs / 4));
   let stopped = false;
@@ -57,10 +58,8 @@ export function startFeedScheduler(runtime: Runtime, log: (line: string) => void
       // (its due time, from the lastFetchedAt every server read) fetches it, the others skip it.
       const claim = await runtime.store.limits.hit(`feed-slot:${source.id}:${nextDueAt(source, intervalMs)}`, intervalMs, Date.now());
       if (claim.count > 1) continue;
-      const task = runExclusive(runtime, source).then(
-        (outcome) => log(`[ingest] ${source.name}: ${outcome.message}`),
-        (error: unknown) => log(`[ingest] ${source.name}: ${error instanceof Error ? error.message : String(error)}`),
-      );
+      // Each fetch logs its own line (runExclusive): a failure here is already told.
+      const task = runExclusive(runtime, source).catch(() => {});
       active.add(task);
       void task.finally(() => active.delete(task));
     }
@@ -70,7 +69,9 @@ export function startFeedScheduler(runtime: Runtime, log: (line: string) => void
   function tick(): Promise<void> {
     // One pass at a time: a pass still waiting on slow feeds is not doubled by the next tick.
     running ??= pass()
-      .catch((error: unknown) => log(`[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`))
+      .catch((error: unknown) =>
+        log.error({ err: error }, `[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`),
+      )
       .finally(() => {
         running = undefined;
       });

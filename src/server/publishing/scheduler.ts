@@ -29,11 +29,8 @@ async function nextDueAt(runtime: Runtime): Promise<number | undefined> {
   return next;
 }
 
-export function startScheduler(
-  runtime: Runtime,
-  options: { enqueue: (paths: string[]) => Promise<void>; log?: (line: string) => void },
-): Scheduler {
-  const log = options.log ?? ((line: string) => console.log(line));
+export function startScheduler(runtime: Runtime, options: { enqueue: (paths: string[]) => Promise<void> }): Scheduler {
+  const log = runtime.log.child({ component: 'publish' });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -58,10 +55,11 @@ export function startScheduler(
   async function tick(): Promise<void> {
     try {
       const published = await publishDueArticles(runtime);
-      for (const article of published) log(`[publish] scheduled article published: ${article.slug}`);
+      for (const article of published)
+        log.info({ articleId: article.id, slug: article.slug }, `[publish] scheduled article published: ${article.slug}`);
       await checkNewsWindow();
     } catch (error) {
-      log(`[publish] scheduler tick failed: ${(error as Error).stack ?? String(error)}`);
+      log.error({ err: error }, `[publish] scheduler tick failed: ${(error as Error).message ?? String(error)}`);
     }
     await planNextTick();
   }

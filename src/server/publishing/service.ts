@@ -6,6 +6,7 @@
  */
 import path from 'node:path';
 import { articleWritesPending, type Runtime } from '../runtime.ts';
+import { withTimeout } from '../metrics.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
@@ -74,6 +75,7 @@ export function createPageRenderer(thread: RenderThread, machine: Renderer): Ren
 
 /** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
 export function startPublishing(runtime: Runtime): void {
+  const log = runtime.log.child({ component: 'publish' });
   const state: Publishing = {
     worker: undefined,
     counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 },
@@ -95,7 +97,7 @@ export function startPublishing(runtime: Runtime): void {
       paths = await computeAffectedPaths(runtime.store, changes);
     } catch (error) {
       // Never lose a change: fall back to every page the data has, and the old slugs.
-      console.error('[publish] computing affected pages failed; queueing every page', error);
+      log.error({ err: error }, '[publish] computing affected pages failed; queueing every page');
       const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
       paths = [...old, ...(await listPublicPaths(runtime.store))];
     }
@@ -105,7 +107,10 @@ export function startPublishing(runtime: Runtime): void {
       counters.pagesQueued += paths.length;
       counters.lastBatchPages = paths.length;
       counters.maxBatchPages = Math.max(counters.maxBatchPages, paths.length);
-      console.log(`[publish] ${paths.length} pages queued for ${changes.length} article change(s)`);
+      log.info(
+        { pages: paths.length, articleIds: changes.slice(0, 20).map((c) => (c.after ?? c.before)!.id) },
+        `[publish] ${paths.length} pages queued for ${changes.length} article change(s)`,
+      );
     }
     // The search bundle each article left or joined (a job of its own, run after the pages): today's
     // head for a publish, the month of an old article that was edited or unpublished.
@@ -119,7 +124,7 @@ export function startPublishing(runtime: Runtime): void {
       await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
     } catch (error) {
       // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
-      console.error('[publish] queueing regeneration failed; reconciling every page', error);
+      log.error({ err: error }, '[publish] queueing regeneration failed; reconciling every page');
       void state.worker?.reconcile('a regeneration job could not be stored');
     }
   });
@@ -161,14 +166,24 @@ export function publishCounters(runtime: Runtime): PublishCounters {
   return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
 }
 
+/** How long /api/health and /api/ready wait for the queue's depth: a database that is down must not hold them. */
+const QUEUE_DEPTH_TIMEOUT_MS = 500;
+
+/** The regeneration jobs waiting, or null when the store does not answer in time (liveness must answer regardless). */
+export async function queueDepth(runtime: Runtime): Promise<number | null> {
+  return withTimeout(runtime.store.jobs.size(), QUEUE_DEPTH_TIMEOUT_MS, 'the job queue').catch(() => null);
+}
+
 /**
  * What /api/health reports of publishing: regeneration jobs waiting, pages a reconcile has still to
  * check (the queue is empty meanwhile: a start after the store moved on re-checks every page), and the
  * pages-per-publish counters.
  */
-export async function describePublishing(runtime: Runtime): Promise<{ jobs: number; reconciling: number; publishing: PublishCounters }> {
+export async function describePublishing(
+  runtime: Runtime,
+): Promise<{ jobs: number | null; reconciling: number; publishing: PublishCounters }> {
   return {
-    jobs: await runtime.store.jobs.size(),
+    jobs: await queueDepth(runtime),
     reconciling: services.get(runtime)?.worker?.stats().reconcilePending ?? 0,
     publishing: publishCounters(runtime),
   };

@@ -15,6 +15,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
+import type { Logger } from '../log.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import type { Compressor } from './compress.ts';
 import { createRenderJournal } from './render-journal.ts';
@@ -65,7 +66,8 @@ export type WorkerOptions = {
   searchMaxDelayMs?: number;
   /** Several servers: the highest stored-page sequence the sync before serving copied (later syncs start there). */
   syncedThrough?: number;
-  log?: (line: string) => void;
+  /** Where the worker reports its jobs. @default the runtime's logger */
+  log?: Logger;
 };
 
 export type WorkerStats = {
@@ -166,7 +168,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     searchMaxDelayMs: options.searchMaxDelayMs ?? 8000,
     idlePollMs: IDLE_POLL_MS,
   };
-  const log = options.log ?? ((line: string) => console.log(line));
+  const log = (options.log ?? runtime.log).child({ component: 'publish' });
+  const { metrics } = runtime;
   const stats: Omit<WorkerStats, 'reconcilePending'> = {
     jobs: 0,
     reconciled: 0,
@@ -264,8 +267,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const listed = await readPeriodsFile(clientDir);
     const gone = listed.filter((name) => isDayTier(name, today) && !tier.has(name) && name !== `head-${today}`);
     const results = await buildSearchPeriods(clientDir, stale, gone);
-    for (const result of results)
-      log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
+    for (const result of results) logSearchBuild(result, result.period);
     const ms = performance.now() - started;
     stats.searchBuilds += results.length;
     stats.lastSearchMs = ms;
@@ -287,7 +289,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         const [result] = await buildSearchPeriods(clientDir, new Map([[job.bundle, await slugsOf(job.bundle)]]));
         stats.searchBuilds++;
         stats.lastSearchMs = result!.ms;
-        log(`[publish] search index rebuilt: ${result!.pages} pages in ${result!.ms.toFixed(0)} ms (bundle ${job.bundle})`);
+        logSearchBuild(result!, job.bundle);
         return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
       }
     }
@@ -296,17 +298,25 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing', 'later');
     compactedDay = today;
     stats.searchBuilds += synced.results.length;
-    for (const result of synced.results)
-      log(`[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${result.period})`);
-    log(
+    for (const result of synced.results) logSearchBuild(result, result.period);
+    log.info(
+      { built: synced.results.length, removed: synced.removed, ms: Math.round(synced.ms) },
       `[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`,
     );
     return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
   }
 
+  /** One line per search bundle indexed; the job's own time goes to the metrics when it ends. */
+  function logSearchBuild(result: { pages: number; ms: number }, bundle: string): void {
+    log.info(
+      { bundle, pages: result.pages, ms: Math.round(result.ms) },
+      `[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${bundle})`,
+    );
+  }
+
   function sendPurgeOf(paths: string[]): void {
     const purgeUrl = runtime.config.PURGE_URL;
-    if (purgeUrl && paths.length > 0) void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, log);
+    if (purgeUrl && paths.length > 0) void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, (line) => log.warn(line));
   }
   const flushPurge = () => sendPurgeOf(purgeBatch.take());
 
@@ -321,7 +331,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body, options.compress) : await deleteServedFile(file, clientDir);
     if (outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
       // Only spares the next rebuild a render: a failure here costs that render, never the page.
-      await journal.record(publicPath, rendered.input, file).catch((error: unknown) => log(`[publish] render journal: ${String(error)}`));
+      await journal
+        .record(publicPath, rendered.input, file)
+        .catch((error: unknown) => log.warn(`[publish] render journal: ${String(error)}`));
     }
     // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
     if (shared && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
@@ -330,6 +342,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const ms = performance.now() - started;
     lastRendered.set(publicPath, Date.now());
     stats.renderMs += ms;
+    metrics.pagesRendered.inc({ outcome });
+    metrics.renderSeconds.observe(ms / 1000);
     manifestStale = true;
     if (outcome === 'written' || outcome === 'deleted') {
       stats[outcome]++;
@@ -372,8 +386,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
             () => {
               beat = store.jobs
                 .claim(job.id, owner, Date.now() + leaseMs, Date.now())
-                .then((held) => held || log(`[publish] ${job.path}: the claim was lost while running`))
-                .catch((error: unknown) => log(`[publish] ${job.path}: renewing the claim failed: ${(error as Error).message}`));
+                .then((held) => held || log.warn({ path: job.path }, `[publish] ${job.path}: the claim was lost while running`))
+                .catch((error: unknown) =>
+                  log.warn({ path: job.path }, `[publish] ${job.path}: renewing the claim failed: ${(error as Error).message}`),
+                );
             },
             Math.max(50, Math.floor(leaseMs / 3)),
           )
@@ -383,17 +399,23 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       clearInterval(heartbeat);
       await beat;
     };
+    const isSearch = searchJobOf(job.path) !== undefined;
     try {
       const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
+      if (isSearch) metrics.searchIndexSeconds.observe(ms / 1000);
       if (local) completeLocal(job, startedAt);
       else await store.jobs.complete(job.id, startedAt);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
       if (shared && !local && searchJobOf(job.path)) await store.pages.put(job.path, undefined, owner);
       retryAt.delete(job.id);
       stats.jobs++;
-      log(`[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`);
+      log.info(
+        { jobId: job.id, path: job.path, outcome, ms: Math.round(ms * 10) / 10 },
+        `[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`,
+      );
     } catch (error) {
       stats.failed++;
+      if (!isSearch) metrics.pagesRendered.inc({ outcome: 'failed' });
       const message = (error as Error).message ?? String(error);
       if (local) {
         job.attempts++;
@@ -401,7 +423,10 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       } else await store.jobs.fail(job.id, message);
       const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
-      log(`[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`);
+      log.error(
+        { jobId: job.id, path: job.path, attempt: job.attempts + 1, err: message },
+        `[publish] ${job.path} failed (attempt ${job.attempts + 1}, retry in ${Math.round(delay / 1000)} s): ${message}`,
+      );
     } finally {
       await stopHeartbeat();
     }
@@ -417,13 +442,18 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     } catch (error) {
       // The page keeps its old file; it will be retried by the next reconcile or by a job.
       stats.failed++;
-      log(`[publish] reconcile ${publicPath} failed: ${(error as Error).message}`);
+      metrics.pagesRendered.inc({ outcome: 'failed' });
+      log.error(
+        { path: publicPath, err: (error as Error).message },
+        `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`,
+      );
     }
     if (reconcileQueue.length === 0) {
       // Every page is current: index every bundle again (and drop bundles without articles).
       await queueSearch([REINDEX_ALL_JOB]);
       const { counts, total, started, reason } = summary;
-      log(
+      log.info(
+        { reason, total, ...counts, ms: Date.now() - started },
         `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
           `${counts.written} written, ${counts.deleted} deleted, ${counts.unchanged} unchanged`,
       );
@@ -458,7 +488,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     // draft edit), so the pages match the store at this version apart from the jobs left.
     if (!manifestStale && writtenVersion === state.version && searchJobs.join('\n') === writtenSearchJobs.join('\n')) return state;
     const kept = left + searchJobs.length;
-    if (kept > 0) log(`[publish] stopping with ${kept} regeneration job(s) queued: the next start runs them`);
+    if (kept > 0) log.info({ kept }, `[publish] stopping with ${kept} regeneration job(s) queued: the next start runs them`);
     const manifest: RenderManifest = {
       storeId: state.id,
       version: state.version,
@@ -481,7 +511,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     if (shared && Date.now() - lastPrune >= PRUNE_EVERY_MS) {
       lastPrune = Date.now();
       const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
-      if (pruned) log(`[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
+      if (pruned)
+        log.info({ pruned }, `[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
     }
     const state = await recordDrainedState();
     if (!state || state === 'written') return;
@@ -507,7 +538,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       total: reconcileQueue.length,
       counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
     };
-    log(`[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
+    log.info({ reason, total: reconcileQueue.length }, `[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
     wakeUp('pages');
   }
 
@@ -547,7 +578,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         if (reconcileQueue.length > 0) continue;
         await sleepers.pages.sleep(Math.max(1, waitMs));
       } catch (error) {
-        log(`[publish] worker error: ${(error as Error).stack ?? String(error)}`);
+        log.error({ err: error }, `[publish] worker error: ${(error as Error).message ?? String(error)}`);
         await sleepers.pages.sleep(IDLE_POLL_MS);
       }
     }
@@ -571,7 +602,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         }
         await sleepers.search.sleep(Math.max(1, waitMs));
       } catch (error) {
-        log(`[publish] search worker error: ${(error as Error).stack ?? String(error)}`);
+        log.error({ err: error }, `[publish] search worker error: ${(error as Error).message ?? String(error)}`);
         await sleepers.search.sleep(IDLE_POLL_MS);
       }
     }
@@ -579,14 +610,19 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   async function checkOnStart(): Promise<void> {
     if (shared) {
-      log(`[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
+      log.info({ owner }, `[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
       const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
       const onSearchJob = (jobPath: string) => queueLocal([jobPath]);
       stopFollowing = await followStoredPages(
         store,
         { clientDir, imagesDir },
-        { owner, onSearchJob, log, ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }) },
+        {
+          owner,
+          onSearchJob,
+          log: (line) => log.info(line),
+          ...(options.syncedThrough === undefined ? {} : { syncedThrough: options.syncedThrough }),
+        },
       );
     }
     const state = await currentState();
@@ -620,7 +656,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   const running = checkOnStart()
-    .catch((error: unknown) => log(`[publish] start-up check failed: ${(error as Error).stack ?? String(error)}`))
+    .catch((error: unknown) => log.error({ err: error }, `[publish] start-up check failed: ${(error as Error).message ?? String(error)}`))
     .then(() => Promise.all([pagesLoop(), searchLoop()]));
 
   return {
@@ -638,7 +674,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // or with jobs still queued) would make the next start re-render every page (15 minutes at
       // 100,000 articles, or a full build under npm start) to find them all unchanged. The stored
       // queue survives the stop, so the manifest may name this version with jobs left in it.
-      await recordDrainedState('kept').catch((error: unknown) => log(`[publish] render manifest at stop: ${String(error)}`));
+      await recordDrainedState('kept').catch((error: unknown) => log.error(`[publish] render manifest at stop: ${String(error)}`));
       await closeSearchIndexer();
     },
   };

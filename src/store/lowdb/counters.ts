@@ -1,6 +1,6 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
-import type { CounterRepository } from '../types.ts';
+import type { CounterRepository, StoreLog } from '../types.ts';
 import fs from 'node:fs';
 import {
   bucketFile,
@@ -237,7 +237,10 @@ export class LowdbCounters implements CounterRepository {
   /** A split's old bucket whose rewrite failed: rewritten before any other split names another one pending. */
   #unsettled: number | undefined;
 
-  constructor(views: BucketSet<ViewsBucket>, votes: VoteStore, adjustments: BucketSet<AdjustmentBucket>) {
+  readonly #log: StoreLog;
+
+  constructor(views: BucketSet<ViewsBucket>, votes: VoteStore, adjustments: BucketSet<AdjustmentBucket>, log: StoreLog) {
+    this.#log = log;
     this.#views = views;
     this.#votes = votes.buckets;
     this.#adjustments = adjustments;
@@ -271,7 +274,7 @@ export class LowdbCounters implements CounterRepository {
       this.#drained = undefined;
       await this.#splitOne();
     })()
-      .catch((error: unknown) => console.error(`[store] splitting a vote bucket failed (the next vote tries again): ${String(error)}`))
+      .catch((error: unknown) => this.#log.error(`[store] splitting a vote bucket failed (the next vote tries again): ${String(error)}`))
       .finally(() => (this.#splitting = undefined));
   }
 

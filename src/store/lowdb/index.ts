@@ -3,12 +3,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { ArticleRecord } from '../../schemas/article.ts';
-import type { Store, StoreMode } from '../types.ts';
+import type { Store, StoreLog, StoreMode } from '../types.ts';
 import { JsonCollection } from './file.ts';
 import { acquireLock } from '../lock-file.ts';
 import { LowdbArticles, type ArticlesVersionFile } from './articles.ts';
 import { ArticleBodies, parseArticleWithoutBody } from './article-bodies.ts';
-import { BucketSet, loadArticleFiles } from './layout.ts';
+import { BucketSet, LAYOUT_FILE, LAYOUT_VERSION, loadArticleFiles } from './layout.ts';
 import { readListingSnapshot, removeListingSnapshot } from './listing-snapshot.ts';
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import { MemoryLimits } from '../memory-limits.ts';
@@ -27,7 +27,7 @@ import { LowdbTrash } from './trash.ts';
 import { LocalRenderedPages } from '../local-pages.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
-async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
+async function prepareLayout(dir: string, readOnly: boolean, log: StoreLog): Promise<void> {
   const state = layoutState(dir);
   if (state === 'current') {
     if (!readOnly) await moveLegacyAside(dir);
@@ -40,7 +40,7 @@ async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
     // The migration writes the article files itself: no snapshot may describe the folder before it.
     removeListingSnapshot(dir);
     if (state === 'fresh') await markFresh(dir);
-    else await migrateLegacy(dir);
+    else await migrateLegacy(dir, (line) => log.info(line));
   } finally {
     release();
   }
@@ -53,14 +53,16 @@ async function prepareLayout(dir: string, readOnly: boolean): Promise<void> {
 export async function openLowdbStore(
   dataDir: string,
   mode: StoreMode = 'write',
-  options: { lazyTextIndex?: boolean } = {},
+  options: { lazyTextIndex?: boolean; log?: StoreLog } = {},
 ): Promise<Store> {
+  // CLI tools (db:export, the benches) open the store without a logger: their terminal is the log.
+  const log: StoreLog = options.log ?? { info: (line) => console.log(line), error: (line) => console.error(line) };
   const dir = path.resolve(dataDir);
   fs.mkdirSync(dir, { recursive: true });
   const release = mode === 'write' ? acquireLock(dir) : () => {};
   const readOnly = mode === 'read';
   try {
-    await prepareLayout(dir, readOnly);
+    await prepareLayout(dir, readOnly, log);
     const open = <T>(name: string, defaults: T) => JsonCollection.open<T>(path.join(dir, `${name}.json`), defaults, readOnly);
     const records: ArticleRecord[] = [];
     const [version, views, votes, adjustments, comments, subscribers, sessions, jobs, sources, users, meta, briefings] = await Promise.all([
@@ -90,7 +92,7 @@ export async function openLowdbStore(
     }
     const articles = new LowdbArticles(dir, version, records, bodies, readOnly, options.lazyTextIndex ?? readOnly);
     if (snapshot) articles.openedFromSnapshot();
-    const counters = new LowdbCounters(views, votes, adjustments);
+    const counters = new LowdbCounters(views, votes, adjustments, log);
     const commentRepo = new LowdbComments(comments);
     const subscriberRepo = new LowdbSubscriberList(subscribers);
     const sessionRepo = new LowdbSessions(sessions);
@@ -114,6 +116,22 @@ export async function openLowdbStore(
       revisions: new LowdbRevisions(dir, readOnly),
       trash,
       pages: new LocalRenderedPages(),
+      kind: 'lowdb',
+      async check() {
+        if (closed) return { ok: false, reason: 'the store is closed' };
+        // In this process: what can go wrong is the folder itself (removed, or replaced by another layout).
+        try {
+          const marker = JSON.parse(await fs.promises.readFile(path.join(dir, LAYOUT_FILE), 'utf8')) as { layout?: unknown };
+          return marker.layout === LAYOUT_VERSION
+            ? { ok: true }
+            : { ok: false, reason: `the data folder has layout ${String(marker.layout)}, this version reads ${LAYOUT_VERSION}` };
+        } catch (error) {
+          return {
+            ok: false,
+            reason: `the data folder cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+          };
+        }
+      },
       async close() {
         if (closed) return;
         closed = true;

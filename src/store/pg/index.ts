@@ -52,6 +52,16 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
       revisions: new PgRevisions(pool),
       trash: new PgTrash(pool),
       pages: new PgRenderedPages(pool, url),
+      kind: 'postgres',
+      async check() {
+        if (closed) return { ok: false, reason: 'the store is closed' };
+        try {
+          const pending = await pendingMigrations(pool);
+          return pending.length ? { ok: false, reason: `migrations pending: ${pending.join(', ')}` } : { ok: true };
+        } catch (error) {
+          return { ok: false, reason: `the database does not answer: ${(error as Error).message}` };
+        }
+      },
       async close() {
         if (closed) return;
         closed = true;
