@@ -37,7 +37,9 @@ export async function prepareDataDir(runtime: Runtime, output: FirstAdminOutput 
   }
   if (output.production && runtime.config.ADMIN_PASSWORD === undefined) {
     if ((await runtime.store.users.count()) === 0)
-      log.warn('No admin account yet: stop the server and run `npm run user -- add NAME` (it prints a password once), or set ADMIN_PASSWORD.');
+      log.warn(
+        'No admin account yet: stop the server and run `npm run user -- add NAME` (it prints a password once), or set ADMIN_PASSWORD.',
+      );
     return;
   }
   const admin = await ensureFirstAdmin(runtime);
