@@ -129,8 +129,18 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof PgToolError || (error as Error)?.name === 'PgToolError') fail(`[backup] ${(error as Error).message}`);
-  console.error('[backup] failed:', error);
-  process.exit(1);
+// A wait that can never end would let Node exit quietly with code 0: say so, and fail.
+let finished = false;
+process.once('beforeExit', () => {
+  if (finished) return;
+  console.error('[backup] stopped before the end (a step waited for nothing); no archive was written.');
+  process.exitCode = 1;
 });
+
+main()
+  .then(() => (finished = true))
+  .catch((error: unknown) => {
+    if (error instanceof PgToolError || (error as Error)?.name === 'PgToolError') fail(`[backup] ${(error as Error).message}`);
+    console.error('[backup] failed:', error);
+    process.exit(1);
+  });

@@ -51,8 +51,18 @@ async function main(): Promise<void> {
   );
 }
 
-main().catch((error: unknown) => {
-  if (error instanceof BackupRefusedError || (error as Error)?.name === 'BackupRefusedError')
-    fail(`[restore] ${(error as Error).message}`, 2);
-  fail(`[restore] failed, nothing was changed: ${(error as Error)?.message ?? error}`, 1);
+// A wait that can never end would let Node exit quietly with code 0: say so, and fail.
+let finished = false;
+process.once('beforeExit', () => {
+  if (finished) return;
+  console.error('[restore] stopped before the end (a step waited for nothing); nothing was put in place.');
+  process.exitCode = 1;
 });
+
+main()
+  .then(() => (finished = true))
+  .catch((error: unknown) => {
+    if (error instanceof BackupRefusedError || (error as Error)?.name === 'BackupRefusedError')
+      fail(`[restore] ${(error as Error).message}`, 2);
+    fail(`[restore] failed, nothing was changed: ${(error as Error)?.message ?? error}`, 1);
+  });

@@ -92,7 +92,8 @@ export async function writeArchive(
     }
   };
   await Promise.all(Array.from({ length: 8 }, hashNext));
-  const full: BackupManifest = { format: BACKUP_FORMAT, formatVersion: BACKUP_FORMAT_VERSION, ...manifest, files: listed };
+  // Checked as a restore will check it: a manifest it would refuse is never written.
+  const full = backupManifestSchema.parse({ format: BACKUP_FORMAT, formatVersion: BACKUP_FORMAT_VERSION, ...manifest, files: listed });
   await fsp.writeFile(path.join(root, MANIFEST_NAME), JSON.stringify(full));
   const target = path.resolve(file);
   await fsp.mkdir(path.dirname(target), { recursive: true });
@@ -164,6 +165,7 @@ export async function readArchive(file: string, plan: ExtractPlan, onProgress?: 
   const fail = (error: Error) => {
     failure ??= error;
   };
+  let abortEntry: ((error: Error) => void) | undefined;
 
   const parser = new Parser({
     strict: true,
@@ -209,42 +211,57 @@ export async function readArchive(file: string, plan: ExtractPlan, onProgress?: 
         return;
       }
       const entryPath = entry.path;
-      chain = chain.then(async () => {
-        if (failure) return void entry.resume();
-        const listed = expected.get(entryPath);
-        if (!listed || seen.has(entryPath) || entry.type !== 'File') {
+      // After a failure every entry is still read to its end: the parser waits for each one before the next.
+      chain = chain
+        .catch(() => {})
+        .then(() => checkEntry(entry, entryPath))
+        .catch((error: unknown) => {
           entry.resume();
-          throw new BackupRefusedError(
-            `${name} is damaged: it holds ${JSON.stringify(entryPath)}, which its manifest does not list (once, as a file).`,
-          );
-        }
-        seen.add(entryPath);
-        const hash = createHash('sha256');
-        let size = 0;
-        const target = placeOf!(entryPath);
-        if (target) await fsp.mkdir(path.dirname(target), { recursive: true });
-        // One consumer of the entry, so no chunk passes before both the checksum and the file see it.
-        const counted = new Transform({
-          transform(chunk: Buffer, _encoding, done) {
-            hash.update(chunk);
-            size += chunk.length;
-            done(null, chunk);
-          },
+          throw error;
         });
-        entry.on('error', (error: unknown) => counted.destroy(error as Error));
-        entry.pipe(counted);
-        const sink = target ? fs.createWriteStream(target, { flags: 'wx' }) : new Writable({ write: (_chunk, _encoding, done) => done() });
-        await pipeline(counted, sink);
-        if (size !== listed.size || hash.digest('hex') !== listed.sha256)
-          throw new BackupRefusedError(`${name} is damaged: ${entryPath} does not match its checksum in the manifest.`);
-        onProgress?.('verify', seen.size, expected.size);
-      });
       chain.catch(fail);
     },
   });
 
+  async function checkEntry(entry: ReadEntry, entryPath: string): Promise<void> {
+    if (failure) return void entry.resume();
+    const listed = expected.get(entryPath);
+    if (!listed || seen.has(entryPath) || entry.type !== 'File') {
+      entry.resume();
+      throw new BackupRefusedError(
+        `${name} is damaged: it holds ${JSON.stringify(entryPath)}, which its manifest does not list (once, as a file).`,
+      );
+    }
+    seen.add(entryPath);
+    const hash = createHash('sha256');
+    let size = 0;
+    const target = placeOf!(entryPath);
+    // One consumer of the entry, so no chunk passes before both the checksum and the file see it.
+    const counted = new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        hash.update(chunk);
+        size += chunk.length;
+        done(null, chunk);
+      },
+    });
+    // Its error is the pipeline's below (and the parser's failure, when that ended it first).
+    counted.on('error', () => {});
+    entry.on('error', (error: unknown) => counted.destroy(error as Error));
+    // A damaged stream ends the parser, not the entry being read (it would wait for its end for ever): it is ended here instead.
+    abortEntry = (error) => counted.destroy(error);
+    if (target) await fsp.mkdir(path.dirname(target), { recursive: true });
+    if (failure) counted.destroy(failure);
+    entry.pipe(counted);
+    const sink = target ? fs.createWriteStream(target, { flags: 'wx' }) : new Writable({ write: (_chunk, _encoding, done) => done() });
+    await pipeline(counted, sink);
+    if (size !== listed.size || hash.digest('hex') !== listed.sha256)
+      throw new BackupRefusedError(`${name} is damaged: ${entryPath} does not match its checksum in the manifest.`);
+    onProgress?.('verify', seen.size, expected.size);
+  }
+
   const ended = new Promise<void>((resolve) => {
     parser.on('error', (error: Error) => {
+      abortEntry?.(error);
       fail(new BackupRefusedError(`${name} is damaged or not a backup archive (${(error.message || String(error)).replace(/\.$/, '')}).`));
       resolve();
     });

@@ -115,6 +115,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
 
   // PostgreSQL: the database and DATA_DIR/images must both be empty; the folder's lock keeps a server off it meanwhile.
   let release: () => void;
+  fs.mkdirSync(dataDir, { recursive: true });
   try {
     release = lockDataDir(dataDir);
   } catch (error) {

@@ -45,7 +45,7 @@ export async function pgToolMajor(tool: 'pg_dump' | 'pg_restore'): Promise<{ pat
 
 /** The server's major version. */
 export async function serverMajor(db: Db): Promise<number> {
-  const { rows } = await db.query<{ v: string }>('SHOW server_version_num');
+  const { rows } = await db.query<{ v: string }>(`SELECT current_setting('server_version_num') AS v`);
   return Math.floor(Number(rows[0]!.v) / 10_000);
 }
 
