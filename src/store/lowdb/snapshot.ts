@@ -66,62 +66,58 @@ export async function removeStaleStaging(dataDir: string): Promise<void> {
   }
 }
 
-/** Runs tasks with at most `limit` at once. */
-function createLimiter(limit: number): <T>(task: () => Promise<T>) => Promise<T> {
-  let active = 0;
-  const waiting: (() => void)[] = [];
-  return async (task) => {
-    if (active >= limit) await new Promise<void>((resolve) => waiting.push(resolve));
-    active++;
-    try {
-      return await task();
-    } finally {
-      active--;
-      waiting.shift()?.();
-    }
-  };
-}
+/** How long the linking holds the thread before the event loop gets a turn (readers wait at most about this). */
+const SLICE_MS = 4;
 
-/** Links (or copies) every kept file under `from` into `to`; answers the relative paths taken. */
+/**
+ * Links (or copies) every kept file under `from` into `to`; answers the relative paths taken. The
+ * calls are synchronous (a link is one short system call; through the thread pool each costs a
+ * round trip, which doubled the time writes are held) with a turn of the event loop every few
+ * milliseconds, so readers are still answered while writes wait.
+ */
 async function linkTree(from: string, to: string, keep: (relative: string) => boolean): Promise<string[]> {
   const taken: string[] = [];
-  const limit = createLimiter(32);
-  const visit = async (relative: string): Promise<void> => {
-    const entries = await limit(() => fsp.readdir(path.join(from, relative), { withFileTypes: true }));
-    const work: Promise<void>[] = [];
-    for (const entry of entries) {
+  const folders = [''];
+  let since = performance.now();
+  while (folders.length > 0) {
+    const relative = folders.pop()!;
+    for (const entry of fs.readdirSync(path.join(from, relative), { withFileTypes: true })) {
+      if (performance.now() - since >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
       const rel = relative ? `${relative}/${entry.name}` : entry.name;
       if (!keep(rel)) continue;
       const source = path.join(from, rel);
-      let isDirectory = entry.isDirectory();
-      let isFile = entry.isFile();
+      let kind: fs.Stats | fs.Dirent = entry;
       if (entry.isSymbolicLink()) {
-        const stat = await fsp.stat(source).catch(() => undefined);
-        isDirectory = stat?.isDirectory() ?? false;
-        isFile = stat?.isFile() ?? false;
+        const followed = fs.statSync(source, { throwIfNoEntry: false });
+        if (!followed) continue;
+        kind = followed;
       }
-      if (isDirectory) {
-        work.push(limit(() => fsp.mkdir(path.join(to, rel))).then(() => visit(rel)));
-      } else if (isFile) {
-        taken.push(rel);
+      if (kind.isDirectory()) {
+        fs.mkdirSync(path.join(to, rel));
+        folders.push(rel);
+      } else if (kind.isFile()) {
         const target = path.join(to, rel);
         // Append-only logs grow in place: a link would grow with them, so they are copied.
-        const copy = entry.name.endsWith('.jsonl') || entry.isSymbolicLink();
-        work.push(
-          limit(() =>
-            (copy ? fsp.copyFile(source, target) : fsp.link(source, target)).catch((error: NodeJS.ErrnoException) => {
-              if (error.code === 'EXDEV' || error.code === 'EPERM') return fsp.copyFile(source, target);
-              // Removed between the listing and the link: the point in time is after the removal.
-              if (error.code === 'ENOENT') return void taken.splice(taken.indexOf(rel), 1);
-              throw error;
-            }),
-          ),
-        );
+        if (entry.name.endsWith('.jsonl') || entry.isSymbolicLink()) fs.copyFileSync(source, target);
+        else {
+          try {
+            fs.linkSync(source, target);
+          } catch (error) {
+            const code = (error as NodeJS.ErrnoException).code;
+            // Another file system (a mounted images folder): copied.
+            if (code === 'EXDEV' || code === 'EPERM') fs.copyFileSync(source, target);
+            // Gone since the listing (nothing the gate holds): the point in time is after it went.
+            else if (code === 'ENOENT') continue;
+            else throw error;
+          }
+        }
+        taken.push(rel);
       }
     }
-    await Promise.all(work);
-  };
-  await visit('');
+  }
   return taken;
 }
 
@@ -151,13 +147,14 @@ export async function snapshotDataDir(dataDir: string, options: { ownerPid?: num
     taken.sort();
     // Sizes from the staged files, which nothing changes any more.
     const files: SnapshotFile[] = [];
-    const limit = createLimiter(32);
-    await Promise.all(
-      taken.map((rel) =>
-        limit(async () => void files.push({ path: `data/${rel}`, size: (await fsp.stat(path.join(staging, 'data', rel))).size })),
-      ),
-    );
-    files.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+    let since = performance.now();
+    for (const rel of taken) {
+      files.push({ path: `data/${rel}`, size: fs.statSync(path.join(staging, 'data', rel)).size });
+      if (performance.now() - since >= SLICE_MS) {
+        await new Promise((resolve) => setImmediate(resolve));
+        since = performance.now();
+      }
+    }
     return { dir: staging, files, heldMs };
   } catch (error) {
     await fsp.rm(staging, { recursive: true, force: true });
