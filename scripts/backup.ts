@@ -121,7 +121,7 @@ async function main(): Promise<void> {
   console.log(
     `[backup] wrote ${result.file}: ${(result.bytes / 1024 / 1024).toFixed(1)} MB, ${result.manifest.files.length} files, ` +
       (store.kind === 'lowdb'
-        ? `the lowdb store (layout ${store.layout}, writes held ${store.heldMs} ms)`
+        ? `the lowdb store (layout ${store.layout}${store.heldMs === undefined ? '' : `, writes held ${store.heldMs} ms`})`
         : `the PostgreSQL database (pg_dump ${store.pgDumpMajor}) and its images`),
   );
   console.log(

@@ -31,7 +31,7 @@ export const backupManifestSchema = z.object({
       layout: z.number().int().min(1),
       storeId: z.string().optional(),
       articlesVersion: z.number().int().min(0),
-      /** How long the server held writes while it linked the folder (ms). */
+      /** How long the server held writes to take the folder as one point in time (ms); absent when no server ran. */
       heldMs: z.number().min(0).optional(),
     }),
     z.object({
@@ -54,6 +54,6 @@ export const backupSnapshotInputSchema = z.strictObject({ pid: z.number().int().
 export const backupSnapshotResultSchema = z.object({
   dir: z.string(),
   files: z.array(z.object({ path: z.string(), size: z.number() })),
-  heldMs: z.number(),
+  heldMs: z.number().optional(),
 });
 export type BackupSnapshotResult = z.infer<typeof backupSnapshotResultSchema>;

@@ -106,14 +106,17 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
       files = [...snapshot.files, { path: DUMP_NAME, size: (await fsp.stat(path.join(snapshot.dir, DUMP_NAME))).size }];
     } else {
       snapshot = await (options.snapshot ?? (() => snapshotDataDir(dataDir)))();
-      log(`[backup] took ${snapshot.files.length} files of ${dataDir} as one point in time (writes held ${snapshot.heldMs.toFixed(0)} ms)`);
+      log(
+        `[backup] took ${snapshot.files.length} files of ${dataDir} as one point in time (` +
+          (snapshot.heldMs === undefined ? "under the folder's lock)" : `the server held writes ${snapshot.heldMs.toFixed(0)} ms)`),
+      );
       const described = describeLowdbFolder(path.join(snapshot.dir, 'data'));
       store = {
         kind: 'lowdb',
         layout: described.layout,
         ...(described.storeId ? { storeId: described.storeId } : {}),
         articlesVersion: described.articlesVersion,
-        heldMs: Math.round(snapshot.heldMs),
+        ...(snapshot.heldMs === undefined ? {} : { heldMs: Math.round(snapshot.heldMs) }),
       };
       files = snapshot.files;
     }
@@ -125,7 +128,7 @@ export async function takeBackup(options: BackupOptions): Promise<BackupResult> 
       options.onProgress,
     );
     const bytes = (await fsp.stat(options.file)).size;
-    return { file: path.resolve(options.file), manifest, bytes, heldMs: store.kind === 'lowdb' ? snapshot.heldMs : undefined };
+    return { file: path.resolve(options.file), manifest, bytes, heldMs: snapshot.heldMs };
   } finally {
     if (snapshot) await fsp.rm(snapshot.dir, { recursive: true, force: true });
   }
