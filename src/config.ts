@@ -87,7 +87,7 @@ const configSchema = z.object({
     .default('03:30'),
   /** How many scheduled archives BACKUP_DIR keeps; the oldest go once a new one is complete. @default 7 */
   BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
-  /** Command run by /bin/sh on each new scheduled archive, its path as "$1" (e.g. `rclone copy "$1" remote:meridian/`); a failure is logged. */
+  /** Run by /bin/sh on each new scheduled archive, its path as "$1" (e.g. `rclone copy "$1" remote:meridian/`); a failure is logged. */
   BACKUP_COMMAND: z.string().min(1).optional(),
 });
 
