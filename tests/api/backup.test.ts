@@ -49,6 +49,12 @@ async function emptyTarget(): Promise<{ dataDir: string; env: Record<string, str
   return { dataDir, env: await storeEnv(dataDir) };
 }
 
+/** A restore target that does not exist yet (inside a new folder), with an empty database of its own on PostgreSQL. */
+async function absentTarget(): Promise<{ dataDir: string; env: Record<string, string> }> {
+  const dataDir = path.join(makeDataDir('meridian-restore-'), 'data');
+  return { dataDir, env: await storeEnv(dataDir) };
+}
+
 /** Whether a restore target is still as it was made: an empty folder, and an empty database. */
 async function expectUntouched(target: { dataDir: string }): Promise<void> {
   expect(fs.readdirSync(target.dataDir)).toEqual([]);
@@ -205,7 +211,8 @@ describe('npm run backup during a burst of writes, and npm run restore', () => {
 
   it('restores on a second data folder that serves the same pages and search results as the original', async () => {
     const file = await archiveOfQuietOriginal();
-    const target = await emptyTarget();
+    // A DATA_DIR that does not exist yet (the burst test restores into an existing empty one).
+    const target = await absentTarget();
     const restored = await runScript('restore', [file], target.env);
     expect(restored.code, restored.stdout + restored.stderr).toBe(0);
     // The copy serves a copy of the original's pages, whose render manifest names the store and version

@@ -19,7 +19,7 @@ import {
   restoreDatabaseFrom,
 } from '../../store/backup.ts';
 import { storeWriterPid } from '../../store/index.ts';
-import { BackupRefusedError, readArchive, type Progress } from './archive.ts';
+import { BackupRefusedError, readArchive, type ExtractPlan, type Progress } from './archive.ts';
 
 export type RestoreOptions = {
   file: string;
@@ -69,6 +69,46 @@ function checkStore(manifest: BackupManifest, name: string, wanted: 'lowdb' | 'p
     );
 }
 
+/** Where a lowdb archive's entries go: its `data/` under `root`, nothing else. */
+function lowdbPlan(name: string, root: string): ExtractPlan {
+  return (manifest) => {
+    checkStore(manifest, name, 'lowdb');
+    return (entry) => (entry.startsWith('data/') ? path.join(root, entry.slice('data/'.length)) : undefined);
+  };
+}
+
+/**
+ * An existing empty DATA_DIR (it may be a mount point, which cannot be renamed over): its lock keeps
+ * a server off it, the archive goes into a temp folder inside it, and once it checks out each of its
+ * top-level entries is renamed into place.
+ */
+async function restoreIntoEmptyFolder(
+  file: string,
+  name: string,
+  dataDir: string,
+  storeId: string,
+  onProgress?: Progress,
+): Promise<RestoreResult> {
+  let release: () => void;
+  try {
+    release = lockDataDir(dataDir);
+  } catch (error) {
+    if ((error as Error).name !== 'StoreLockedError') throw error;
+    throw new BackupRefusedError(`A server is using ${dataDir}: restore into an empty DATA_DIR no process uses.`);
+  }
+  const temp = path.join(dataDir, `${RESTORE_PREFIX}${process.pid}-${randomBytes(4).toString('hex')}`);
+  try {
+    fs.mkdirSync(temp);
+    const manifest = await readArchive(file, lowdbPlan(name, temp), onProgress);
+    await renewLowdbStoreId(temp, storeId);
+    for (const entry of fs.readdirSync(temp)) fs.renameSync(path.join(temp, entry), path.join(dataDir, entry));
+    return { manifest, files: manifest.files.length, storeId };
+  } finally {
+    fs.rmSync(temp, { recursive: true, force: true });
+    release();
+  }
+}
+
 /** Restores the archive; a BackupRefusedError (nothing changed) or another error (nothing changed either, unless it says so). */
 export async function restoreBackup(options: RestoreOptions): Promise<RestoreResult> {
   const file = path.resolve(options.file);
@@ -81,6 +121,7 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     if (holder)
       throw new BackupRefusedError(`A server (pid ${holder}) is using ${dataDir}: restore into an empty DATA_DIR no process uses.`);
     if (dataEntries(dataDir).length > 0) throw new BackupRefusedError(`${dataDir} is not empty: restore into a new or empty DATA_DIR.`);
+    if (fs.existsSync(dataDir)) return restoreIntoEmptyFolder(file, name, dataDir, storeId, options.onProgress);
     fs.mkdirSync(path.dirname(dataDir), { recursive: true });
     // Beside the target, on its file system: the rename at the end puts the whole folder in place at once.
     const temp = path.join(
@@ -89,22 +130,14 @@ export async function restoreBackup(options: RestoreOptions): Promise<RestoreRes
     );
     fs.mkdirSync(temp);
     try {
-      const manifest = await readArchive(
-        file,
-        (manifest) => {
-          checkStore(manifest, name, 'lowdb');
-          return (entry) => (entry.startsWith('data/') ? path.join(temp, entry.slice('data/'.length)) : undefined);
-        },
-        options.onProgress,
-      );
+      const manifest = await readArchive(file, lowdbPlan(name, temp), options.onProgress);
       await renewLowdbStoreId(temp, storeId);
-      // Only an absent or empty folder can be renamed over: one that filled meanwhile is left alone.
-      if (fs.existsSync(dataDir) && dataEntries(dataDir).length === 0) fs.rmSync(dataDir, { recursive: true, force: true });
       try {
+        // Only an absent folder (or an empty one) can be renamed over: one made meanwhile is left alone.
         fs.renameSync(temp, dataDir);
       } catch (error) {
         if (['ENOTEMPTY', 'EEXIST'].includes((error as NodeJS.ErrnoException).code ?? ''))
-          throw new BackupRefusedError(`${dataDir} filled while the archive was read: restore into a new or empty DATA_DIR.`);
+          throw new BackupRefusedError(`${dataDir} was made while the archive was read: restore into a new or empty DATA_DIR.`);
         throw error;
       }
       return { manifest, files: manifest.files.length, storeId };
