@@ -1,7 +1,7 @@
 /**
  * Restoring a backup archive into an empty data folder (lowdb) or an empty database and images folder
- * (PostgreSQL). The archive is read and checked whole into a temp folder beside the target; only then
- * is anything put in place, so a refusal or a failure leaves the target as it was.
+ * (PostgreSQL). The archive is read and checked whole into a temp folder beside (or inside) the
+ * target; only then is anything put in place, so a refusal or a failure leaves the target as it was.
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
