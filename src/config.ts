@@ -88,6 +88,17 @@ const configSchema = z.object({
   METRICS_HOST: z.string().min(1).default('127.0.0.1'),
   /** Bearer token that opens `/metrics` on the main server (`Authorization: Bearer ...`); unset: `/metrics` answers 404 there. */
   METRICS_TOKEN: z.string().min(16, 'Use at least 16 characters').optional(),
+  /** Folder for scheduled backups (one archive a day); unset, the server takes none (`npm run backup` still works). */
+  BACKUP_DIR: z.string().min(1).optional(),
+  /** Local time (HH:MM, in BRIEFING_TZ) the daily backup is taken at, or after when the server was down then. @default "03:30" */
+  BACKUP_TIME: z
+    .string()
+    .regex(/^(?:[01]\d|2[0-3]):[0-5]\d$/, 'Expected HH:MM (24-hour)')
+    .default('03:30'),
+  /** How many scheduled archives BACKUP_DIR keeps; the oldest go once a new one is complete. @default 7 */
+  BACKUP_KEEP: z.coerce.number().int().min(1).max(10_000).default(7),
+  /** Run by /bin/sh on each new scheduled archive, its path as "$1" (e.g. `rclone copy "$1" remote:meridian/`); a failure is logged. */
+  BACKUP_COMMAND: z.string().min(1).optional(),
 });
 
 export type Config = z.infer<typeof configSchema>;

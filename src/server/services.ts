@@ -4,6 +4,7 @@ import { startFeedScheduler } from './ingest/feed-scheduler.ts';
 import { startPublishing } from './publishing/service.ts';
 import { startBriefingScheduler } from './briefing/service.ts';
 import { startTrashPurge } from './trash.ts';
+import { checkBackupDir, startBackupScheduler } from './backup/schedule.ts';
 
 /** Starts every background service and registers it on the runtime so stopRuntime() stops it. */
 export async function startBackgroundServices(runtime: Runtime): Promise<void> {
@@ -15,4 +16,9 @@ export async function startBackgroundServices(runtime: Runtime): Promise<void> {
   runtime.services.set('briefing-scheduler', await startBriefingScheduler(runtime));
   // Trashed articles older than 30 days are purged (issue 14); `npm run rebuild` purges too.
   runtime.services.set('trash-purge', startTrashPurge(runtime));
+  // Daily backups into BACKUP_DIR (unset: none); the folder is checked now, not at BACKUP_TIME.
+  if (runtime.config.BACKUP_DIR) {
+    checkBackupDir(runtime.config.BACKUP_DIR);
+    runtime.services.set('backup-scheduler', startBackupScheduler(runtime));
+  }
 }

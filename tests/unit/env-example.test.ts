@@ -12,15 +12,6 @@ const OTHER_KEYS = [
   'DATABASE_POOL_SIZE',
   'OUT_DIR',
   'SERVE_DIR',
-  'LOG_LEVEL',
-  'LOG_FORMAT',
-  'METRICS_PORT',
-  'METRICS_HOST',
-  'METRICS_TOKEN',
-  'BACKUP_DIR',
-  'BACKUP_TIME',
-  'BACKUP_KEEP',
-  'BACKUP_COMMAND',
 ];
 
 type Entry = { key: string; value: string; commented: boolean; meaning: string };

@@ -1,5 +1,6 @@
 /** db:import and db:export on real stores: a lowdb folder into PostgreSQL and back, every collection intact, counts checked. */
 import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
@@ -174,8 +175,15 @@ describe('db:import and db:export', () => {
   it('round-trips a lowdb folder through PostgreSQL with every collection and the counts equal', async () => {
     const from = makeTempDir('meridian-import-');
     await fillLowdb(from);
+    // A processed image (bytes of its own, so a copy is told from a missing file) goes with the store both ways.
+    const image = path.join('images', 'ab'.repeat(16), '1200.webp');
+    fs.mkdirSync(path.dirname(path.join(from, image)), { recursive: true });
+    fs.writeFileSync(path.join(from, image), 'image bytes');
     const url = await databaseFor(from);
-    const imported = db(['import', '--from', from], { DATABASE_URL: url });
+    const serverDir = makeTempDir('meridian-pg-data-');
+    const imported = db(['import', '--from', from], { DATABASE_URL: url, DATA_DIR: serverDir });
+    expect(fs.readFileSync(path.join(serverDir, image), 'utf8')).toBe('image bytes');
+    expect(imported.out).toMatch(/images: 1 files/);
     expect(imported.out).toMatch(/counts agree/);
     expect(imported.code, imported.out).toBe(0);
     expect(imported.out).toMatch(/articles\s+2\b/);
@@ -194,9 +202,10 @@ describe('db:import and db:export', () => {
     await pg.close();
 
     const to = path.join(makeTempDir('meridian-export-'), 'data');
-    const exported = db(['export', to], { DATABASE_URL: url, DATA_DIR: makeTempDir() });
+    const exported = db(['export', to], { DATABASE_URL: url, DATA_DIR: serverDir });
     expect(exported.code, exported.out).toBe(0);
     expect(exported.out).toMatch(/counts agree/);
+    expect(fs.readFileSync(path.join(to, image), 'utf8')).toBe('image bytes');
     expect(await snapshot(to)).toEqual(await snapshot(from));
   });
 

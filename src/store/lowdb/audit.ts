@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { auditEntrySchema, type AuditEntry } from '../../schemas/audit.ts';
 import type { AuditRepository, Page } from '../types.ts';
+import { gated } from './write-gate.ts';
 
 const SEGMENT = /^\d{4}-\d{2}\.jsonl$/;
 
@@ -62,23 +63,26 @@ export class LowdbAudit implements AuditRepository {
     if (this.#readOnly) return Promise.reject(new Error('The store was opened read-only'));
     const line = `${JSON.stringify(auditEntrySchema.parse(entry))}\n`;
     const name = `${entry.at.slice(0, 7)}.jsonl`;
-    const run = this.#tail.then(async () => {
-      await fs.promises.mkdir(this.#dir, { recursive: true });
-      const handle = await fs.promises.open(path.join(this.#dir, name), 'a+');
-      try {
-        // After a torn last line (a crash mid-append), start a fresh line so this entry is not glued to it.
-        const { size } = await handle.stat();
-        const last = Buffer.alloc(1);
-        if (size > 0) await handle.read(last, 0, 1, size - 1);
-        await handle.write(size > 0 && last[0] !== 0x0a ? `\n${line}` : line);
-        await handle.datasync();
-      } finally {
-        await handle.close();
-      }
-      this.#counts.set(name, (this.#counts.get(name) ?? 0) + 1);
-    });
+    const file = path.join(this.#dir, name);
+    const run = this.#tail.then(() => gated(file, () => this.#appendLine(file, name, line)));
     this.#tail = run.catch(() => {});
     return run;
+  }
+
+  async #appendLine(file: string, name: string, line: string): Promise<void> {
+    await fs.promises.mkdir(this.#dir, { recursive: true });
+    const handle = await fs.promises.open(file, 'a+');
+    try {
+      // After a torn last line (a crash mid-append), start a fresh line so this entry is not glued to it.
+      const { size } = await handle.stat();
+      const last = Buffer.alloc(1);
+      if (size > 0) await handle.read(last, 0, 1, size - 1);
+      await handle.write(size > 0 && last[0] !== 0x0a ? `\n${line}` : line);
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    this.#counts.set(name, (this.#counts.get(name) ?? 0) + 1);
   }
 
   /** Resolves once every append made so far is on disk (the store's close waits for it). */

@@ -7,6 +7,7 @@ import path from 'node:path';
 import type { BriefingRun, Delivery } from '../../schemas/newsletter.ts';
 import type { BriefingRepository } from '../types.ts';
 import type { JsonCollection } from './file.ts';
+import { gated } from './write-gate.ts';
 
 export type BriefingsFile = { runs: BriefingRun[] };
 
@@ -127,18 +128,20 @@ export class LowdbBriefings implements BriefingRepository {
     const log = this.#log(runId);
     const lines = deliveries.map((d) => JSON.stringify(d) + '\n').join('');
     const sync = deliveries.some((d) => d.state === 'attempting');
-    const append = log.tail.then(async () => {
-      await fs.promises.mkdir(this.#dir, { recursive: true });
-      const handle = await fs.promises.open(file, 'a');
-      try {
-        await handle.appendFile((log.torn ? '\n' : '') + lines);
-        if (sync) await handle.sync();
-      } finally {
-        await handle.close();
-      }
-      log.torn = false;
-      for (const d of deliveries) log.deliveries.set(d.subscriberId, { ...d });
-    });
+    const append = log.tail.then(() =>
+      gated(file, async () => {
+        await fs.promises.mkdir(this.#dir, { recursive: true });
+        const handle = await fs.promises.open(file, 'a');
+        try {
+          await handle.appendFile((log.torn ? '\n' : '') + lines);
+          if (sync) await handle.sync();
+        } finally {
+          await handle.close();
+        }
+        log.torn = false;
+        for (const d of deliveries) log.deliveries.set(d.subscriberId, { ...d });
+      }),
+    );
     log.tail = append.catch(() => {});
     return append;
   }

@@ -3,12 +3,17 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { Low, type Adapter } from 'lowdb';
+import { gated } from './write-gate.ts';
 
 /** Folders already known to exist, so a write does not ask the file system every time. */
 const knownDirs = new Set<string>();
 
 /** Writes `text` to `file` so a reader or a crash sees the old or the new content, never a mix. */
-export async function writeFileAtomic(file: string, text: string): Promise<void> {
+export function writeFileAtomic(file: string, text: string): Promise<void> {
+  return gated(file, () => writeFileAtomicNow(file, text));
+}
+
+async function writeFileAtomicNow(file: string, text: string): Promise<void> {
   const dir = path.dirname(file);
   if (!knownDirs.has(dir)) {
     await fsp.mkdir(dir, { recursive: true });
@@ -130,7 +135,7 @@ export class JsonCollection<T> {
       .catch(() => {})
       .then(() => {
         this.#queued = undefined;
-        const current = this.#removed ? fsp.rm(this.file, { force: true }) : this.#db.write();
+        const current = this.#removed ? gated(this.file, () => fsp.rm(this.file, { force: true })) : this.#db.write();
         this.#writing = current;
         current.then(
           () => this.#writing === current && (this.#writing = undefined),

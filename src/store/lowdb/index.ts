@@ -25,6 +25,7 @@ import { LowdbAudit } from './audit.ts';
 import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';
 import { LocalRenderedPages } from '../local-pages.ts';
+import { registerWriteGate } from './write-gate.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
 async function prepareLayout(dir: string, readOnly: boolean, log: StoreLog): Promise<void> {
@@ -59,7 +60,13 @@ export async function openLowdbStore(
   const log: StoreLog = options.log ?? { info: (line) => console.log(line), error: (line) => console.error(line) };
   const dir = path.resolve(dataDir);
   fs.mkdirSync(dir, { recursive: true });
-  const release = mode === 'write' ? acquireLock(dir) : () => {};
+  const locked = mode === 'write' ? acquireLock(dir) : () => {};
+  // A backup holds the gate to take the folder as one point in time (see write-gate.ts).
+  const gate = mode === 'write' ? registerWriteGate(dir) : undefined;
+  const release = () => {
+    gate?.unregister();
+    locked();
+  };
   const readOnly = mode === 'read';
   try {
     await prepareLayout(dir, readOnly, log);

@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { Revision } from '../../schemas/revision.ts';
 import type { RevisionRepository } from '../types.ts';
 import { fileKey, listNames, readJson, shardOf, writeJsonAtomic } from './small-files.ts';
+import { gated } from './write-gate.ts';
 
 export class LowdbRevisions implements RevisionRepository {
   readonly #root: string;
@@ -65,6 +66,7 @@ export class LowdbRevisions implements RevisionRepository {
   async deleteForArticle(articleId: string): Promise<void> {
     if (this.#readOnly) throw new Error('The store was opened read-only');
     await this.#tails.get(articleId)?.catch(() => {});
-    await fs.promises.rm(this.#dir(articleId), { recursive: true, force: true });
+    const dir = this.#dir(articleId);
+    await gated(dir, () => fs.promises.rm(dir, { recursive: true, force: true }));
   }
 }

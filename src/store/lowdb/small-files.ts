@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { createHash, randomUUID } from 'node:crypto';
+import { gated } from './write-gate.ts';
 
 /** Two hex characters of the key's SHA-256: 256 folders, whatever the ids look like. */
 export function shardOf(key: string): string {
@@ -17,7 +18,11 @@ export function fileKey(key: string): string {
  * Writes JSON atomically: a temp file beside the target, then renamed over it (like the collection
  * files, without an fsync per write: a crash leaves the old file or the new one, never half of one).
  */
-export async function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+export function writeJsonAtomic(file: string, value: unknown): Promise<void> {
+  return gated(file, () => writeJsonAtomicNow(file, value));
+}
+
+async function writeJsonAtomicNow(file: string, value: unknown): Promise<void> {
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
   await fs.promises.writeFile(temp, JSON.stringify(value));

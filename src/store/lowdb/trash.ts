@@ -4,6 +4,7 @@ import path from 'node:path';
 import type { TrashEntry } from '../../schemas/revision.ts';
 import type { TrashRepository } from '../types.ts';
 import { fileKey, readJson, shardOf, writeJsonAtomic } from './small-files.ts';
+import { gated } from './write-gate.ts';
 
 export class LowdbTrash implements TrashRepository {
   readonly #root: string;
@@ -62,7 +63,8 @@ export class LowdbTrash implements TrashRepository {
     if (this.#readOnly) throw new Error('The store was opened read-only');
     const entry = this.#byId.get(articleId);
     if (!entry) return false;
-    await fs.promises.rm(this.#file(articleId), { force: true });
+    const file = this.#file(articleId);
+    await gated(file, () => fs.promises.rm(file, { force: true }));
     this.#byId.delete(articleId);
     if (this.#slugs.get(entry.article.slug) === articleId) this.#slugs.delete(entry.article.slug);
     return true;
