@@ -12,12 +12,12 @@ const { HOST, PORT } = parseConfig();
 const host = HOST === '0.0.0.0' ? '127.0.0.1' : HOST === '::' ? '[::1]' : HOST.includes(':') ? `[${HOST}]` : HOST;
 const origin = `http://${host}:${PORT}`;
 
-/** The status of `pathname` at the server, or undefined while nothing answers. */
-async function probe(pathname: string): Promise<number | undefined> {
+/** What /api/ready answers (its status, and the reason when not ready), or undefined while nothing answers. */
+async function probe(): Promise<{ status: number; reason?: string } | undefined> {
   try {
-    const response = await fetch(`${origin}${pathname}`, { signal: AbortSignal.timeout(2000) });
-    await response.body?.cancel();
-    return response.status;
+    const response = await fetch(`${origin}/api/ready`, { signal: AbortSignal.timeout(2000) });
+    const body = (await response.json().catch(() => ({}))) as { reason?: unknown };
+    return { status: response.status, ...(typeof body.reason === 'string' ? { reason: body.reason } : {}) };
   } catch {
     return undefined;
   }
@@ -25,17 +25,14 @@ async function probe(pathname: string): Promise<number | undefined> {
 
 const deadline = Date.now() + timeoutMs;
 for (;;) {
-  const ready = await probe('/api/ready');
-  // TODO(lead): /api/ready comes with the readiness work; until it is merged the server answers 404 there,
-  // and /api/health (which answers once the store is open and the server listens) stands in for it.
-  const status = ready === 404 ? await probe('/api/health') : ready;
-  if (status === 200) {
+  const answer = await probe();
+  if (answer?.status === 200) {
     console.log(`Ready: ${origin}`);
     process.exit(0);
   }
   if (Date.now() > deadline) {
     console.error(
-      `Not ready after ${values.timeout} s at ${origin} (last answer: ${status ?? 'none'}): see the server's log (journalctl -u meridian).`,
+      `Not ready after ${values.timeout} s at ${origin} (last answer: ${answer ? `${answer.status}${answer.reason ? `, ${answer.reason}` : ''}` : 'none'}): see the server's log (journalctl -u meridian).`,
     );
     process.exit(1);
   }

@@ -289,9 +289,26 @@ export interface Store {
    * the folder's layout marker names the layout this version reads); the reason when not. Callers bound it with a timeout.
    */
   check(): Promise<StoreCheck>;
+  /**
+   * lowdb only: a point-in-time copy of DATA_DIR taken through this store's write gate, for a backup
+   * (`ownerPid`: the process that will archive and remove the staging folder). Absent on PostgreSQL.
+   */
+  snapshotDataDir?(options?: { ownerPid?: number }): Promise<Snapshot>;
   /** Waits for pending writes and releases the lock. */
   close(): Promise<void>;
 }
+
+export type SnapshotFile = { path: string; size: number };
+
+/** A point-in-time copy of a data folder, staged for a backup archive. */
+export type Snapshot = {
+  /** The staging folder (DATA_DIR's files under its `data/`); the caller removes it once its archive is written. */
+  dir: string;
+  /** Files under it (`data/...`), relative with `/`, in a stable order. */
+  files: SnapshotFile[];
+  /** How long a running store's writes were held (ms); undefined when the caller held the folder's lock instead. */
+  heldMs?: number;
+};
 
 export type StoreCheck = { ok: true } | { ok: false; reason: string };
 

@@ -280,23 +280,6 @@ describe('health and readiness', () => {
   });
 });
 
-describe('the first admin', () => {
-  it('puts a generated password in DATA_DIR/initial-admin-password (0600), never in the log', async () => {
-    // No ADMIN_PASSWORD (an empty value counts as unset) and no terminal: the password goes to the file.
-    const fresh = await startServer({ env: { ADMIN_PASSWORD: '' } });
-    try {
-      const file = path.join(fresh.dataDir, 'initial-admin-password');
-      const password = /^password: (\S+)$/m.exec(fs.readFileSync(file, 'utf8'))![1]!;
-      expect(fs.statSync(file).mode & 0o777).toBe(0o600);
-      expect(fresh.rawOutput()).not.toContain(password);
-      expect(fresh.output()).toContain(`its generated password is in ${file}`);
-      await new TestClient(fresh.url).login(ADMIN.username, password);
-    } finally {
-      await fresh.stop();
-    }
-  });
-});
-
 it('keeps every secret the tests used out of the log', () => {
   const leaks = findLeaks(server.rawOutput(), [...secrets]);
   expect(leaks).toEqual([]);

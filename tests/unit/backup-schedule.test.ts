@@ -11,7 +11,7 @@ import { setClock } from '../../src/server/clock.ts';
 import { startBackupScheduler } from '../../src/server/backup/schedule.ts';
 import { openStore } from '../../src/store/index.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
+import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';
 import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 import { BACKUP_NAME } from '../../src/server/backup/backup.ts';
 
@@ -87,8 +87,8 @@ describe('scheduled backups', () => {
   it('logs a failing BACKUP_COMMAND without its output and keeps the archive', async () => {
     const backups = makeTempDir('meridian-backups-');
     const errors: string[] = [];
-    vi.spyOn(console, 'error').mockImplementation((line: string) => void errors.push(line));
     const runtime = await backupRuntime({ BACKUP_DIR: backups, BACKUP_COMMAND: 'echo secret-token-in-output >&2; exit 3' });
+    runtime.log = collectingLog(errors);
     const scheduler = startBackupScheduler(runtime);
     try {
       setClock(() => Date.parse('2031-03-04T12:00:00Z'));

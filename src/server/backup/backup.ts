@@ -62,7 +62,8 @@ export async function assertBackupKey(runtime: Runtime, presentedKey: string | n
 export async function snapshotForScript(runtime: Runtime, pid: number): Promise<Snapshot> {
   if (runtime.config.DATABASE_URL)
     throw new AppError(409, 'This server keeps its store in PostgreSQL: npm run backup dumps it with pg_dump');
-  return snapshotDataDir(runtime.config.DATA_DIR, { ownerPid: pid });
+  if (!runtime.store.snapshotDataDir) throw new AppError(409, 'This store takes no folder snapshot');
+  return runtime.store.snapshotDataDir({ ownerPid: pid });
 }
 
 export type BackupOptions = {

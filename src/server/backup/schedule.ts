@@ -21,10 +21,11 @@ const COMMAND_TIMEOUT_MS = 60 * 60_000;
 /** The store's record of the last day a scheduled backup ran (survives a restart, also on lowdb). */
 const LAST_DAY_KEY = 'backupLastDay';
 
-/** The one place the schedule logs (the lead switches these to the runtime's logger in the merge). */
-function log(line: string, error = false): void {
-  if (error) console.error(`[backup] ${line}`);
-  else console.log(`[backup] ${line}`);
+/** The schedule's log lines, tagged like the other services' (`[backup] ...`, component `backup`). */
+function log(runtime: Runtime, line: string, error = false): void {
+  const backupLog = runtime.log.child({ component: 'backup' });
+  if (error) backupLog.error(`[backup] ${line}`);
+  else backupLog.info(`[backup] ${line}`);
 }
 
 /** Removes the oldest archives beyond `keep` and partial files of processes that are gone; answers the names removed. */
@@ -82,17 +83,26 @@ export async function runScheduledBackup(runtime: Runtime): Promise<string> {
   const dir = path.resolve(config.BACKUP_DIR!);
   await fsp.mkdir(dir, { recursive: true });
   const file = path.join(dir, defaultBackupName());
-  const result = await takeBackup({ dataDir: config.DATA_DIR, databaseUrl: config.DATABASE_URL, file });
+  const snapshotDataDir = runtime.store.snapshotDataDir?.bind(runtime.store);
+  const result = await takeBackup({
+    dataDir: config.DATA_DIR,
+    databaseUrl: config.DATABASE_URL,
+    file,
+    // Through the open store, whose write gate every write passes (lowdb); PostgreSQL dumps instead.
+    ...(snapshotDataDir && !config.DATABASE_URL ? { snapshot: () => snapshotDataDir() } : {}),
+  });
   log(
+    runtime,
     `wrote ${result.file} (${(result.bytes / 1024 / 1024).toFixed(1)} MB, ${result.manifest.files.length} files` +
       (result.heldMs === undefined ? ')' : `, writes held ${result.heldMs.toFixed(0)} ms)`),
   );
   const removed = await pruneBackups(dir, config.BACKUP_KEEP);
-  if (removed.length) log(`removed ${removed.length} older archive(s) beyond BACKUP_KEEP=${config.BACKUP_KEEP}: ${removed.join(', ')}`);
+  if (removed.length)
+    log(runtime, `removed ${removed.length} older archive(s) beyond BACKUP_KEEP=${config.BACKUP_KEEP}: ${removed.join(', ')}`);
   if (config.BACKUP_COMMAND) {
     const ran = await runBackupCommand(config.BACKUP_COMMAND, result.file);
-    if (ran.ok) log(`BACKUP_COMMAND done for ${path.basename(result.file)}`);
-    else log(`BACKUP_COMMAND failed (${ran.detail}); the archive stays at ${result.file}`, true);
+    if (ran.ok) log(runtime, `BACKUP_COMMAND done for ${path.basename(result.file)}`);
+    else log(runtime, `BACKUP_COMMAND failed (${ran.detail}); the archive stays at ${result.file}`, true);
   }
   return result.file;
 }
@@ -115,7 +125,7 @@ export function startBackupScheduler(runtime: Runtime): { stop(): void; tick(): 
         if (claimed) await runScheduledBackup(runtime);
       } catch (error) {
         quietUntil = nowMs() + RETRY_AFTER_FAILURE_MS;
-        log(`the scheduled backup of ${local.date} failed: ${(error as Error).message}; trying again in 15 minutes`, true);
+        log(runtime, `the scheduled backup of ${local.date} failed: ${(error as Error).message}; trying again in 15 minutes`, true);
         if (claimed) {
           await runtime.store.meta.set(LAST_DAY_KEY, claimed.previous).catch(() => {});
           await runtime.store.limits.delete(`backup-day:${local.date}`).catch(() => {});

@@ -26,6 +26,7 @@ import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';
 import { LocalRenderedPages } from '../local-pages.ts';
 import { registerWriteGate } from './write-gate.ts';
+import { snapshotDataDir } from './snapshot.ts';
 
 /** Brings the folder to layout 2: marks a fresh one, migrates a layout-1 one, finishes an interrupted move. */
 async function prepareLayout(dir: string, readOnly: boolean, log: StoreLog): Promise<void> {
@@ -124,6 +125,9 @@ export async function openLowdbStore(
       trash,
       pages: new LocalRenderedPages(),
       kind: 'lowdb',
+      // Through this store's own module copy, whose gate every write of this store passes (the Astro
+      // bundle's endpoint asks through the store, never through a gate of its own copy).
+      snapshotDataDir: (snapshotOptions) => snapshotDataDir(dir, snapshotOptions),
       async check() {
         if (closed) return { ok: false, reason: 'the store is closed' };
         // In this process: what can go wrong is the folder itself (removed, or replaced by another layout).

@@ -11,6 +11,7 @@ import { readJsonFileSync } from './file.ts';
 import { LAYOUT_FILE, LAYOUT_VERSION } from './layout.ts';
 import { versionFile } from './migrate.ts';
 import { writeGateOf } from './write-gate.ts';
+import type { Snapshot, SnapshotFile } from '../types.ts';
 import { writeFileAtomic } from './file.ts';
 
 /** Staging folders live inside DATA_DIR (hard links need the same file system) under this prefix. */
@@ -33,15 +34,7 @@ export function isLeftOut(relative: string): boolean {
   return LEFT_OUT.has(top) || top.startsWith(STAGING_PREFIX) || top.startsWith(RESTORE_PREFIX);
 }
 
-export type SnapshotFile = { path: string; size: number };
-export type Snapshot = {
-  /** The staging folder (DATA_DIR's files under its `data/`); the caller removes it once its archive is written. */
-  dir: string;
-  /** Files under it (`data/...`), relative with `/`, in a stable order. */
-  files: SnapshotFile[];
-  /** How long a running store's writes were held (ms); undefined when the caller held the folder's lock instead. */
-  heldMs?: number;
-};
+export type { Snapshot, SnapshotFile } from '../types.ts';
 
 function isAlive(pid: number): boolean {
   try {

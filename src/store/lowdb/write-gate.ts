@@ -60,14 +60,12 @@ export class WriteGate {
 }
 
 /**
- * The gates of the folders this process has open for writing, by folder. Found by a file's path, so
- * every writer under DATA_DIR (collections, buckets, revisions, logs) passes through its folder's gate
- * without the gate being handed through every repository. On globalThis: the server script and the
- * Astro bundle (whose endpoint asks for a backup's snapshot) each load their own copy of this module.
+ * The gates of the folders this module copy's stores have open for writing, by folder. Found by a
+ * file's path, so every writer under DATA_DIR (collections, buckets, revisions, logs) passes through
+ * its folder's gate without the gate being handed through every repository. Code from another module
+ * copy (the Astro bundle's) asks the open store for its snapshot (`Store.snapshotDataDir`), never this map.
  */
-const KEY = Symbol.for('meridian-news.write-gates');
-const registry = globalThis as unknown as { [KEY]?: Map<string, WriteGate> };
-const gates = (registry[KEY] ??= new Map<string, WriteGate>());
+const gates = new Map<string, WriteGate>();
 
 /** Opens the gate of `dir` (a writer's open); answers the function that removes it (its close). */
 export function registerWriteGate(dir: string): { gate: WriteGate; unregister: () => void } {
