@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ADMIN, startServer, type TestServer } from '../helpers/server.ts';
+import { ADMIN, type TestServer } from '../helpers/server.ts';
 import { findLeaks } from '../helpers/server-logs.ts';
 import { testingPostgres } from '../helpers/postgres.ts';
 import { createPool } from '../../src/store/pg/db.ts';
