@@ -102,7 +102,8 @@ describe('stored pages copied between servers', () => {
     expect(fs.readFileSync(path.join(b.folders.clientDir, 'article/between/index.html'), 'utf8')).toContain('between');
   });
 
-  it("gives every server the seed's hero images", async () => {
+  // Seeding draws and encodes every demo hero image with sharp: tens of seconds on a busy 2-core machine.
+  it("gives every server the seed's hero images", { timeout: 120_000 }, async () => {
     const url = await databaseFor(makeTempDir('meridian-shared-db-'));
     const [a, b] = [await server(url), await server(url)];
     await seedDemoContent(a);
