@@ -1,7 +1,60 @@
 /** The connection pool and the small helpers every PostgreSQL repository shares. */
 import pg from 'pg';
+import { StoreUnavailableError } from '../types.ts';
 
 export type Db = pg.Pool;
+
+/** What a request that met a database outage is told, and how soon it may try again. */
+export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again in a few seconds.';
+export const DATABASE_RETRY_AFTER_S = 5;
+
+/**
+ * Limits for a serving pool (a server, a script that writes), so no request waits past 10 s on a
+ * database that is down or stuck: a connection is given up after 3 s, a statement cancelled by the
+ * server after 6 s, and a query whose answer never comes (a frozen server, a dead link) after 7 s.
+ */
+export const SERVING_LIMITS = { connectionTimeoutMillis: 3000, statement_timeout: 6000, query_timeout: 7000 } as const;
+
+/** Socket errors of a connection that failed or broke. */
+const SOCKET_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'ENOENT',
+]);
+/** SQLSTATEs of a server stopping or starting (57P0x), out of connections (53300), or cancelling a statement past its time (57014). */
+const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '57P05', '53300', '57014']);
+/** node-postgres and pg-pool say these in words only. */
+const CLIENT_MESSAGES =
+  /^(Connection terminated|timeout exceeded when trying to connect|timeout expired|Query read timeout|Client has encountered a connection error|Client was closed and is not queryable|Cannot use a pool after calling end on the pool)/;
+
+/** Whether an error means the database could not be reached or did not answer (as opposed to refusing the statement). */
+export function isConnectionFailure(error: unknown): boolean {
+  for (let current = error, depth = 0; current instanceof Error && depth < 4; current = current.cause, depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === 'string' && (SOCKET_CODES.has(code) || SERVER_CODES.has(code) || code.startsWith('08'))) return true;
+    if (CLIENT_MESSAGES.test(current.message)) return true;
+    // Several addresses tried (localhost as ::1 and 127.0.0.1): Node reports them together.
+    if (current instanceof AggregateError && current.errors.some((inner) => isConnectionFailure(inner))) return true;
+  }
+  return false;
+}
+
+/** The error a caller sees: a connection failure becomes StoreUnavailableError (503 at the edge); anything else as it was. */
+export function storeErrorOf(error: unknown): unknown {
+  if (error instanceof StoreUnavailableError || !isConnectionFailure(error)) return error;
+  return new StoreUnavailableError(DATABASE_UNAVAILABLE, { retryAfterS: DATABASE_RETRY_AFTER_S, cause: error });
+}
+
+const rethrowAsStoreError = (error: unknown): never => {
+  throw storeErrorOf(error);
+};
 
 /**
  * PostgreSQL text cannot hold U+0000: a string with one would fail the whole statement (a 500 for
@@ -11,7 +64,10 @@ function withoutNul(value: unknown): unknown {
   return typeof value === 'string' && value.includes('\u0000') ? value.replaceAll('\u0000', '\uFFFD') : value;
 }
 
-/** A client whose bound string parameters never carry U+0000 (see withoutNul). */
+/**
+ * A client whose bound string parameters never carry U+0000 (see withoutNul), and whose promised
+ * queries (a transaction's) fail with StoreUnavailableError when the connection does.
+ */
 class NulSafeClient extends pg.Client {
   override query(...args: unknown[]): never {
     if (Array.isArray(args[1])) args[1] = args[1].map(withoutNul);
@@ -19,7 +75,23 @@ class NulSafeClient extends pg.Client {
       const config = args[0] as { values: unknown[] };
       args[0] = { ...config, values: config.values.map(withoutNul) };
     }
-    return (super.query as (...a: unknown[]) => never)(...args);
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    return (result instanceof Promise ? result.catch(rethrowAsStoreError) : result) as never;
+  }
+}
+
+/**
+ * The one place connection failures are named: every pool.query and pool.connect of the store goes
+ * through here (pg-pool's own callback calls pass by untouched), so a repository never checks.
+ */
+class StorePool extends pg.Pool {
+  override query(...args: unknown[]): never {
+    const result = (super.query as (...a: unknown[]) => unknown)(...args);
+    return (result instanceof Promise ? result.catch(rethrowAsStoreError) : result) as never;
+  }
+  override connect(...args: unknown[]): never {
+    const result = (super.connect as (...a: unknown[]) => unknown)(...args);
+    return (result instanceof Promise ? result.catch(rethrowAsStoreError) : result) as never;
   }
 }
 
@@ -29,7 +101,7 @@ export function toJson(value: unknown): string {
 }
 
 export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig = {}): Db {
-  const pool = new pg.Pool({
+  const pool = new StorePool({
     Client: NulSafeClient,
     connectionString: url,
     max: Number(process.env.DATABASE_POOL_SIZE ?? 10),
@@ -45,17 +117,20 @@ export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig 
 /** Runs `work` in one transaction on one connection, committing when it resolves. */
 export async function transaction<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  let result: T;
   try {
     await client.query('BEGIN');
-    const result = await work(client);
+    result = await work(client);
     await client.query('COMMIT');
-    return result;
   } catch (error) {
-    await client.query('ROLLBACK').catch(() => {});
+    // A connection that broke (or timed out mid-statement) is not given back to the pool: the next one is new.
+    const broken = isConnectionFailure(error);
+    if (!broken) await client.query('ROLLBACK').catch(() => {});
+    client.release(broken ? (error as Error) : undefined);
     throw error;
-  } finally {
-    client.release();
   }
+  client.release();
+  return result;
 }
 
 /** Splits a partial change into the fields to set and the fields to remove (undefined values). */

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Store, StoreMode } from '../types.ts';
 import { acquireLock } from '../lock-file.ts';
-import { createPool, toJson } from './db.ts';
+import { createPool, SERVING_LIMITS, toJson } from './db.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
 import { PgArticles } from './articles.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
@@ -22,14 +22,22 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
   fs.mkdirSync(dir, { recursive: true });
   const readOnly = mode === 'read';
   const release = readOnly ? () => {} : acquireLock(dir);
-  const pool = createPool(url, readOnly);
+  // A writer (a server) never waits on the database past its limits; a read-only open (a build, a
+  // report) may run long listings, and is a process of its own that fails as a whole.
+  const pool = createPool(url, readOnly, readOnly ? {} : SERVING_LIMITS);
   try {
     if (readOnly) {
       const pending = await pendingMigrations(pool);
       if (pending.length)
         throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
     } else {
-      await migrate(pool);
+      // On a connection without the serving limits: a migration, or the wait for another server's, may take longer.
+      const migrating = createPool(url, false, { max: 1 });
+      try {
+        await migrate(migrating);
+      } finally {
+        await migrating.end();
+      }
       await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [toJson(randomUUID())]);
     }
     const meta = new PgMeta(pool);
@@ -59,7 +67,10 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
           const pending = await pendingMigrations(pool);
           return pending.length ? { ok: false, reason: `migrations pending: ${pending.join(', ')}` } : { ok: true };
         } catch (error) {
-          return { ok: false, reason: `the database does not answer: ${(error as Error).message}` };
+          // The driver's own words (connect ECONNREFUSED 127.0.0.1:5432) say more to an operator than ours.
+          const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+          const words = cause.message || (cause as { code?: string }).code || String(cause);
+          return { ok: false, reason: `the database does not answer: ${words}` };
         }
       },
       async close() {
