@@ -261,7 +261,8 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       </div>
     );
   }
-  if (initialId !== undefined && existing.isError) {
+  // Only a first load that failed: a refetch failing (the server unavailable after a save) keeps the editor and its text.
+  if (initialId !== undefined && existing.isError && existing.data === undefined) {
     const missing = existing.error instanceof ApiRequestError && existing.error.status === 404;
     return (
       <div className="adm" data-hydrated={hydrated}>
