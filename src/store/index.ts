@@ -19,11 +19,17 @@ export type StoreOptions = {
   lazyTextIndex?: boolean;
   /** Where the store reports its own work (a migration, a failed background split). @default the console */
   log?: StoreLog;
+  /**
+   * PostgreSQL: how long a query may wait for its answer, asked as each query starts (undefined: no
+   * limit). The server limits the queries of a request, so none waits past its bound on a database
+   * that hangs; a query past it fails as the store being unavailable. @default no limit
+   */
+  queryTimeoutMs?: () => number | undefined;
 };
 
 export async function openStore(dataDir: string, mode: StoreMode = 'write', options: StoreOptions = {}): Promise<Store> {
   const databaseUrl = 'databaseUrl' in options ? options.databaseUrl : process.env.DATABASE_URL;
-  if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode);
+  if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode, options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {});
   return openLowdbStore(dataDir, mode, { lazyTextIndex: options.lazyTextIndex, ...(options.log ? { log: options.log } : {}) });
 }
 

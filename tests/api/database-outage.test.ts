@@ -1,9 +1,13 @@
 /**
  * Issue 31, item 1: PostgreSQL stopped (pg_ctl stop -m fast) and started again under a running server
- * during a burst of saves, creates, votes, comments and static reads, on a cluster of this file's own.
+ * during a burst of saves, creates, votes, comments and static reads, then frozen (SIGSTOP), on a
+ * cluster of this file's own.
  * Readers keep their pages; writers get 503 with Retry-After, never a 500, a 401 or a hang; the pool
  * and the worker come back by themselves; nothing acknowledged is lost or applied twice.
  */
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import pg from 'pg';
 import { createDatabase, startCluster, testingPostgres, type Cluster } from '../helpers/postgres.ts';
@@ -267,5 +271,56 @@ describe.skipIf(testingPostgres())('a database restart and outage under a burst 
     }
     await waitFor('ready again', async () => (await fetch(new URL('/api/ready', server.url))).status === 200, 20_000);
     expect(server.output()).toMatch(/\[publish\] the store is unavailable/);
-  });
+  }, 120_000);
+
+  it('a database that hangs (frozen with SIGSTOP): writes answer 503 within 10 s, reads 200, and all is well once it runs again', async () => {
+    const article = await createArticle(admin, { title: 'Frozen river crossing', section: 'world', status: 'published' });
+    await waitFor('the article live', async () => (await fetch(new URL(`/article/${article.slug}`, server.url))).status === 200);
+    // The postmaster and every backend, the way a stuck machine or a cut link looks from here: nothing refuses, nothing answers.
+    const postmaster = Number(fs.readFileSync(path.join(cluster.dir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
+    const backends = execFileSync('pgrep', ['-P', String(postmaster)], { encoding: 'utf8' })
+      .split('\n')
+      .filter(Boolean)
+      .map(Number);
+    const frozen = [postmaster, ...backends];
+    for (const pid of frozen) process.kill(pid, 'SIGSTOP');
+    let thawed = false;
+    const thaw = () => {
+      if (thawed) return;
+      thawed = true;
+      for (const pid of frozen.toReversed()) process.kill(pid, 'SIGCONT');
+    };
+    try {
+      const during = await Promise.all([
+        call('create (frozen)', admin, 'POST', '/api/articles', {
+          title: 'Written to a frozen database',
+          section: 'tech',
+          status: 'draft',
+        }),
+        call('vote (frozen)', new TestClient(server.url), 'POST', `/api/articles/${article.id}/like`),
+        call('comment (frozen)', new TestClient(server.url), 'POST', `/api/articles/${article.id}/comments`, {
+          authorName: 'Reader',
+          authorEmail: 'reader@example.com',
+          content: 'Sent while the database hung.',
+        }),
+        call('read (frozen)', undefined, 'GET', `/article/${article.slug}`),
+        call('ready (frozen)', undefined, 'GET', '/api/ready'),
+      ]);
+      console.log(`while the database hung: ${during.map((a) => `${a.what} ${a.status} in ${a.ms} ms`).join(', ')}`);
+      for (const answer of during) expect(answer.ms, answer.what).toBeLessThan(ANSWER_WITHIN_MS);
+      expect(during.map((a) => a.status)).toEqual([503, 503, 503, 200, 503]);
+      for (const answer of during.slice(0, 3)) {
+        expect(answer.retryAfter, answer.what).toBe('5');
+        expect(JSON.parse(answer.body), answer.what).toEqual({ error: 'The database is unavailable; try again in a few seconds.' });
+      }
+    } finally {
+      thaw();
+    }
+    await waitFor(
+      'a write acknowledged once the database runs again',
+      async () => (await call('vote (thawed)', new TestClient(server.url), 'POST', `/api/articles/${article.id}/like`)).status === 200,
+      30_000,
+    );
+    await waitFor('ready again', async () => (await fetch(new URL('/api/ready', server.url))).status === 200, 20_000);
+  }, 90_000);
 });

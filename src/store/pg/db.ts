@@ -9,11 +9,32 @@ export const DATABASE_UNAVAILABLE = 'The database is unavailable; try again in a
 export const DATABASE_RETRY_AFTER_S = 5;
 
 /**
- * Limits for a serving pool (a server, a script that writes), so no request waits past 10 s on a
- * database that is down or stuck: a connection is given up after 3 s, a statement cancelled by the
- * server after 6 s, and a query whose answer never comes (a frozen server, a dead link) after 7 s.
+ * How long a writer's pool (a server, a script that writes) waits for a connection, new or free,
+ * before the database counts as unavailable: a database that is down refuses at once, one that
+ * hangs (frozen, unreachable) must not hold a request.
  */
-export const SERVING_LIMITS = { connectionTimeoutMillis: 3000, statement_timeout: 6000, query_timeout: 7000 } as const;
+export const CONNECT_TIMEOUT_MS = 3000;
+
+/**
+ * How long a query may wait for its answer, asked as each query starts (undefined: no limit). The
+ * server answers 7 s inside a request and none for background work, whose archive-wide listings may
+ * rightly take longer on a large archive.
+ */
+export type QueryTimeout = () => number | undefined;
+
+/** The store's own options, beside node-postgres's, on the pool and on each client it makes. */
+type LimitOptions = { queryTimeoutMs?: QueryTimeout };
+
+/** A query's arguments with the query timeout that applies now, unless it has one (or is a Query object). */
+function withQueryTimeout(args: unknown[], timeout: QueryTimeout | undefined): void {
+  const ms = timeout?.();
+  if (ms === undefined || ms <= 0) return;
+  if (typeof args[0] === 'string') args[0] = { text: args[0], query_timeout: ms };
+  else if (args[0] && typeof args[0] === 'object') {
+    const config = args[0] as { submit?: unknown; query_timeout?: unknown };
+    if (typeof config.submit !== 'function' && config.query_timeout === undefined) args[0] = { ...config, query_timeout: ms };
+  }
+}
 
 /** Socket errors of a connection that failed or broke. */
 const SOCKET_CODES = new Set([
@@ -69,7 +90,13 @@ function withoutNul(value: unknown): unknown {
  * queries (a transaction's) fail with StoreUnavailableError when the connection does.
  */
 class NulSafeClient extends pg.Client {
+  readonly #queryTimeout: QueryTimeout | undefined;
+  constructor(config: pg.ClientConfig & LimitOptions) {
+    super(config);
+    this.#queryTimeout = config.queryTimeoutMs;
+  }
   override query(...args: unknown[]): never {
+    withQueryTimeout(args, this.#queryTimeout);
     if (Array.isArray(args[1])) args[1] = args[1].map(withoutNul);
     else if (args[0] && typeof args[0] === 'object' && Array.isArray((args[0] as { values?: unknown[] }).values)) {
       const config = args[0] as { values: unknown[] };
@@ -86,6 +113,8 @@ class NulSafeClient extends pg.Client {
  */
 class StorePool extends pg.Pool {
   override query(...args: unknown[]): never {
+    // Read here, in the caller's context (a request's): pg-pool runs the client's query from its own callbacks.
+    withQueryTimeout(args, (this.options as LimitOptions).queryTimeoutMs);
     const result = (super.query as (...a: unknown[]) => unknown)(...args);
     return (result instanceof Promise ? result.catch(rethrowAsStoreError) : result) as never;
   }
@@ -100,7 +129,7 @@ export function toJson(value: unknown): string {
   return JSON.stringify(value, (_key, v: unknown) => withoutNul(v));
 }
 
-export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig = {}): Db {
+export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig & LimitOptions = {}): Db {
   const pool = new StorePool({
     Client: NulSafeClient,
     connectionString: url,

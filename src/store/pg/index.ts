@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Store, StoreMode } from '../types.ts';
 import { acquireLock } from '../lock-file.ts';
-import { createPool, SERVING_LIMITS, toJson } from './db.ts';
+import { CONNECT_TIMEOUT_MS, createPool, toJson, type QueryTimeout } from './db.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
 import { PgArticles } from './articles.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
@@ -17,27 +17,26 @@ import { PgRenderedPages } from './pages.ts';
  * address, so a `write` open takes its lock as the lowdb store does; `read` (builds, reports) gets
  * connections that refuse writes and never migrates.
  */
-export async function openPgStore(url: string, dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+export async function openPgStore(
+  url: string,
+  dataDir: string,
+  mode: StoreMode = 'write',
+  limits: { queryTimeoutMs?: QueryTimeout } = {},
+): Promise<Store> {
   const dir = path.resolve(dataDir);
   fs.mkdirSync(dir, { recursive: true });
   const readOnly = mode === 'read';
   const release = readOnly ? () => {} : acquireLock(dir);
-  // A writer (a server) never waits on the database past its limits; a read-only open (a build, a
-  // report) may run long listings, and is a process of its own that fails as a whole.
-  const pool = createPool(url, readOnly, readOnly ? {} : SERVING_LIMITS);
+  // A writer (a server) never waits long for a connection; a read-only open (a build) renders pages in
+  // parallel, and may wait its turn for one of the pool's connections.
+  const pool = createPool(url, readOnly, readOnly ? {} : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...limits });
   try {
     if (readOnly) {
       const pending = await pendingMigrations(pool);
       if (pending.length)
         throw new Error(`The database is not migrated (pending: ${pending.join(', ')}). Run npm run db:migrate, or start the server once.`);
     } else {
-      // On a connection without the serving limits: a migration, or the wait for another server's, may take longer.
-      const migrating = createPool(url, false, { max: 1 });
-      try {
-        await migrate(migrating);
-      } finally {
-        await migrating.end();
-      }
+      await migrate(pool);
       await pool.query(`INSERT INTO meta (key, value) VALUES ('storeId', $1) ON CONFLICT (key) DO NOTHING`, [toJson(randomUUID())]);
     }
     const meta = new PgMeta(pool);

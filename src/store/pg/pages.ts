@@ -2,7 +2,7 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { RenderedPageNote, RenderedPageRepository } from '../types.ts';
-import { SERVING_LIMITS, type Db } from './db.ts';
+import { CONNECT_TIMEOUT_MS, type Db } from './db.ts';
 
 const CHANNEL = 'meridian_rendered_pages';
 /**
@@ -73,7 +73,7 @@ export class PgRenderedPages implements RenderedPageRepository {
       // An attempt on a database that hangs is given up, as the pool's are; TCP keepalive notices a link that died silently.
       const next = new pg.Client({
         connectionString: this.#url,
-        connectionTimeoutMillis: SERVING_LIMITS.connectionTimeoutMillis,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
         keepAlive: true,
       });
       next.on('notification', (message) => {
