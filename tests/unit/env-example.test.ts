@@ -7,12 +7,7 @@ import { parseProductionConfig } from '../../src/server/production.ts';
 import { ROOT } from '../helpers/server.ts';
 
 /** Variables read outside the schema (scripts, the store, the runtime) or by services that parse their own. */
-const OTHER_KEYS = [
-  'NODE_ENV',
-  'DATABASE_POOL_SIZE',
-  'OUT_DIR',
-  'SERVE_DIR',
-];
+const OTHER_KEYS = ['NODE_ENV', 'DATABASE_POOL_SIZE', 'OUT_DIR', 'SERVE_DIR'];
 
 type Entry = { key: string; value: string; commented: boolean; meaning: string };
 

@@ -91,7 +91,8 @@ function withoutNul(value: unknown): unknown {
  */
 class NulSafeClient extends pg.Client {
   readonly #queryTimeout: QueryTimeout | undefined;
-  constructor(config: pg.ClientConfig & LimitOptions) {
+  // pg-pool hands every client the pool's options, the store's own among them.
+  constructor(config: pg.ClientConfig & LimitOptions = {}) {
     super(config);
     this.#queryTimeout = config.queryTimeoutMs;
   }
