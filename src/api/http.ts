@@ -140,7 +140,7 @@ export function toErrorResponse(error: unknown, log: Logger | undefined): Respon
     return errorResponse(unavailable.status, unavailable.message, undefined, unavailable.headers);
   }
   if (isAppError(error)) {
-    // A 5xx the domain chose (a store that is down: 503) is still worth a line; 4xx are the client's.
+    // A 5xx the domain chose is still worth a line; 4xx are the client's.
     if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
     return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   }

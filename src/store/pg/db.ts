@@ -1,6 +1,6 @@
 /** The connection pool and the small helpers every PostgreSQL repository shares. */
 import pg from 'pg';
-import { StoreUnavailableError } from '../types.ts';
+import { isStoreUnavailable, StoreUnavailableError } from '../types.ts';
 
 export type Db = pg.Pool;
 
@@ -49,7 +49,7 @@ const SOCKET_CODES = new Set([
   'EAI_AGAIN',
   'ENOENT',
 ]);
-/** SQLSTATEs of a server stopping or starting (57P0x), out of connections (53300), or cancelling a statement past its time (57014). */
+/** SQLSTATEs of a server stopping or starting (57P0x), out of connections (53300), or cancelling a statement (57014). */
 const SERVER_CODES = new Set(['57P01', '57P02', '57P03', '57P05', '53300', '57014']);
 /** node-postgres and pg-pool say these in words only. */
 const CLIENT_MESSAGES =
@@ -69,7 +69,7 @@ export function isConnectionFailure(error: unknown): boolean {
 
 /** The error a caller sees: a connection failure becomes StoreUnavailableError (503 at the edge); anything else as it was. */
 export function storeErrorOf(error: unknown): unknown {
-  if (error instanceof StoreUnavailableError || !isConnectionFailure(error)) return error;
+  if (isStoreUnavailable(error) || !isConnectionFailure(error)) return error;
   return new StoreUnavailableError(DATABASE_UNAVAILABLE, { retryAfterS: DATABASE_RETRY_AFTER_S, cause: error });
 }
 
