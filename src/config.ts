@@ -39,10 +39,11 @@ const configSchema = z.object({
   /** Milliseconds a regeneration job waits for its page to go quiet, so a burst of saves renders once. @default 100 */
   REGENERATION_SETTLE_MS: z.coerce.number().int().min(0).max(3_600_000).optional(),
   /**
-   * Milliseconds a server holds a regeneration job it claimed (several servers on one database):
-   * a server killed mid-job leaves its jobs to the others once this runs out. @default 30000
+   * Milliseconds a server holds a regeneration job it claimed (several servers on one database),
+   * renewed every quarter of it while the job runs: a server killed mid-job leaves its jobs to the
+   * others once this runs out (docs/reliability.md). @default 4000
    */
-  JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(4000),
   /**
    * How many reverse proxies in front of the server append to X-Forwarded-For: the client address is
    * the entry the outermost trusted one appended, never one the client wrote itself. `true` means 1,

@@ -2,7 +2,9 @@
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useRuntime } from './server/runtime.ts';
-import { errorResponse } from './api/http.ts';
+import { errorResponse, logUnavailable, unavailablePage } from './api/http.ts';
+import { serviceUnavailableOf, type AppError } from './server/errors.ts';
+import type { Logger } from './server/log.ts';
 import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
 import { SIGNED_IN_HINT_COOKIE } from './lib/signed-in-hint.ts';
 import { getConfig } from './config.ts';
@@ -32,12 +34,31 @@ const checkOrigin = defineMiddleware(async (context, next) => {
   return next();
 });
 
+/**
+ * A dependency that is down while a request is handled: the API's JSON 503, or for a page a 503 page
+ * saying so. Never a 401 or a sign-in redirect: the session may be fine, the lookup was not.
+ */
+function unavailableAnswer(pathname: string, error: AppError, log: Logger): Response {
+  logUnavailable(log, error);
+  return pathname === '/api' || pathname.startsWith('/api/')
+    ? errorResponse(error.status, error.message, undefined, error.headers)
+    : unavailablePage(error);
+}
+
 const loadSession = defineMiddleware(async (context, next) => {
   if (context.isPrerendered) return next();
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   if (token) {
     const runtime = await useRuntime();
-    const result = await validateSessionToken(runtime, token);
+    let result: Awaited<ReturnType<typeof validateSessionToken>>;
+    try {
+      result = await validateSessionToken(runtime, token);
+    } catch (error) {
+      // The cookie stays as it is: once the store answers again, the same session is valid.
+      const unavailable = serviceUnavailableOf(error);
+      if (!unavailable) throw error;
+      return unavailableAnswer(context.url.pathname, unavailable, runtime.log);
+    }
     if (result) {
       context.locals.user = result.user;
       context.locals.session = result.session;
@@ -53,6 +74,18 @@ const loadSession = defineMiddleware(async (context, next) => {
     deleteSignedInHint(context.cookies, (await useRuntime()).config);
   }
   return next();
+});
+
+/** An on-demand page (the admin, the editor) that met a dependency that is down answers the 503 page; API routes answer for themselves. */
+const answerUnavailable = defineMiddleware(async (context, next) => {
+  if (context.isPrerendered) return next();
+  try {
+    return await next();
+  } catch (error) {
+    const unavailable = serviceUnavailableOf(error);
+    if (!unavailable) throw error;
+    return unavailableAnswer(context.url.pathname, unavailable, (await useRuntime()).log);
+  }
 });
 
 /**
@@ -74,4 +107,4 @@ const nameRoute = defineMiddleware((context, next) => {
   return next();
 });
 
-export const onRequest = sequence(nameRoute, keepFrameAncestors, checkOrigin, loadSession);
+export const onRequest = sequence(nameRoute, keepFrameAncestors, checkOrigin, answerUnavailable, loadSession);

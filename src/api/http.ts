@@ -3,13 +3,13 @@ import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
-import { AppError, isAppError, type AppErrorIssue } from '../server/errors.ts';
+import { AppError, isAppError, serviceUnavailableOf, type AppErrorIssue } from '../server/errors.ts';
 import { readBodyBytes } from './body-limit.ts';
 import { can, type Action } from '../lib/permissions.ts';
 import { assertCan } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
-import type { Logger } from '../server/log.ts';
+import { logOncePerMinute, type Logger } from '../server/log.ts';
 import type { Actor, Viewer } from '../server/articles.ts';
 
 /** JSON bodies are small: an article body is the largest at ~500 KB. */
@@ -118,16 +118,66 @@ export async function expectEmptyBody(request: Request): Promise<void> {
   if (text !== '' && text !== '{}' && text !== 'null') throw new AppError(400, 'This endpoint takes no body');
 }
 
-/** Maps any thrown error to a response; unexpected ones are logged (with the request's id) and answer 500. */
+/** Logs an unavailability (a warning), once a minute per cause rather than once per request. */
+export function logUnavailable(log: Logger | undefined, error: AppError): void {
+  if (log)
+    logOncePerMinute(
+      log,
+      `unavailable:${error.message}`,
+      { status: error.status, err: error.message },
+      `[api] ${error.status}: ${error.message}`,
+    );
+}
+
+/**
+ * Maps any thrown error to a response; unexpected ones are logged (with the request's id) and answer 500.
+ * A dependency that is down (the store's database among them) answers 503 with Retry-After.
+ */
 export function toErrorResponse(error: unknown, log: Logger | undefined): Response {
+  const unavailable = serviceUnavailableOf(error);
+  if (unavailable) {
+    logUnavailable(log, unavailable);
+    return errorResponse(unavailable.status, unavailable.message, undefined, unavailable.headers);
+  }
   if (isAppError(error)) {
-    // A 5xx the domain chose (a store that is down: 503) is still worth a line; 4xx are the client's.
+    // A 5xx the domain chose is still worth a line; 4xx are the client's.
     if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
     return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   }
   // No runtime (it failed to start): the HTTP server's access line still records the 500.
   log?.error({ err: error }, '[api] unexpected error');
   return errorResponse(500, 'Internal server error');
+}
+
+/**
+ * The page an on-demand HTML route (the admin, the editor) answers while a dependency is down: a 503
+ * that says so and asks the browser to try again, instead of a sign-in page or a stack trace.
+ */
+export function unavailablePage(error: AppError): Response {
+  const retryAfter = error.headers?.['Retry-After'] ?? '5';
+  const message = error.message.replace(/[&<>"]/g, (c) => `&#${c.charCodeAt(0)};`);
+  const html = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="robots" content="noindex">
+<meta http-equiv="refresh" content="${Number(retryAfter) * 2}">
+<title>Temporarily unavailable</title>
+</head>
+<body>
+<main>
+<h1>Temporarily unavailable</h1>
+<p>${message}</p>
+<p>You are still signed in, and nothing you saved is lost. This page tries again by itself, or <a href="">try again now</a>.</p>
+</main>
+</body>
+</html>
+`;
+  return new Response(html, {
+    status: 503,
+    headers: { 'Content-Type': 'text/html; charset=utf-8', 'Cache-Control': 'no-store', 'Retry-After': retryAfter },
+  });
 }
 
 /**

@@ -1,4 +1,5 @@
 /** Domain errors with the HTTP status the API edge maps them to. */
+import { isStoreUnavailable } from '../store/types.ts';
 
 export type AppErrorIssue = { path: (string | number)[]; message: string };
 
@@ -35,3 +36,27 @@ export const conflict = (message: string) => new AppError(409, message);
 export const unauthorized = (message = 'Sign in required') => new AppError(401, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, please try again later.') =>
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+
+/**
+ * A dependency is down (the database, the disk, the mail server): 503 with Retry-After and a message a
+ * person understands. The request may be retried; the API never answers such a fault with a 500.
+ */
+export class ServiceUnavailableError extends AppError {
+  readonly retryAfterS: number;
+  constructor(message: string, options: { retryAfterS: number; cause?: unknown }) {
+    const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS));
+    super(503, message, { headers: { 'Retry-After': String(retryAfterS) }, cause: options.cause });
+    this.name = 'ServiceUnavailableError';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+/**
+ * The unavailability an error stands for, if it is one: a ServiceUnavailableError (or any 503 the
+ * domain chose) as it is, a store that cannot reach its database as a ServiceUnavailableError.
+ */
+export function serviceUnavailableOf(error: unknown): AppError | undefined {
+  if (isAppError(error)) return error.status === 503 ? error : undefined;
+  if (isStoreUnavailable(error)) return new ServiceUnavailableError(error.message, { retryAfterS: error.retryAfterS, cause: error });
+  return undefined;
+}

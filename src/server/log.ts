@@ -104,3 +104,33 @@ export function maskEmail(address: string): string {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** When each logger last wrote each once-a-minute line, and how many it left out since (on globalThis: both module copies share it). */
+const ONCE_KEY = Symbol.for('meridian-news.log-once');
+type OnceState = WeakMap<Logger, Map<string, { at: number; left: number }>>;
+const onceState = ((globalThis as Record<symbol, unknown>)[ONCE_KEY] ??= new WeakMap()) as OnceState;
+
+const MINUTE_MS = 60_000;
+
+/**
+ * Writes a warning for `key` (one cause: "the database is unavailable") at most once a minute, not once
+ * per request or retry; the next line says how many it stood for. Answers whether it wrote.
+ */
+export function logOncePerMinute(log: Logger, key: string, fields: Record<string, unknown>, message: string, now = Date.now()): boolean {
+  let keys = onceState.get(log);
+  if (!keys) onceState.set(log, (keys = new Map()));
+  const last = keys.get(key);
+  if (last && now - last.at < MINUTE_MS) {
+    last.left++;
+    return false;
+  }
+  const repeated = last?.left ?? 0;
+  keys.set(key, { at: now, left: 0 });
+  log.warn({ ...fields, ...(repeated ? { repeated } : {}) }, repeated ? `${message} (${repeated} more since the last line)` : message);
+  return true;
+}
+
+/** Forgets `key`: the cause went away, so its next occurrence is logged at once. */
+export function clearLogOnce(log: Logger, key: string): void {
+  onceState.get(log)?.delete(key);
+}

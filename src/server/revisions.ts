@@ -2,7 +2,8 @@
 import type { Article, ArticleRecord } from '../schemas/article.ts';
 import type { Revision, RevisionSummary } from '../schemas/revision.ts';
 import type { Runtime } from './runtime.ts';
-import { notFound } from './errors.ts';
+import { notFound, serviceUnavailableOf } from './errors.ts';
+import { errorMessage, logOncePerMinute } from './log.ts';
 import { commitArticle, toArticle, type Actor } from './articles.ts';
 import { recordAudit } from './audit.ts';
 
@@ -101,10 +102,19 @@ export async function recordRevision(
     if (meta.restoredFrom !== undefined) revision.restoredFrom = meta.restoredFrom;
     await runtime.store.revisions.save(revision);
   } catch (error) {
-    runtime.log.error(
-      { component: 'revisions', articleId: after.id, err: error },
-      `[revisions] could not store the revision of article ${after.id}`,
-    );
+    // A database outage fails every save's revision alike: one line a minute says so.
+    if (serviceUnavailableOf(error))
+      logOncePerMinute(
+        runtime.log,
+        'revision-unavailable',
+        { component: 'revisions', articleId: after.id, err: errorMessage(error) },
+        `[revisions] could not store the revision of article ${after.id}: ${errorMessage(error)}`,
+      );
+    else
+      runtime.log.error(
+        { component: 'revisions', articleId: after.id, err: error },
+        `[revisions] could not store the revision of article ${after.id}`,
+      );
   }
 }
 

@@ -45,6 +45,9 @@ export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
   log?: { log: Logger; requests: RequestScope };
 };
 
+/** How long a query made for a request waits for its answer (docs/reliability.md: no answer later than 10 s). */
+export const REQUEST_QUERY_TIMEOUT_MS = 7000;
+
 const KEY = Symbol.for('meridian-news.runtime');
 const READ_KEY = Symbol.for('meridian-news.read-store');
 type Registry = { [KEY]?: Promise<Runtime>; [READ_KEY]?: Promise<Store> };
@@ -58,6 +61,8 @@ export function startRuntime(config: Config = getConfig(), options: RuntimeOptio
   const started = openStore(config.DATA_DIR, 'write', {
     databaseUrl: config.DATABASE_URL,
     log: { info: (line) => storeLog.info(line), error: (line) => storeLog.error(line) },
+    // A request's queries give up on a database that hangs, so it answers 503 within 10 s; background work is not cut short.
+    queryTimeoutMs: () => (requests.getStore() ? REQUEST_QUERY_TIMEOUT_MS : undefined),
     ...(options.lazyTextIndex === undefined ? {} : { lazyTextIndex: options.lazyTextIndex }),
   }).then((opened): Runtime => {
     const metrics = createMetrics({ readQueueDepth: () => opened.jobs.size() });

@@ -6,7 +6,7 @@ import { layoutState } from './lowdb/migrate.ts';
 import { openPgStore } from './pg/index.ts';
 
 export type { Store, StoreCheck, StoreLog, StoreMode } from './types.ts';
-export { StoreLockedError } from './types.ts';
+export { isStoreUnavailable, StoreLockedError, StoreUnavailableError } from './types.ts';
 
 export type StoreOptions = {
   /** A postgres:// URL selects the PostgreSQL store; unset (the default: DATABASE_URL) keeps lowdb in DATA_DIR. */
@@ -19,11 +19,17 @@ export type StoreOptions = {
   lazyTextIndex?: boolean;
   /** Where the store reports its own work (a migration, a failed background split). @default the console */
   log?: StoreLog;
+  /**
+   * PostgreSQL: how long a query may wait for its answer, asked as each query starts (undefined: no
+   * limit). The server limits the queries of a request, so none waits past its bound on a database
+   * that hangs; a query past it fails as the store being unavailable. @default no limit
+   */
+  queryTimeoutMs?: () => number | undefined;
 };
 
 export async function openStore(dataDir: string, mode: StoreMode = 'write', options: StoreOptions = {}): Promise<Store> {
   const databaseUrl = 'databaseUrl' in options ? options.databaseUrl : process.env.DATABASE_URL;
-  if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode);
+  if (databaseUrl) return openPgStore(databaseUrl, dataDir, mode, options.queryTimeoutMs ? { queryTimeoutMs: options.queryTimeoutMs } : {});
   return openLowdbStore(dataDir, mode, { lazyTextIndex: options.lazyTextIndex, ...(options.log ? { log: options.log } : {}) });
 }
 

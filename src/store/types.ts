@@ -204,7 +204,8 @@ export interface JobRepository {
    * Takes the job for `owner` until `leaseUntil` (epoch ms) unless another owner holds a lease still
    * running at `now`; answers whether `owner` has it. Several servers on one database claim a job
    * before running it, and a killed server's lease runs out; one process (lowdb) always gets it.
-   * `complete` and `fail` give the claim up.
+   * `complete` and `fail` give the claim up. PostgreSQL times the lease (leaseUntil - now long) by the
+   * database's clock, so servers whose clocks disagree still agree on when it ran out.
    */
   claim(id: string, owner: string, leaseUntil: number, now: number): Promise<boolean>;
 }
@@ -325,4 +326,24 @@ export class StoreLockedError extends Error {
     );
     this.name = 'StoreLockedError';
   }
+}
+
+/**
+ * The store's backing service cannot be reached (the database is down, restarting or does not answer
+ * in time): the request may be retried. The server answers it as 503 with Retry-After, never a 500.
+ * A brand, not instanceof: the server script and the Astro bundle each load a copy of this module.
+ */
+export class StoreUnavailableError extends Error {
+  readonly isStoreUnavailable = true;
+  /** How soon a retry makes sense, in seconds. */
+  readonly retryAfterS: number;
+  constructor(message: string, options: { retryAfterS: number; cause?: unknown }) {
+    super(message, { cause: options.cause });
+    this.name = 'StoreUnavailableError';
+    this.retryAfterS = options.retryAfterS;
+  }
+}
+
+export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
+  return typeof error === 'object' && error !== null && (error as { isStoreUnavailable?: unknown }).isStoreUnavailable === true;
 }

@@ -51,15 +51,16 @@ describe.skipIf(testingPostgres())('readiness with the database down', () => {
     expect(health.status).toBe(200);
     expect(health.body).toMatchObject({ ok: true, jobs: null });
 
-    // A request that needs the database fails, and the log names it by its id.
+    // A request that needs the database answers 503 (docs/reliability.md), and the log names it by its id.
     const failed = await new TestClient(server.url).request('POST', '/api/auth/login', {
       json: { username: 'admin', password: 'correct-horse-battery' },
       headers: { 'X-Request-Id': 'db-down-1' },
     });
-    expect(failed.status).toBeGreaterThanOrEqual(500);
+    expect(failed.status).toBe(503);
+    expect(failed.headers.get('retry-after')).toBe('5');
     await waitFor(
       'the failure in the log',
-      async () => /"reqId":"db-down-1".*"msg":"\[api\] unexpected error"/.test(server.rawOutput()),
+      async () => /"reqId":"db-down-1".*"msg":"\[api\] 503: The database is unavailable/.test(server.rawOutput()),
       5000,
     );
 

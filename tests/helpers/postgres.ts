@@ -28,8 +28,11 @@ export type Cluster = {
   dir: string;
   /** Stops and removes the cluster. */
   stop: () => void;
-  /** Stops the database server and keeps its files (a database that went down), until `resume`. */
-  halt: () => void;
+  /**
+   * Stops the database server and keeps its files (a database that went down), until `resume`:
+   * `immediate` (a crash) by default, or `fast` (an operator's restart: sessions are ended, transactions rolled back).
+   */
+  halt: (mode?: 'fast' | 'immediate') => void;
   resume: () => void;
 };
 
@@ -80,8 +83,8 @@ export async function startCluster(): Promise<Cluster> {
         fs.rmSync(dir, { recursive: true, force: true });
       }
     },
-    halt: () => {
-      run('pg_ctl', ['-D', data, '-m', 'immediate', '-w', 'stop']);
+    halt: (mode = 'immediate') => {
+      run('pg_ctl', ['-D', data, '-m', mode, '-w', 'stop']);
       halted = true;
     },
     resume: () => {

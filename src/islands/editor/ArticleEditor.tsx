@@ -1,9 +1,10 @@
 /**
  * The article editor island: create (no id) or update (with id), save as draft, publish or schedule.
  * Every save carries the version the editor holds (issue 14): a 409 shows who changed the article,
- * with Reload and Compare; drafts autosave while typing; History restores an earlier revision.
+ * with Reload and Compare; drafts autosave while typing; History restores an earlier revision. Text
+ * a save could not store is kept in this browser and offered again on the next load (issue 31).
  */
-import { useCallback, useEffect, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState, useSyncExternalStore } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
@@ -27,6 +28,8 @@ import { ConflictBanner } from './ConflictBanner.tsx';
 import { CorrectionsField } from './CorrectionsField.tsx';
 import { RevisionHistory } from './RevisionHistory.tsx';
 import { conflictOf, type EditConflict } from './editor-conflict.ts';
+import { UnsavedTextBanner } from './UnsavedTextBanner.tsx';
+import { forgetKeptText, keepText, keptTextKey, parseKeptText, readKeptRaw, sameForm, subscribeKeptText } from './unsaved-text.ts';
 
 /** Drafts autosave this long after the last keystroke (the server also folds autosaves into one revision a minute). */
 export const AUTOSAVE_DELAY_MS = 2500;
@@ -35,6 +38,29 @@ export const AUTOSAVE_DELAY_MS = 2500;
 const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
 
 type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
+
+/**
+ * The article a 409 carries when it already holds exactly what this save sent: an earlier attempt was
+ * stored though its answer was lost (a 503 or a dropped connection), so the retry is done, not a conflict.
+ */
+function alreadySaved(error: unknown, sent: string, status?: ArticleStatus): Article | undefined {
+  const found = conflictOf(error);
+  if (!found) return undefined;
+  const same = sameForm(formFromArticle(found.current), JSON.parse(sent) as EditorForm);
+  return same && (status === undefined || found.current.status === status) ? found.current : undefined;
+}
+
+/**
+ * Why a save could not be stored, when the server was unavailable (a 5xx) or out of reach (no answer):
+ * then the text is kept in this browser. Undefined for a refusal (a 4xx), which the editor shows as before.
+ */
+function unavailableReason(error: unknown): string | undefined {
+  if (!(error instanceof ApiRequestError)) return 'The server could not be reached.';
+  if (error.status < 500) return undefined;
+  return error.status === 503 && error.serverMessage ? error.serverMessage : 'The server could not store the change.';
+}
+
+const KEPT_NOTE = 'Your text is kept in this browser until it is saved.';
 
 /** The status line under the title (docs/product.md, Interface rules: forms). */
 function describeStatus(status: ArticleStatus, scheduledFor: string | undefined): string {
@@ -60,6 +86,15 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const [autosavedAt, setAutosavedAt] = useState<string | undefined>();
   /** The form as last saved, to know whether there is anything to autosave. */
   const savedForm = useRef<string>(JSON.stringify(EMPTY_FORM));
+  // Issue 31: text a failed save left in this browser. This opening's own writes carry its id; text
+  // another opening kept (before a reload) is offered once the article is loaded.
+  const keptKey = keptTextKey(currentUser?.id, articleId);
+  const [opening] = useState(() => Math.random().toString(36).slice(2));
+  const [autosaveFailed, setAutosaveFailed] = useState(false);
+  /** The kept text the editor answered (restored or discarded): no longer offered. */
+  const [answered, setAnswered] = useState<string | undefined>();
+  /** Whether the editor's text is kept in this browser (a save failed, or kept text was restored) until a save stores it. */
+  const keeping = useRef(false);
 
   /** Takes a saved article as the editor's new base (after a save, a reload or a restore). */
   const adopt = useCallback(
@@ -79,6 +114,41 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
 
   const existing = useQuery<Article>({ queryKey: adminKeys.article(initialId ?? ''), enabled: initialId !== undefined });
 
+  const keptRaw = useSyncExternalStore(
+    subscribeKeptText,
+    () => readKeptRaw(keptKey),
+    () => null,
+  );
+  const kept = useMemo(() => parseKeptText(keptRaw), [keptRaw]);
+  /** Text a save stored though its answer was lost: the article holds it already, so there is nothing to offer. */
+  const keptIsStored = kept !== undefined && existing.data !== undefined && sameForm(kept.form, formFromArticle(existing.data));
+  const offered =
+    kept && kept.by !== opening && kept.keptAt !== answered && !keptIsStored && (initialId === undefined || existing.data)
+      ? kept
+      : undefined;
+  useEffect(() => {
+    if (keptIsStored && kept?.by !== opening) forgetKeptText(keptKey);
+  }, [keptIsStored, kept, opening, keptKey]);
+
+  // While kept, the text follows every change, so what a reload offers is what was typed last.
+  useEffect(() => {
+    if (keeping.current) keepText(keptKey, opening, form, version);
+  }, [form, keptKey, opening, version]);
+
+  /** A save failed (not a conflict): the text stays in this browser from now until a save stores it. */
+  const keepAfterFailure = () => {
+    keeping.current = true;
+    keepText(keptKey, opening, form, version);
+  };
+
+  /** A save stored `sent`: the kept copy goes once the editor holds nothing newer. */
+  const forgetIfSaved = (sent: string, key: string) => {
+    if (keeping.current && sameForm(form, JSON.parse(sent) as EditorForm)) {
+      keeping.current = false;
+      forgetKeptText(key);
+    }
+  };
+
   // Fill the form once from the loaded article; later refetches must not overwrite the editor's edits.
   useEffect(() => {
     if (existing.data && !initialized.current) {
@@ -90,29 +160,42 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
   const save = useMutation({
     mutationFn: ({ id, body }: { id: string | undefined; body: ArticleBody; sent: string }) =>
       id ? api.put<Article>(`/api/articles/${id}`, { ...body, version }) : api.post<Article>('/api/articles', body),
-    onSuccess: (article, { id, sent }) => {
-      adopt(article, { replaceForm: false });
-      savedForm.current = sent;
-      if (id) {
-        toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
-      } else {
-        setArticleId(article.id);
-        // docs/decisions.md, Routes and pages: after creating, the editor lives at /admin/editor/{id}.
-        window.history.replaceState(null, '', `/admin/editor/${article.id}`);
-        document.title = document.title.replace(/^Create New Article/, 'Edit Article');
-        toast({ title: 'Article created', description: 'Your article has been created successfully.' });
+    onSuccess: (article, { id, sent }) => onSaved(article, id, sent),
+    onError: (error, { id, body, sent }) => {
+      const stored = alreadySaved(error, sent, body.status);
+      if (stored) return onSaved(stored, id, sent);
+      const conflict = conflictOf(error);
+      if (conflict) return setConflict(conflict);
+      const reason = unavailableReason(error);
+      if (reason) {
+        keepAfterFailure();
+        return toast({ title: 'Not saved', description: `${reason} ${KEPT_NOTE}`, variant: 'destructive' });
       }
+      toast({
+        title: 'Error',
+        description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
+        variant: 'destructive',
+      });
     },
-    onError: (error, { id }) =>
-      conflictOf(error)
-        ? setConflict(conflictOf(error))
-        : toast({
-            title: 'Error',
-            description: id ? 'Failed to update article. Please try again.' : 'Failed to create article. Please try again.',
-            variant: 'destructive',
-          }),
     onSettled: () => invalidateArticles(client),
   });
+
+  function onSaved(article: Article, id: string | undefined, sent: string) {
+    adopt(article, { replaceForm: false });
+    savedForm.current = sent;
+    setAutosaveFailed(false);
+    // A new article's text was kept under `new`: the create stored it.
+    forgetIfSaved(sent, id ? keptKey : keptTextKey(currentUser?.id, undefined));
+    if (id) {
+      toast({ title: 'Article updated', description: 'Your article has been updated successfully.' });
+    } else {
+      setArticleId(article.id);
+      // docs/decisions.md, Routes and pages: after creating, the editor lives at /admin/editor/{id}.
+      window.history.replaceState(null, '', `/admin/editor/${article.id}`);
+      document.title = document.title.replace(/^Create New Article/, 'Edit Article');
+      toast({ title: 'Article created', description: 'Your article has been created successfully.' });
+    }
+  }
 
   const update = <K extends keyof EditorForm>(key: K, value: EditorForm[K]) => setForm((current) => ({ ...current, [key]: value }));
 
@@ -134,16 +217,26 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       const { status: _status, scheduledFor: _when, ...content } = body;
       return api.put<Article>(`/api/articles/${articleId}`, { ...content, autosave: true, version });
     },
-    onSuccess: (article, { sent }) => {
-      adopt(article, { replaceForm: false });
-      savedForm.current = sent;
-      setAutosavedAt(article.updatedAt);
-    },
-    onError: (error) => {
+    onSuccess: (article, { sent }) => onAutosaved(article, sent),
+    onError: (error, { sent }) => {
+      const stored = alreadySaved(error, sent);
+      if (stored) return onAutosaved(stored, sent);
       const found = conflictOf(error);
-      if (found) setConflict(found);
+      if (found) return setConflict(found);
+      if (unavailableReason(error)) {
+        keepAfterFailure();
+        setAutosaveFailed(true);
+      }
     },
   });
+
+  function onAutosaved(article: Article, sent: string) {
+    adopt(article, { replaceForm: false });
+    savedForm.current = sent;
+    setAutosavedAt(article.updatedAt);
+    setAutosaveFailed(false);
+    forgetIfSaved(sent, keptKey);
+  }
   // TanStack Query keeps `mutate` stable across renders, so the timer restarts only when the form or the state changes.
   const { mutate: runAutosave, isPending: autosavePending } = autosave;
   const canAutosave = articleId !== undefined && saved?.status === 'draft' && conflict === undefined && version !== undefined;
@@ -168,7 +261,8 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
       </div>
     );
   }
-  if (initialId !== undefined && existing.isError) {
+  // Only a first load that failed: a refetch failing (the server unavailable after a save) keeps the editor and its text.
+  if (initialId !== undefined && existing.isError && existing.data === undefined) {
     const missing = existing.error instanceof ApiRequestError && existing.error.status === 404;
     return (
       <div className="adm" data-hydrated={hydrated}>
@@ -202,10 +296,15 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
           <h1 className="adm-title">{articleId ? 'Edit Article' : 'Create New Article'}</h1>
           <p className="adm-muted" data-testid="editor-status">
             {describeStatus(status, saved?.scheduledFor)}
-            {autosavedAt && status === 'draft' && (
-              <span data-testid="autosave-status">
-                {' · '}Saved automatically at {new Date(autosavedAt).toLocaleTimeString()}
-              </span>
+            {autosaveFailed ? (
+              <span data-testid="autosave-status">{' · '}Not saved: your text is kept in this browser</span>
+            ) : (
+              autosavedAt &&
+              status === 'draft' && (
+                <span data-testid="autosave-status">
+                  {' · '}Saved automatically at {new Date(autosavedAt).toLocaleTimeString()}
+                </span>
+              )
             )}
             {status === 'published' && saved?.slug && (
               <>
@@ -233,6 +332,22 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
           )}
         </div>
       </header>
+
+      {offered && (
+        <UnsavedTextBanner
+          kept={offered}
+          currentVersion={version}
+          onRestore={() => {
+            keeping.current = true;
+            setAnswered(offered.keptAt);
+            setForm(offered.form);
+          }}
+          onDiscard={() => {
+            setAnswered(offered.keptAt);
+            forgetKeptText(keptKey);
+          }}
+        />
+      )}
 
       {conflict && (
         <ConflictBanner

@@ -9,6 +9,8 @@ import type { Runtime } from '../runtime.ts';
 import { getAppSecret } from '../images/upload-urls.ts';
 import { runBriefing } from './briefing.ts';
 import { isBriefingDue, localTime } from './clock.ts';
+import { isStoreUnavailable } from '../../store/index.ts';
+import { errorMessage, logOncePerMinute } from '../log.ts';
 
 /** How often the schedule looks at the clock. */
 const TICK_MS = 30_000;
@@ -69,6 +71,16 @@ export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop()
       const due = time !== 'off' && runs.length === 0 && isBriefingDue(local, time);
       if (unfinished || due) await runBriefing(runtime, { trigger: 'schedule', now });
     } catch (error) {
+      if (isStoreUnavailable(error)) {
+        // The database went away: the run (recorded as sending) resumes at the first tick it answers again.
+        logOncePerMinute(
+          runtime.log,
+          'briefing-store-unavailable',
+          { component: 'briefing', err: errorMessage(error) },
+          `[briefing] scheduled run waits for the store: ${errorMessage(error)}`,
+        );
+        return;
+      }
       quietUntil = Date.now() + RETRY_AFTER_PAUSE_MS;
       runtime.log.error(
         { component: 'briefing', err: error },

@@ -6,6 +6,8 @@
  */
 import type { Runtime } from '../runtime.ts';
 import { publishDueArticles } from '../articles.ts';
+import { serviceUnavailableOf } from '../errors.ts';
+import { errorMessage, logOncePerMinute } from '../log.ts';
 import { isNewsworthy, listPublished, NEWS_MAX_URLS, NEWS_SITEMAP_PATH } from './feeds.ts';
 
 export type Scheduler = {
@@ -16,6 +18,7 @@ export type Scheduler = {
 
 const MAX_INTERVAL_MS = 30_000;
 const MIN_INTERVAL_MS = 250;
+const OUTAGE_RETRY_MS = 2000;
 
 /** When the next scheduled article comes due (ms), if any. */
 async function nextDueAt(runtime: Runtime): Promise<number | undefined> {
@@ -53,25 +56,35 @@ export function startScheduler(runtime: Runtime, options: { enqueue: (paths: str
   }
 
   async function tick(): Promise<void> {
+    let outage = false;
     try {
       const published = await publishDueArticles(runtime);
       for (const article of published)
         log.info({ articleId: article.id, slug: article.slug }, `[publish] scheduled article published: ${article.slug}`);
       await checkNewsWindow();
     } catch (error) {
-      log.error({ err: error }, `[publish] scheduler tick failed: ${(error as Error).message ?? String(error)}`);
+      outage = serviceUnavailableOf(error) !== undefined;
+      if (outage)
+        logOncePerMinute(
+          log,
+          'scheduler-unavailable',
+          { err: errorMessage(error) },
+          `[publish] scheduled publishing waits for the store: ${errorMessage(error)}`,
+        );
+      else log.error({ err: error }, `[publish] scheduler tick failed: ${errorMessage(error)}`);
     }
-    await planNextTick();
+    await planNextTick(outage);
   }
 
-  async function planNextTick(): Promise<void> {
+  /** After an outage the next tick comes soon: an article that came due meanwhile goes out within seconds of the store's return. */
+  async function planNextTick(afterOutage = false): Promise<void> {
     if (stopped) return;
-    let delay = MAX_INTERVAL_MS;
+    let delay = afterOutage ? OUTAGE_RETRY_MS : MAX_INTERVAL_MS;
     try {
       const next = await nextDueAt(runtime);
-      if (next !== undefined) delay = Math.min(MAX_INTERVAL_MS, Math.max(MIN_INTERVAL_MS, next - Date.now() + 5));
+      if (next !== undefined) delay = Math.min(delay, Math.max(MIN_INTERVAL_MS, next - Date.now() + 5));
     } catch {
-      // Keep the regular interval.
+      // Keep the interval chosen above.
     }
     if (stopped) return;
     if (timer) clearTimeout(timer);

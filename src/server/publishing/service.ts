@@ -5,7 +5,9 @@
  * machine files (feeds, sitemaps) come from the server's own twin endpoints over loopback.
  */
 import path from 'node:path';
-import { articleWritesPending, type Runtime } from '../runtime.ts';
+import { articleWritesPending, type ArticleChange, type Runtime } from '../runtime.ts';
+import { serviceUnavailableOf } from '../errors.ts';
+import { errorMessage, logOncePerMinute } from '../log.ts';
 import { withTimeout } from '../metrics.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
@@ -26,6 +28,9 @@ export type PublishingSite = {
   /** Several servers: the highest stored-page sequence copied before serving (see followStoredPages). */
   syncedThrough?: number;
 };
+
+/** How long a change whose pages could not be queued waits before the next try, doubling to the last. */
+const QUEUE_RETRY_MS = [250, 500, 1000, 2000] as const;
 
 type Publishing = {
   worker: RegenerationWorker | undefined;
@@ -88,14 +93,13 @@ export function startPublishing(runtime: Runtime): void {
     state.worker?.wake();
   };
 
-  // Started after the hook is registered (so an article it publishes at once is not missed), read by the hook.
-  const scheduling: { scheduler?: Scheduler } = {};
-  runtime.hooks.articlesChanged.push(async (changes) => {
-    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduling.scheduler?.reschedule();
+  /** Queues the pages (and search bundles) a change affects; throws only when the store is unavailable. */
+  const queueChanges = async (changes: ArticleChange[]) => {
     let paths: string[];
     try {
       paths = await computeAffectedPaths(runtime.store, changes);
     } catch (error) {
+      if (serviceUnavailableOf(error)) throw error;
       // Never lose a change: fall back to every page the data has, and the old slugs.
       log.error({ err: error }, '[publish] computing affected pages failed; queueing every page');
       const old = changes.flatMap((c) => (c.before ? [articlePath(c.before.slug)] : []));
@@ -123,9 +127,55 @@ export function startPublishing(runtime: Runtime): void {
     try {
       await enqueue(paths.length ? [...paths, ...[...months].map(searchJobPath)] : []);
     } catch (error) {
+      if (serviceUnavailableOf(error)) throw error;
       // The write itself succeeded; answering 500 would mislead the editor. Reconcile instead.
       log.error({ err: error }, '[publish] queueing regeneration failed; reconciling every page');
       void state.worker?.reconcile('a regeneration job could not be stored');
+    }
+  };
+
+  /**
+   * A change stored just before the database went away, whose pages could not be queued: kept here
+   * and queued once it answers. It counts as a write in flight meanwhile, so no render manifest
+   * names its version (a stop or a crash before it is queued leaves the next start a reconcile).
+   */
+  const keepUntilQueued = (changes: ArticleChange[], error: unknown) => {
+    runtime.hooks.writesInFlight++;
+    logOncePerMinute(
+      log,
+      'queue-later',
+      { articleIds: changes.slice(0, 20).map((c) => (c.after ?? c.before)!.id), err: errorMessage(error) },
+      `[publish] the store is unavailable: the pages of ${changes.length} stored article change(s) are queued once it answers`,
+    );
+    void (async () => {
+      for (let attempt = 0; ; attempt++) {
+        await new Promise((resolve) => setTimeout(resolve, QUEUE_RETRY_MS[Math.min(attempt, QUEUE_RETRY_MS.length - 1)]));
+        try {
+          await queueChanges(changes);
+          log.info({ attempts: attempt + 1 }, `[publish] pages of ${changes.length} article change(s) queued after the store came back`);
+          break;
+        } catch (retryError) {
+          if (!serviceUnavailableOf(retryError)) {
+            log.error({ err: retryError }, '[publish] queueing a kept change failed; reconciling every page');
+            void state.worker?.reconcile('a regeneration job could not be stored');
+            break;
+          }
+        }
+      }
+      runtime.hooks.writesInFlight--;
+    })();
+  };
+
+  // Started after the hook is registered (so an article it publishes at once is not missed), read by the hook.
+  const scheduling: { scheduler?: Scheduler } = {};
+  runtime.hooks.articlesChanged.push(async (changes) => {
+    if (changes.some((c) => c.before?.status === 'scheduled' || c.after?.status === 'scheduled')) scheduling.scheduler?.reschedule();
+    try {
+      await queueChanges(changes);
+    } catch (error) {
+      // The article is stored; its pages must follow once the database answers, whatever this request answers.
+      if (!serviceUnavailableOf(error)) throw error;
+      keepUntilQueued(changes, error);
     }
   });
 

@@ -61,6 +61,9 @@ export type SyncCounts = { checked: number; written: number; deleted: number; th
  */
 export const SEQ_OVERLAP = 100;
 
+/** How many times a sync after a reconnect is tried before it is left to the next reconnect. */
+const RESYNC_ATTEMPTS = 8;
+
 /**
  * Copies every stored page (or with `afterSeq`, every page changed after it) that differs from the
  * served file (compared by SHA-256); a no-op on a store one process owns.
@@ -112,15 +115,28 @@ export async function followStoredPages(store: Store, folders: SharedFolders, op
     chain = chain.then(work).catch((error: unknown) => options.log(`[publish] copying a stored page failed: ${(error as Error).message}`));
     return chain;
   };
-  const sync = (why: string) =>
+  let stopped = false;
+  const syncOnce = async (why: string) => {
+    const started = Date.now();
+    const afterSeq = mark === undefined ? 0 : Math.max(0, mark - SEQ_OVERLAP);
+    const counts = await syncStoredPages(store, folders, afterSeq);
+    mark = Math.max(mark ?? 0, counts.throughSeq);
+    options.log(
+      `[publish] synced stored pages (${why}, after sequence ${afterSeq}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
+    );
+  };
+  const sync = (why: string) => run(() => syncOnce(why));
+  /** After a reconnect a failed sync (the database left again) is retried: pages stored meanwhile must not wait for the next drop. */
+  const resync = (why: string) =>
     run(async () => {
-      const started = Date.now();
-      const afterSeq = mark === undefined ? 0 : Math.max(0, mark - SEQ_OVERLAP);
-      const counts = await syncStoredPages(store, folders, afterSeq);
-      mark = Math.max(mark ?? 0, counts.throughSeq);
-      options.log(
-        `[publish] synced stored pages (${why}, after sequence ${afterSeq}) in ${Date.now() - started} ms: ${counts.checked} checked, ${counts.written} written, ${counts.deleted} deleted`,
-      );
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await syncOnce(why);
+        } catch (error) {
+          if (stopped || attempt >= RESYNC_ATTEMPTS) throw error;
+          await new Promise((resolve) => setTimeout(resolve, Math.min(5000, 250 * 2 ** attempt)));
+        }
+      }
     });
   const stop = await store.pages.listen(
     (note) => {
@@ -139,10 +155,11 @@ export async function followStoredPages(store: Store, folders: SharedFolders, op
         options.onApplied?.(note.path, result.outcome);
       });
     },
-    () => void sync('the listening connection came back'),
+    () => void resync('the listening connection came back'),
   );
   await sync('start');
   return async () => {
+    stopped = true;
     await stop();
     await chain;
   };

@@ -15,7 +15,8 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage, logOncePerMinute, type Logger } from '../log.ts';
+import { serviceUnavailableOf } from '../errors.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import type { Compressor } from './compress.ts';
 import { createRenderJournal } from './render-journal.ts';
@@ -94,6 +95,8 @@ export type RegenerationWorker = {
 };
 
 const IDLE_POLL_MS = 1000;
+/** A lane that met a database outage looks again after this long, doubling to the last: back within 2 s of its return. */
+const OUTAGE_BACKOFF_MS = [250, 500, 1000, 2000] as const;
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;
 /** How soon a job another server holds is looked at again. */
@@ -379,6 +382,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     }
     // Heartbeat: work that outlasts part of the lease (a search compaction) extends it while it runs,
     // so no other server takes the job over and does it twice; a killed server stops renewing.
+    // Every quarter of the lease (1 s of the default 4 s), so three renewals may go astray before it runs out.
     let beat: Promise<unknown> = Promise.resolve();
     const heartbeat =
       shared && !local
@@ -388,10 +392,15 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
                 .claim(job.id, owner, Date.now() + leaseMs, Date.now())
                 .then((held) => held || log.warn({ path: job.path }, `[publish] ${job.path}: the claim was lost while running`))
                 .catch((error: unknown) =>
-                  log.warn({ path: job.path }, `[publish] ${job.path}: renewing the claim failed: ${(error as Error).message}`),
+                  logOncePerMinute(
+                    log,
+                    'lease-renewal',
+                    { path: job.path, err: errorMessage(error) },
+                    `[publish] ${job.path}: renewing the claim failed: ${errorMessage(error)}`,
+                  ),
                 );
             },
-            Math.max(50, Math.floor(leaseMs / 3)),
+            Math.max(50, Math.floor(leaseMs / 4)),
           )
         : undefined;
     // Before the claim is given up: a renewal landing after it would claim the job again.
@@ -414,6 +423,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         `[publish] ${job.path} ${outcome} in ${ms.toFixed(1)} ms`,
       );
     } catch (error) {
+      // The database went away mid-job: not the page's fault. The job stays queued (and ours until its
+      // lease runs out), and the lane backs off until the database answers again.
+      if (serviceUnavailableOf(error)) throw error;
       stats.failed++;
       if (!isSearch) metrics.pagesRendered.inc({ outcome: 'failed' });
       const message = (error as Error).message ?? String(error);
@@ -440,6 +452,11 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       summary.counts[outcome]++;
       stats.reconciled++;
     } catch (error) {
+      if (serviceUnavailableOf(error)) {
+        // The database went away: the page is checked again once it is back, not skipped.
+        reconcileQueue.unshift(publicPath);
+        throw error;
+      }
       // The page keeps its old file; it will be retried by the next reconcile or by a job.
       stats.failed++;
       metrics.pagesRendered.inc({ outcome: 'failed' });
@@ -554,12 +571,34 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
    * queued; the manifest is written (onDrained) once no job of either lane is, as with one loop, so
    * a written manifest still means the search bundles are done too.
    */
+  /**
+   * A lane's answer to an error that escaped a job: a database outage is logged once a minute and
+   * looked at again soon (backing off while it lasts), anything else logged and retried at the next poll.
+   */
+  async function pauseAfter(lane: Lane, error: unknown, outages: number): Promise<void> {
+    if (serviceUnavailableOf(error)) {
+      logOncePerMinute(
+        log,
+        'store-unavailable',
+        { err: errorMessage(error) },
+        `[publish] the store is unavailable (${errorMessage(error)}); queued jobs wait for it and resume by themselves`,
+      );
+      await sleepers[lane].sleep(OUTAGE_BACKOFF_MS[Math.min(outages, OUTAGE_BACKOFF_MS.length - 1)]);
+      return;
+    }
+    log.error({ err: error }, `[publish] ${lane === 'pages' ? 'worker' : 'search worker'} error: ${errorMessage(error)}`);
+    await sleepers[lane].sleep(IDLE_POLL_MS);
+  }
+
   async function pagesLoop(): Promise<void> {
     /** Whether this lane worked since it last found nothing to do (the search lane may be waiting for it). */
     let busy = false;
+    /** Outages met in a row (the backoff's step). */
+    let outages = 0;
     while (!stopped) {
       try {
         const { job, queued, total, waitMs } = await nextJob('pages');
+        outages = 0;
         if (job) {
           busy = true;
           await runJob(job);
@@ -578,14 +617,14 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         if (reconcileQueue.length > 0) continue;
         await sleepers.pages.sleep(Math.max(1, waitMs));
       } catch (error) {
-        log.error({ err: error }, `[publish] worker error: ${(error as Error).message ?? String(error)}`);
-        await sleepers.pages.sleep(IDLE_POLL_MS);
+        await pauseAfter('pages', error, serviceUnavailableOf(error) ? outages++ : 0);
       }
     }
   }
 
   /** The search lane: bundle re-indexes and compactions, one at a time, while no page job is ready. */
   async function searchLoop(): Promise<void> {
+    let outages = 0;
     while (!stopped) {
       try {
         // A new day (UTC): yesterday's head folds into its month, as a low-priority job of its own.
@@ -594,6 +633,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
           await queueSearch([COMPACT_JOB]);
         }
         const { job, waitMs } = await nextJob('search');
+        outages = 0;
         if (job) {
           await runJob(job);
           // The pages lane writes the manifest once both lanes are drained: let it look now.
@@ -602,8 +642,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         }
         await sleepers.search.sleep(Math.max(1, waitMs));
       } catch (error) {
-        log.error({ err: error }, `[publish] search worker error: ${(error as Error).message ?? String(error)}`);
-        await sleepers.search.sleep(IDLE_POLL_MS);
+        await pauseAfter('search', error, serviceUnavailableOf(error) ? outages++ : 0);
       }
     }
   }

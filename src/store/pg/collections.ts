@@ -282,13 +282,17 @@ export class PgJobs implements JobRepository {
   }
   /**
    * One conditional UPDATE: free, already ours, or a lease run out (its server was killed). The row
-   * lock makes two servers asking at once queue up, and the second sees the first one's lease.
+   * lock makes two servers asking at once queue up, and the second sees the first one's lease. The
+   * lease is timed by the database's clock: a lease of a few seconds must not depend on every
+   * server's clock agreeing to the second.
    */
   async claim(id: string, owner: string, leaseUntil: number, now: number) {
     if (!/^\d+$/.test(id)) return false;
     const { rowCount } = await this.#db.query(
-      `UPDATE jobs SET claimed_by = $2, lease_until = $3 WHERE id = $1 AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until <= $4)`,
-      [id, owner, leaseUntil, now],
+      `WITH clock AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS now)
+       UPDATE jobs SET claimed_by = $2, lease_until = clock.now + $3::bigint FROM clock
+       WHERE id = $1 AND (claimed_by IS NULL OR claimed_by = $2 OR lease_until <= clock.now)`,
+      [id, owner, Math.max(0, leaseUntil - now)],
     );
     return rowCount === 1;
   }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { randomUUID } from 'node:crypto';
 import type { Store, StoreMode } from '../types.ts';
 import { acquireLock } from '../lock-file.ts';
-import { createPool, toJson } from './db.ts';
+import { CONNECT_TIMEOUT_MS, createPool, toJson, type QueryTimeout } from './db.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
 import { PgArticles } from './articles.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
@@ -17,12 +17,19 @@ import { PgRenderedPages } from './pages.ts';
  * address, so a `write` open takes its lock as the lowdb store does; `read` (builds, reports) gets
  * connections that refuse writes and never migrates.
  */
-export async function openPgStore(url: string, dataDir: string, mode: StoreMode = 'write'): Promise<Store> {
+export async function openPgStore(
+  url: string,
+  dataDir: string,
+  mode: StoreMode = 'write',
+  limits: { queryTimeoutMs?: QueryTimeout } = {},
+): Promise<Store> {
   const dir = path.resolve(dataDir);
   fs.mkdirSync(dir, { recursive: true });
   const readOnly = mode === 'read';
   const release = readOnly ? () => {} : acquireLock(dir);
-  const pool = createPool(url, readOnly);
+  // A writer (a server) never waits long for a connection; a read-only open (a build) renders pages in
+  // parallel, and may wait its turn for one of the pool's connections.
+  const pool = createPool(url, readOnly, readOnly ? {} : { connectionTimeoutMillis: CONNECT_TIMEOUT_MS, ...limits });
   try {
     if (readOnly) {
       const pending = await pendingMigrations(pool);
@@ -59,7 +66,10 @@ export async function openPgStore(url: string, dataDir: string, mode: StoreMode 
           const pending = await pendingMigrations(pool);
           return pending.length ? { ok: false, reason: `migrations pending: ${pending.join(', ')}` } : { ok: true };
         } catch (error) {
-          return { ok: false, reason: `the database does not answer: ${(error as Error).message}` };
+          // The driver's own words (connect ECONNREFUSED 127.0.0.1:5432) say more to an operator than ours.
+          const cause = (error as Error).cause instanceof Error ? ((error as Error).cause as Error) : (error as Error);
+          const words = cause.message || (cause as { code?: string }).code || String(cause);
+          return { ok: false, reason: `the database does not answer: ${words}` };
         }
       },
       async close() {

@@ -2,11 +2,15 @@
 import { createHash } from 'node:crypto';
 import pg from 'pg';
 import type { RenderedPageNote, RenderedPageRepository } from '../types.ts';
-import type { Db } from './db.ts';
+import { CONNECT_TIMEOUT_MS, type Db } from './db.ts';
 
 const CHANNEL = 'meridian_rendered_pages';
-/** How long a listener waits before connecting again after losing its connection. */
-const RECONNECT_MS = 500;
+/**
+ * How long a listener waits before connecting again after losing its connection: doubling from the
+ * first to the last while the database stays away, so an outage costs a few attempts a minute and
+ * a database that comes back is heard again within 2 s.
+ */
+const RECONNECT_MS = [250, 500, 1000, 2000] as const;
 
 type PageRow = { path: string; body: Buffer | null; seq: string; origin: string };
 
@@ -63,8 +67,15 @@ export class PgRenderedPages implements RenderedPageRepository {
     let stopped = false;
     let client: pg.Client | undefined;
     let retry: NodeJS.Timeout | undefined;
+    /** Attempts since the connection was last up. */
+    let failures = 0;
     const connect = async (again: boolean): Promise<void> => {
-      const next = new pg.Client({ connectionString: this.#url });
+      // An attempt on a database that hangs is given up, as the pool's are; TCP keepalive notices a link that died silently.
+      const next = new pg.Client({
+        connectionString: this.#url,
+        connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+        keepAlive: true,
+      });
       next.on('notification', (message) => {
         if (message.channel !== CHANNEL || !message.payload) return;
         try {
@@ -78,7 +89,8 @@ export class PgRenderedPages implements RenderedPageRepository {
         if (stopped || client !== next) return;
         client = undefined;
         next.end().catch(() => {});
-        retry = setTimeout(() => void connect(true).catch(() => lost()), RECONNECT_MS);
+        const delay = RECONNECT_MS[Math.min(failures++, RECONNECT_MS.length - 1)];
+        retry = setTimeout(() => void connect(true).catch(() => lost()), delay);
       };
       next.on('error', lost);
       next.on('end', lost);
@@ -95,6 +107,7 @@ export class PgRenderedPages implements RenderedPageRepository {
         lost();
         return;
       }
+      failures = 0;
       if (again) resync?.();
     };
     await connect(false);
