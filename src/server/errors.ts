@@ -35,3 +35,25 @@ export const conflict = (message: string) => new AppError(409, message);
 export const unauthorized = (message = 'Sign in required') => new AppError(401, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, please try again later.') =>
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+
+/**
+ * A dependency that is down (a full disk, a database that does not answer, a mail server that is
+ * gone): 503 with Retry-After and a sentence a person understands. Logged where it is raised (at
+ * most once a minute per cause), never per request.
+ */
+export class ServiceUnavailableError extends AppError {
+  /** Brand checked instead of instanceof, as for AppError. */
+  readonly isServiceUnavailable = true;
+  readonly retryAfterS: number;
+
+  constructor(message: string, options: { retryAfterS?: number; cause?: unknown } = {}) {
+    const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS ?? 5));
+    super(503, message, { headers: { 'Retry-After': String(retryAfterS) }, cause: options.cause });
+    this.name = 'ServiceUnavailableError';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+export function isServiceUnavailable(error: unknown): error is ServiceUnavailableError {
+  return isAppError(error) && (error as { isServiceUnavailable?: unknown }).isServiceUnavailable === true;
+}

@@ -104,3 +104,24 @@ export function maskEmail(address: string): string {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+/** When each key last logged, per logger: shared through globalThis, since the server script and the Astro bundle each load this module. */
+const ONCE_KEY = Symbol.for('meridian-news.log-once');
+const lastLogged = ((globalThis as Record<symbol, unknown>)[ONCE_KEY] ??= new WeakMap<Logger, Map<string, number>>()) as WeakMap<
+  Logger,
+  Map<string, number>
+>;
+
+/**
+ * Writes a warning at most once a minute per `key` (a dependency that is down fails every request:
+ * one line a minute says so without drowning the log). Answers whether it wrote.
+ */
+export function logOncePerMinute(log: Logger, key: string, fields: Record<string, unknown>, message: string, now = Date.now()): boolean {
+  let keys = lastLogged.get(log);
+  if (!keys) lastLogged.set(log, (keys = new Map()));
+  const last = keys.get(key);
+  if (last !== undefined && now - last < 60_000) return false;
+  keys.set(key, now);
+  log.warn(fields, message);
+  return true;
+}
