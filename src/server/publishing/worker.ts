@@ -426,6 +426,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await beat;
     };
     const isSearch = searchJobOf(job.path) !== undefined;
+    // A search build takes seconds: its start is worth a (debug) line, its end is logged anyway.
+    if (isSearch) log.debug({ jobId: job.id, path: job.path }, `[publish] ${job.path} started`);
     try {
       const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (isSearch) metrics.searchIndexSeconds.observe(ms / 1000);
