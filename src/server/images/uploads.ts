@@ -80,6 +80,7 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
     if (isStorageFault(error)) {
       await fsp.rm(target, { force: true });
       await fsp.rm(claim, { force: true });
+      if (runtime.store.pages.shared) await runtime.store.limits.delete(`upload-claim:${request.token}`).catch(() => {});
     }
     throw error;
   }
