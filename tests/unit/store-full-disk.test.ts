@@ -84,6 +84,10 @@ const run: BriefingRun = {
   since: `${DAY}T00:00:00.000Z`,
   subject: 'Briefing',
   articleIds: [],
+  recipients: 0,
+  sent: 0,
+  failed: 0,
+  unknown: 0,
 };
 
 /** Every write the test makes, each once; run on a full disk (all refused) and then with space (all stored). */
