@@ -241,7 +241,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     return true;
   }
   /** Job bookkeeping the data folder could not store: the queue in memory has it, the folder's next write stores it. */
-  const unlessDiskFull = (error: unknown): void => {
+  const tolerateDiskFull = (error: unknown): void => {
     if (!isDiskFull(error)) throw error;
   };
 
@@ -379,7 +379,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // (A reconcile re-indexes every bundle when it ends.)
       if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
         const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
-        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]).catch(unlessDiskFull);
+        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]).catch(tolerateDiskFull);
       }
     } else if (outcome === 'unchanged') {
       stats.unchanged++;
@@ -432,7 +432,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (isSearch) metrics.searchIndexSeconds.observe(ms / 1000);
       if (local) completeLocal(job, startedAt);
-      else await store.jobs.complete(job.id, startedAt).catch(unlessDiskFull);
+      else await store.jobs.complete(job.id, startedAt).catch(tolerateDiskFull);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
       if (shared && !local && searchJobOf(job.path)) await store.pages.put(job.path, undefined, owner);
       retryAt.delete(job.id);
@@ -448,7 +448,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (local) {
         job.attempts++;
         job.lastError = message;
-      } else await store.jobs.fail(job.id, message).catch(unlessDiskFull);
+      } else await store.jobs.fail(job.id, message).catch(tolerateDiskFull);
       if (isDiskFull(error)) {
         // The old file stays served; the job waits for space (the fault is logged once a minute, not per try).
         waitingForSpace.add(job.id);
