@@ -3,7 +3,8 @@ import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
-import { AppError, isAppError, serviceUnavailableOf, type AppErrorIssue } from '../server/errors.ts';
+import { AppError, isAppError, isServiceUnavailable, serviceUnavailableOf, type AppErrorIssue } from '../server/errors.ts';
+import { asStorageError } from '../server/storage-faults.ts';
 import { readBodyBytes } from './body-limit.ts';
 import { can, type Action } from '../lib/permissions.ts';
 import { assertCan } from '../server/permissions.ts';
@@ -136,12 +137,15 @@ export function logUnavailable(log: Logger | undefined, error: AppError): void {
 export function toErrorResponse(error: unknown, log: Logger | undefined): Response {
   const unavailable = serviceUnavailableOf(error);
   if (unavailable) {
-    logUnavailable(log, unavailable);
+    // A full disk was reported where it was met (storage-faults.ts), once a minute: not again here.
+    if (!isServiceUnavailable(error)) logUnavailable(log, unavailable);
     return errorResponse(unavailable.status, unavailable.message, undefined, unavailable.headers);
   }
   if (isAppError(error)) {
-    // A 5xx the domain chose is still worth a line; 4xx are the client's.
-    if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
+    // A 5xx the domain chose is still worth a line; 4xx are the client's. A dependency that is down
+    // (ServiceUnavailableError) was logged where it was met, once a minute, not once per request.
+    if (error.status >= 500 && !isServiceUnavailable(error))
+      log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
     return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   }
   // No runtime (it failed to start): the HTTP server's access line still records the 500.
@@ -203,7 +207,8 @@ export function endpoint(handler: Handler): APIRoute {
       runtime = await useRuntime();
       return await handler(context, runtime);
     } catch (error) {
-      return toErrorResponse(error, runtime?.log);
+      // A write under DATA_DIR outside the store (an upload, an image) that met a full disk: the same 503.
+      return toErrorResponse(runtime ? asStorageError(runtime, error) : error, runtime?.log);
     }
   };
 }

@@ -402,7 +402,13 @@ export async function deleteArticle(runtime: Runtime, id: string, actor?: Actor)
   // The trash entry is on disk before the article goes: a crash in between loses nothing.
   await runtime.store.trash.put({ article: before, deletedAt: nowIso(), deletedBy: actor?.username ?? 'system' });
   await trackArticleWrite(runtime, async () => {
-    await runtime.store.articles.delete(id);
+    try {
+      await runtime.store.articles.delete(id);
+    } catch (error) {
+      // Not deleted (a full disk): the article stays where it was, so it must not be in the trash too.
+      await runtime.store.trash.delete(id).catch(() => {});
+      throw error;
+    }
     await emitArticleChanges(runtime, [{ before, after: undefined }]);
   });
   if (actor) await recordAudit(runtime, { actor, action: 'article.delete', target: { type: 'article', id, label: before.title } });

@@ -5,6 +5,7 @@ import type { User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
 import { nowIso } from './clock.ts';
 import { maskEmail } from './log.ts';
+import { isStorageFault } from './storage-faults.ts';
 
 /** Who did it: a user (only id and username are kept), or null for the system. */
 export type AuditActor = Pick<User, 'id' | 'username'> | null;
@@ -16,7 +17,11 @@ export type AuditRecordInput = {
   detail?: string | undefined;
 };
 
-/** Appends one entry to the audit log; resolves once it is on disk. */
+/**
+ * Appends one entry to the audit log; resolves once it is on disk. Every caller records a change that
+ * is already stored: when a full disk refuses the entry, the change stands (answering 503 would say
+ * it was not saved), the entry's log line says `stored: false`, and the fault is reported as any other.
+ */
 export async function recordAudit(runtime: Runtime, input: AuditRecordInput): Promise<AuditEntry> {
   const entry: AuditEntry = {
     id: randomUUID(),
@@ -26,11 +31,17 @@ export async function recordAudit(runtime: Runtime, input: AuditRecordInput): Pr
     target: input.target,
     ...(input.detail ? { detail: input.detail } : {}),
   };
-  await runtime.store.audit.append(entry);
+  let stored = true;
+  try {
+    await runtime.store.audit.append(entry);
+  } catch (error) {
+    if (!isStorageFault(error)) throw error;
+    stored = false;
+  }
   // Every audited event (publishing, role changes, disabled users, password resets) is a log line too.
   const who = entry.actor?.username ?? 'system';
   const label = entry.target.label === undefined ? undefined : maskEmails(entry.target.label);
-  runtime.log.info(
+  runtime.log[stored ? 'info' : 'warn'](
     {
       component: 'audit',
       event: entry.action,
@@ -38,8 +49,10 @@ export async function recordAudit(runtime: Runtime, input: AuditRecordInput): Pr
       ...(entry.actor ? { actorId: entry.actor.id } : {}),
       target: { type: entry.target.type, id: entry.target.id, ...(label === undefined ? {} : { label }) },
       ...(entry.detail ? { detail: maskEmails(entry.detail) } : {}),
+      ...(stored ? {} : { stored: false }),
     },
-    `[audit] ${who}: ${entry.action} ${entry.target.type} ${label ?? entry.target.id}${entry.detail ? ` (${maskEmails(entry.detail)})` : ''}`,
+    `[audit] ${who}: ${entry.action} ${entry.target.type} ${label ?? entry.target.id}${entry.detail ? ` (${maskEmails(entry.detail)})` : ''}` +
+      (stored ? '' : ' (not stored in the audit log: storage is full)'),
   );
   return entry;
 }

@@ -12,6 +12,7 @@ import { AppError, isAppError } from './errors.ts';
 import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
 import { permissionsOf, roleOf } from '../lib/permissions.ts';
+import { isStorageFault } from './storage-faults.ts';
 
 export const SESSION_COOKIE = 'session';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -74,21 +75,34 @@ export async function validateSessionToken(
   const now = Date.now();
   const expiresAt = Date.parse(session.expiresAt);
   if (expiresAt <= now) {
-    await runtime.store.sessions.delete(id);
+    await forgetSession(runtime, id);
     return undefined;
   }
   const user = await runtime.store.users.get(session.userId);
   // Disabling deletes the user's sessions; this also covers one created in the same instant.
   if (!user || user.disabled) {
-    await runtime.store.sessions.delete(id);
+    await forgetSession(runtime, id);
     return undefined;
   }
-  const renewed = expiresAt - now < SESSION_RENEW_WITHIN_MS;
-  if (renewed) {
-    session.expiresAt = new Date(now + SESSION_LIFETIME_MS).toISOString();
-    await runtime.store.sessions.setExpiry(id, session.expiresAt);
+  if (expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { session, user, renewed: false };
+  const renewedUntil = new Date(now + SESSION_LIFETIME_MS).toISOString();
+  try {
+    await runtime.store.sessions.setExpiry(id, renewedUntil);
+  } catch (error) {
+    // A full disk (reported where it was met): the session stays valid as it is, renewed on a later request.
+    if (!isStorageFault(error)) throw error;
+    return { session, user, renewed: false };
   }
-  return { session, user, renewed };
+  return { session: { ...session, expiresAt: renewedUntil }, user, renewed: true };
+}
+
+/** Deletes a session that no longer signs anyone in; on a full disk it stays stored, refused all the same. */
+async function forgetSession(runtime: Runtime, id: string): Promise<void> {
+  try {
+    await runtime.store.sessions.delete(id);
+  } catch (error) {
+    if (!isStorageFault(error)) throw error;
+  }
 }
 
 export async function invalidateSession(runtime: Runtime, sessionId: string): Promise<void> {

@@ -38,13 +38,17 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many r
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
 /**
- * A dependency is down (the database, the disk, the mail server): 503 with Retry-After and a message a
- * person understands. The request may be retried; the API never answers such a fault with a 500.
+ * A dependency that is down (a full disk, a database that does not answer, a mail server that is
+ * gone): 503 with Retry-After and a sentence a person understands. Logged where it is raised (at
+ * most once a minute per cause), never per request.
  */
 export class ServiceUnavailableError extends AppError {
+  /** Brand checked instead of instanceof, as for AppError. */
+  readonly isServiceUnavailable = true;
   readonly retryAfterS: number;
-  constructor(message: string, options: { retryAfterS: number; cause?: unknown }) {
-    const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS));
+
+  constructor(message: string, options: { retryAfterS?: number; cause?: unknown } = {}) {
+    const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS ?? 5));
     super(503, message, { headers: { 'Retry-After': String(retryAfterS) }, cause: options.cause });
     this.name = 'ServiceUnavailableError';
     this.retryAfterS = retryAfterS;
@@ -59,4 +63,9 @@ export function serviceUnavailableOf(error: unknown): AppError | undefined {
   if (isAppError(error)) return error.status === 503 ? error : undefined;
   if (isStoreUnavailable(error)) return new ServiceUnavailableError(error.message, { retryAfterS: error.retryAfterS, cause: error });
   return undefined;
+}
+
+/** Whether an error is a ServiceUnavailableError (a brand, as for AppError: module copies differ). */
+export function isServiceUnavailable(error: unknown): error is ServiceUnavailableError {
+  return isAppError(error) && (error as { isServiceUnavailable?: unknown }).isServiceUnavailable === true;
 }

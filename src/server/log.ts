@@ -105,10 +105,12 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-/** When each logger last wrote each once-a-minute line, and how many it left out since (on globalThis: both module copies share it). */
-const ONCE_KEY = Symbol.for('meridian-news.log-once');
-type OnceState = WeakMap<Logger, Map<string, { at: number; left: number }>>;
-const onceState = ((globalThis as Record<symbol, unknown>)[ONCE_KEY] ??= new WeakMap()) as OnceState;
+/**
+ * When each logger last wrote each once-a-minute line, and how many it left out since. Per module copy:
+ * the server script and the Astro bundle each keep their own, so a cause both meet is said at most
+ * twice a minute, and no process-wide registry is needed.
+ */
+const onceState = new WeakMap<Logger, Map<string, { at: number; left: number }>>();
 
 const MINUTE_MS = 60_000;
 

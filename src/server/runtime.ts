@@ -9,6 +9,8 @@ import type { ArticleRecord } from '../schemas/article.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
 import { createLog, type Logger, type RequestScope } from './log.ts';
 import { createMetrics, instrumentStore, type Metrics } from './metrics.ts';
+import { HealthRegistry } from './health.ts';
+import { guardStorageFaults } from './storage-faults.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -38,6 +40,8 @@ export type Runtime = {
   startedAt: number;
   /** Set by a stop (SIGTERM) before the listener closes: readiness answers 503 from then on. */
   draining: boolean;
+  /** Degraded states (a full disk, a database that is down): readiness answers 503 with them until they clear. */
+  health: HealthRegistry;
 };
 
 export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
@@ -66,7 +70,7 @@ export function startRuntime(config: Config = getConfig(), options: RuntimeOptio
     ...(options.lazyTextIndex === undefined ? {} : { lazyTextIndex: options.lazyTextIndex }),
   }).then((opened): Runtime => {
     const metrics = createMetrics({ readQueueDepth: () => opened.jobs.size() });
-    return {
+    const runtime: Runtime = {
       config,
       store: instrumentStore(opened, metrics.storeSeconds),
       hooks: { articlesChanged: [], writesInFlight: 0 },
@@ -76,7 +80,11 @@ export function startRuntime(config: Config = getConfig(), options: RuntimeOptio
       metrics,
       startedAt: Date.now(),
       draining: false,
+      health: new HealthRegistry(),
     };
+    // A full DATA_DIR answers writers 503 (and is reported) wherever a store call meets it.
+    runtime.store = guardStorageFaults(runtime, runtime.store);
+    return runtime;
   });
   registry[KEY] = started;
   started.catch(() => {
@@ -108,6 +116,7 @@ export async function stopRuntime(): Promise<void> {
   const runtime = await started;
   for (const service of runtime.services.values()) await service.stop();
   runtime.services.clear();
+  runtime.health.close();
   await runtime.store.close();
   delete registry[KEY];
 }

@@ -87,3 +87,15 @@ export function childProcessesNamed(prefix: string, pid: number = process.pid): 
     }
   });
 }
+
+/** Whether process `pid` exists and has not ended (a child that ended but was not reaped yet is a zombie, `Z`). */
+export function processRunning(pid: number): boolean {
+  try {
+    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // The state follows the command name, which is in parentheses and may hold anything.
+    const state = stat[stat.lastIndexOf(')') + 2];
+    return state !== 'Z' && state !== 'X';
+  } catch {
+    return false;
+  }
+}

@@ -35,6 +35,31 @@ describe('checkReadiness', () => {
     expect(await checkReadiness(runtime)).toMatchObject({ ready: false, reason: 'store: the store is closed', queue: null });
   });
 
+  it('reports a degraded state (a full disk) until its probe finds the fault gone, and tells who waits', async () => {
+    const runtime = await makeRuntime();
+    runtime.servedDir = completeFolder();
+    let full = true;
+    const cleared: string[] = [];
+    runtime.health.onClear((key) => cleared.push(key));
+    runtime.health.set('disk:data', 'data folder storage is full (ENOSPC): changes are refused', {
+      probe: async () => !full,
+      probeEveryMs: 20,
+    });
+    const degraded = await checkReadiness(runtime);
+    expect(degraded).toMatchObject({ ready: false, reason: 'data folder storage is full (ENOSPC): changes are refused' });
+    expect(degraded.degraded).toEqual([{ key: 'disk:data', message: expect.any(String), since: expect.any(String) }]);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect((await checkReadiness(runtime)).ready).toBe(false);
+    full = false;
+    for (let i = 0; i < 100 && runtime.health.has('disk:data'); i++) await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(cleared).toEqual(['disk:data']);
+    const ready = await checkReadiness(runtime);
+    expect(ready.ready).toBe(true);
+    expect(ready.degraded).toBeUndefined();
+    runtime.health.close();
+    await runtime.store.close();
+  });
+
   it('finds a lowdb folder whose layout is not the one this version reads', async () => {
     const runtime = await makeRuntime(makeTempDir(), 'lowdb');
     runtime.servedDir = completeFolder();

@@ -10,6 +10,7 @@ import { isAppError, type AppError } from '../../src/server/errors.ts';
 import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 import { createLog, createSilentLog, type Logger } from '../../src/server/log.ts';
 import { createMetrics } from '../../src/server/metrics.ts';
+import { HealthRegistry } from '../../src/server/health.ts';
 
 export function makeTempDir(prefix = 'meridian-unit-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
@@ -38,8 +39,14 @@ export async function makeRuntime(
 }
 
 /** The logging and metrics parts of a hand-made runtime: a logger that writes nothing, a registry without the process defaults. */
-export function quietObservability(): Pick<Runtime, 'log' | 'requests' | 'metrics' | 'startedAt' | 'draining'> {
-  return { ...createSilentLog(), metrics: createMetrics({ defaults: false }), startedAt: Date.now(), draining: false };
+export function quietObservability(): Pick<Runtime, 'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health'> {
+  return {
+    ...createSilentLog(),
+    metrics: createMetrics({ defaults: false }),
+    startedAt: Date.now(),
+    draining: false,
+    health: new HealthRegistry(),
+  };
 }
 
 /** A logger whose lines' messages land in `lines` (tests that read what a component logged). */

@@ -14,6 +14,7 @@ import { userAgentFor } from '../ingest/feed-fetch.ts';
 import type { Runtime } from '../runtime.ts';
 import { MAX_IMAGE_BYTES, deleteUpload, readUpload } from './uploads.ts';
 import { UPLOAD_PATH, checkUploadUrl } from './upload-urls.ts';
+import { isStorageFault } from '../storage-faults.ts';
 
 /** Decoding bombs stop here (docs/decisions.md, Images: at most 40 megapixels). */
 export const MAX_INPUT_PIXELS = 40_000_000;
@@ -54,8 +55,14 @@ const UNSUPPORTED = 'Unsupported image: only JPEG, PNG, WebP, AVIF and GIF are a
 async function writeAtomically(file: string, data: Buffer): Promise<void> {
   // A dot name: the static image server never serves dotfiles.
   const temp = path.join(path.dirname(file), `.${path.basename(file)}.${randomBytes(6).toString('hex')}.tmp`);
-  await fs.writeFile(temp, data);
-  await fs.rename(temp, file);
+  try {
+    await fs.writeFile(temp, data);
+    await fs.rename(temp, file);
+  } catch (error) {
+    // A full disk: no partial temp file keeps the space.
+    await fs.rm(temp, { force: true });
+    throw error;
+  }
 }
 
 async function allExist(files: string[]): Promise<boolean> {
@@ -157,11 +164,16 @@ export async function normalizeImage(runtime: Runtime, imageUrl: string): Promis
     }
     const bytes = await readUpload(runtime, token);
     if (!bytes) throw badRequest('Nothing has been uploaded to this URL (or it was already normalised)');
+    let result: { path: string };
     try {
-      return { path: await processImage(runtime, bytes) };
-    } finally {
-      await deleteUpload(runtime, token);
+      result = { path: await processImage(runtime, bytes) };
+    } catch (error) {
+      // A full disk (503, try again): the upload waits for that retry. Anything else will not get better.
+      if (!isStorageFault(error)) await deleteUpload(runtime, token);
+      throw error;
     }
+    await deleteUpload(runtime, token);
+    return result;
   }
   if (!/^https?:\/\//i.test(imageUrl)) throw badRequest('imageUrl must be an upload URL of this server or an http(s) URL');
   return { path: await processImage(runtime, await fetchRemoteImage(runtime, imageUrl)) };

@@ -8,6 +8,7 @@ import { pipeline } from 'node:stream/promises';
 import { AppError } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { checkUploadUrl, uploadDirs } from './upload-urls.ts';
+import { isStorageFault } from '../storage-faults.ts';
 
 /** The largest image accepted (docs/decisions.md, Images: at most 10 MB). */
 export const MAX_IMAGE_BYTES = 10 * 1024 * 1024;
@@ -55,8 +56,9 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
     throw new AppError(410, 'This upload URL has already been used; request a new one');
   }
   // Creating the claim with 'wx' is atomic: of two PUTs to one URL, exactly one gets past here.
+  const claim = path.join(claims, request.token);
   try {
-    await (await fsp.open(path.join(claims, request.token), 'wx')).close();
+    await (await fsp.open(claim, 'wx')).close();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EEXIST')
       throw new AppError(410, 'This upload URL has already been used; request a new one');
@@ -74,6 +76,12 @@ export async function receiveUpload(runtime: Runtime, request: UploadRequest): P
     if (runtime.store.pages.shared) await runtime.store.pages.put(uploadKey(request.token), await fsp.readFile(target), 'upload');
   } catch (error) {
     await fsp.rm(partial, { force: true });
+    // A full disk stored nothing: the URL stays unused, so the editor's retry (the 503's Retry-After) can use it.
+    if (isStorageFault(error)) {
+      await fsp.rm(target, { force: true });
+      await fsp.rm(claim, { force: true });
+      if (runtime.store.pages.shared) await runtime.store.limits.delete(`upload-claim:${request.token}`).catch(() => {});
+    }
     throw error;
   }
 }

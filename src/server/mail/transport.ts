@@ -72,8 +72,14 @@ export function mailFrom(config: Config): string {
 /** Writes a file atomically (temp file + rename): a reader never sees half a message. */
 function writeFileAtomic(file: string, data: Buffer): void {
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, data);
-  fs.renameSync(temp, file);
+  try {
+    fs.writeFileSync(temp, data);
+    fs.renameSync(temp, file);
+  } catch (error) {
+    // A full disk: no partial temp file keeps the space.
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Orders outbox files written within the same millisecond. */

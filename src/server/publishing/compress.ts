@@ -119,17 +119,63 @@ export async function twinMatches(encoding: Encoding, twin: Uint8Array, identity
   }
 }
 
-/** Writes `body` to a dot-named temp file beside `target` (never served) and renames it over `target`. */
-export async function renameIntoPlace(target: string, body: Uint8Array): Promise<void> {
-  const dir = path.dirname(target);
-  const temp = path.join(dir, `.${path.basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
+/** A file written whole under a dot-named temp name beside `target` (never served), not yet in place. */
+export type StagedFile = { target: string; temp: string };
+
+/** Writes `body` beside `target` under a temp name; a failure (a full disk) leaves no temp file behind. */
+export async function stageFile(target: string, body: Uint8Array): Promise<StagedFile> {
+  const temp = path.join(path.dirname(target), `.${path.basename(target)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.tmp`);
   try {
     await fs.writeFile(temp, body);
-    await fs.rename(temp, target);
   } catch (error) {
     await fs.rm(temp, { force: true });
     throw error;
   }
+  return { target, temp };
+}
+
+/** Writes `body` to a dot-named temp file beside `target` (never served) and renames it over `target`. */
+export async function renameIntoPlace(target: string, body: Uint8Array): Promise<void> {
+  const staged = await stageFile(target, body);
+  try {
+    await fs.rename(staged.temp, target);
+  } catch (error) {
+    await fs.rm(staged.temp, { force: true });
+    throw error;
+  }
+}
+
+/** Twins made and written under temp names: `commit` renames them into place, `abort` removes what is left of them. */
+export type StagedTwins = { twins: Twins; commit: () => Promise<void>; abort: () => Promise<void> };
+
+/**
+ * Makes the twins of `file` for `body` and writes each under a temp name, so a full disk stops the
+ * write before any twin changes. `commit` renames them over the old ones and removes those `body` no
+ * longer warrants.
+ */
+export async function stageTwins(file: string, body: Uint8Array, compress: Compressor = compressBody): Promise<StagedTwins> {
+  const twins = await compress(file, body);
+  const staged = new Map<Encoding, StagedFile>();
+  const abort = async () => {
+    await Promise.all([...staged.values()].map(({ temp }) => fs.rm(temp, { force: true })));
+  };
+  try {
+    for (const { name, suffix } of ENCODINGS) {
+      const twin = twins[name];
+      if (twin) staged.set(name, await stageFile(file + suffix, twin));
+    }
+  } catch (error) {
+    await abort();
+    throw error;
+  }
+  const commit = async () => {
+    for (const { name, suffix } of ENCODINGS) {
+      const twin = staged.get(name);
+      if (twin) await fs.rename(twin.temp, twin.target);
+      else await fs.rm(file + suffix, { force: true });
+    }
+  };
+  return { twins, commit, abort };
 }
 
 /**
@@ -137,13 +183,14 @@ export async function renameIntoPlace(target: string, body: Uint8Array): Promise
  * removed when `body` no longer warrants one. Called before the identity file is renamed into place.
  */
 export async function writeTwins(file: string, body: Uint8Array, compress: Compressor = compressBody): Promise<Twins> {
-  const twins = await compress(file, body);
-  for (const { name, suffix } of ENCODINGS) {
-    const twin = twins[name];
-    if (twin) await renameIntoPlace(file + suffix, twin);
-    else await fs.rm(file + suffix, { force: true });
+  const staged = await stageTwins(file, body, compress);
+  try {
+    await staged.commit();
+  } catch (error) {
+    await staged.abort();
+    throw error;
   }
-  return twins;
+  return staged.twins;
 }
 
 /** Removes the twins of a removed file. */

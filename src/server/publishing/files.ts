@@ -1,7 +1,17 @@
 /** Writing and removing served files so a reader never gets half a file: temp file beside the target, then rename. */
 import fs from 'node:fs/promises';
 import path from 'node:path';
-import { ENCODINGS, isCompressible, MIN_COMPRESS_BYTES, removeTwins, renameIntoPlace, writeTwins, type Compressor } from './compress.ts';
+import {
+  ENCODINGS,
+  isCompressible,
+  MIN_COMPRESS_BYTES,
+  removeTwins,
+  stageFile,
+  stageTwins,
+  writeTwins,
+  type Compressor,
+  type StagedTwins,
+} from './compress.ts';
 
 export type FileOutcome = 'written' | 'unchanged' | 'deleted' | 'absent';
 
@@ -58,8 +68,19 @@ export async function writeFileAtomic(target: string, body: Uint8Array, compress
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
   }
   await fs.mkdir(path.dirname(target), { recursive: true });
-  await writeTwins(target, body, compress);
-  await renameIntoPlace(target, body);
+  // Every byte is written under temp names before anything is renamed: a full disk stops the write
+  // with the old page and its twins as they were, and no temp file left taking the space.
+  const page = await stageFile(target, body);
+  let twins: StagedTwins | undefined;
+  try {
+    twins = await stageTwins(target, body, compress);
+    await twins.commit();
+    await fs.rename(page.temp, target);
+  } catch (error) {
+    await twins?.abort();
+    await fs.rm(page.temp, { force: true });
+    throw error;
+  }
   notifyServedFileChange(target);
   return 'written';
 }

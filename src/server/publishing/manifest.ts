@@ -39,8 +39,14 @@ export function readRenderManifest(file: string): RenderManifest | undefined {
 /** Writes the manifest atomically (temp + rename) so a crash never leaves half of it. */
 export function writeRenderManifest(file: string, manifest: RenderManifest): void {
   const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(manifest, null, 2) + '\n');
-  fs.renameSync(temp, file);
+  try {
+    fs.writeFileSync(temp, JSON.stringify(manifest, null, 2) + '\n');
+    fs.renameSync(temp, file);
+  } catch (error) {
+    // A full disk: the previous manifest stays, the partial temp file goes.
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
 }
 
 /** Whether the served pages were rendered from this store at this version (and, when known, for this SITE_URL). */

@@ -27,6 +27,8 @@ import { createPurgeBatch } from './purge-batch.ts';
 import { sendPurge } from './purge.ts';
 import { followStoredPages } from './shared-pages.ts';
 import { searchDay } from '../clock.ts';
+import { isAppError } from '../errors.ts';
+import { isStorageFault, reportStorageFault } from '../storage-faults.ts';
 import {
   bundleOf,
   bundleRange,
@@ -97,6 +99,8 @@ export type RegenerationWorker = {
 const IDLE_POLL_MS = 1000;
 /** A lane that met a database outage looks again after this long, doubling to the last: back within 2 s of its return. */
 const OUTAGE_BACKOFF_MS = [250, 500, 1000, 2000] as const;
+/** How soon a job that met a full disk is tried again at the latest (and at once when the disk takes writes again). */
+const STORAGE_RETRY_MS = 5000;
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;
 /** How soon a job another server holds is looked at again. */
@@ -221,6 +225,28 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const purgeBatch = createPurgeBatch();
   /** When this worker last pruned old stored removals (0: at its first idle moment). */
   let lastPrune = 0;
+  /** Jobs that failed on a full disk: tried again as soon as the disk takes writes (runtime.health clears it). */
+  const waitingForSpace = new Set<string>();
+  const stopWatchingSpace = runtime.health.onClear((key) => {
+    if (!key.startsWith('disk:')) return;
+    for (const id of waitingForSpace) retryAt.delete(id);
+    waitingForSpace.clear();
+    wakeUp();
+  });
+
+  /**
+   * Whether `error` is a full (or read-only) disk, reported if it is: a raw one is the served folder's
+   * (the worker's own files), the store's arrive reported already (503s). Logged once a minute, not per page.
+   */
+  function isDiskFull(error: unknown): boolean {
+    if (!isStorageFault(error)) return false;
+    if (!isAppError(error)) reportStorageFault(runtime, 'served', error);
+    return true;
+  }
+  /** Job bookkeeping the data folder could not store: the queue in memory has it, the folder's next write stores it. */
+  const tolerateDiskFull = (error: unknown): void => {
+    if (!isDiskFull(error)) throw error;
+  };
 
   /** Queues search jobs (deduplicated by path, run after the pages): bundle names or COMPACT_JOB / REINDEX_ALL_JOB paths. */
   async function queueSearch(bundles: Iterable<string>): Promise<void> {
@@ -356,7 +382,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // (A reconcile re-indexes every bundle when it ends.)
       if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
         const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
-        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]);
+        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]).catch(tolerateDiskFull);
       }
     } else if (outcome === 'unchanged') {
       stats.unchanged++;
@@ -409,11 +435,13 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await beat;
     };
     const isSearch = searchJobOf(job.path) !== undefined;
+    // A search build takes seconds: its start is worth a (debug) line, its end is logged anyway.
+    if (isSearch) log.debug({ jobId: job.id, path: job.path }, `[publish] ${job.path} started`);
     try {
       const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (isSearch) metrics.searchIndexSeconds.observe(ms / 1000);
       if (local) completeLocal(job, startedAt);
-      else await store.jobs.complete(job.id, startedAt);
+      else await store.jobs.complete(job.id, startedAt).catch(tolerateDiskFull);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
       if (shared && !local && searchJobOf(job.path)) await store.pages.put(job.path, undefined, owner);
       retryAt.delete(job.id);
@@ -432,7 +460,13 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (local) {
         job.attempts++;
         job.lastError = message;
-      } else await store.jobs.fail(job.id, message);
+      } else await store.jobs.fail(job.id, message).catch(tolerateDiskFull);
+      if (isDiskFull(error)) {
+        // The old file stays served; the job waits for space (the fault is logged once a minute, not per try).
+        waitingForSpace.add(job.id);
+        retryAt.set(job.id, Date.now() + Math.min(STORAGE_RETRY_MS, retryDelayMs(job.attempts)));
+        return;
+      }
       const delay = retryDelayMs(job.attempts);
       retryAt.set(job.id, Date.now() + delay);
       log.error(
@@ -460,6 +494,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       // The page keeps its old file; it will be retried by the next reconcile or by a job.
       stats.failed++;
       metrics.pagesRendered.inc({ outcome: 'failed' });
+      if (isDiskFull(error)) {
+        // A full disk: the page goes back to the front and the lane waits for space (woken when the disk takes writes).
+        reconcileQueue.unshift(publicPath);
+        await sleepers.pages.sleep(STORAGE_RETRY_MS);
+        return;
+      }
       log.error(
         { path: publicPath, err: (error as Error).message },
         `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`,
@@ -586,7 +626,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await sleepers[lane].sleep(OUTAGE_BACKOFF_MS[Math.min(outages, OUTAGE_BACKOFF_MS.length - 1)]);
       return;
     }
-    log.error({ err: error }, `[publish] ${lane === 'pages' ? 'worker' : 'search worker'} error: ${errorMessage(error)}`);
+    // A full disk is reported once a minute where it is met (isDiskFull), not per turn of the lane.
+    if (!isDiskFull(error)) log.error({ err: error }, `[publish] ${lane === 'pages' ? 'worker' : 'search worker'} error: ${errorMessage(error)}`);
     await sleepers[lane].sleep(IDLE_POLL_MS);
   }
 
@@ -704,6 +745,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     stats: () => ({ ...stats, reconcilePending: reconcileQueue.length }),
     async stop() {
       stopped = true;
+      stopWatchingSpace();
       wakeUp();
       // Both lanes finish the job they are on (a search build too) before the indexer closes.
       await running;

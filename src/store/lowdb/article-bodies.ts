@@ -159,6 +159,16 @@ export class ArticleBodies {
     Object.defineProperty(record, 'bodyHtml', { value: body, writable: true, enumerable: true, configurable: true });
   }
 
+  /**
+   * A write of `id` failed and its record went back to its file's: reads get `body` (the file's)
+   * while earlier writes still hold the pin, and the cache forgets the body that was not stored.
+   */
+  revert(id: string, body: string): void {
+    const pinned = this.#pinned.get(id);
+    if (pinned) pinned.body = body;
+    this.#cache.delete(id);
+  }
+
   /** Forgets a deleted article's cached body. */
   forget(id: string): void {
     this.#cache.delete(id);

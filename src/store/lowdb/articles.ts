@@ -8,7 +8,7 @@ import {
   type ArticleStats,
 } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
-import { JsonCollection } from './file.ts';
+import { JsonCollection, readJsonFileSync } from './file.ts';
 import { articleFile } from './layout.ts';
 import type { ArticleBodies } from './article-bodies.ts';
 import { SortedList } from './sorted-list.ts';
@@ -113,8 +113,14 @@ export class LowdbArticles implements ArticleRepository {
   #oddDates = 0;
   /** Published articles per month, with the newest updatedAt among them (`stale`: recounted when asked). */
   readonly #periods = new Map<string, { count: number; lastmod: string; stale: boolean }>();
-  /** An article write failed since the open: the memory and the files may differ, so no snapshot is written. */
+  /** An article write failed since the open: no listing snapshot is written at close (the files are read at the next open). */
   #writeFailed = false;
+  /**
+   * Per article, how many times a failed write put its record back as its file has it, and that
+   * write's error: a write begun before such a revert carried a change that is gone from memory, and
+   * fails too even when its own file write went through (it wrote the record as reverted).
+   */
+  readonly #reverts = new Map<string, { count: number; error: unknown }>();
 
   /** `records` come from `bodies.detach`: listing fields in memory, bodies on disk. */
   constructor(
@@ -191,7 +197,11 @@ export class LowdbArticles implements ArticleRepository {
    */
   #index(record: ArticleRecord): ArticleRecord {
     this.#text.add(record.id, textFieldsOf(record));
-    const article = this.#bodies.hold(record);
+    return this.#indexRecord(this.#bodies.hold(record));
+  }
+
+  /** Puts a record whose body is already handled (held, or on disk) in every index. */
+  #indexRecord(article: ArticleRecord): ArticleRecord {
     this.#indexMaps(article);
     this.#recent.insert(article);
     this.#updated.insert(article);
@@ -405,17 +415,42 @@ export class LowdbArticles implements ArticleRepository {
    * leaves a version bumped for nothing (a harmless extra render), never a change the version misses.
    */
   async #persist(id: string, held = true): Promise<void> {
+    const reverts = this.#reverts.get(id)?.count ?? 0;
     try {
       await this.#write(id);
     } catch (error) {
-      // The indexes now hold a record its file may not: no snapshot may say otherwise at close.
       this.#writeFailed = true;
+      // The first failure since this write began puts the record back as its file has it; a later
+      // one finds that done (and any write begun since carries on, or fails and reverts itself).
+      if ((this.#reverts.get(id)?.count ?? 0) === reverts) this.#revert(id, error);
       throw error;
     } finally {
       // The body held for this write may leave memory: the file has it (after a failed write the
-      // record reads the body the file still has, which is what a restart would see).
+      // revert put the body the file still has in its place, which is what a restart would see).
       if (held) this.#bodies.written(id);
     }
+    const since = this.#reverts.get(id);
+    if ((since?.count ?? 0) !== reverts) throw since!.error;
+  }
+
+  /**
+   * A write of article `id` failed (a full disk): its record goes back to what its file holds, in
+   * every index, so no reader sees a change that is not stored and a restart shows what they saw.
+   */
+  #revert(id: string, error: unknown): void {
+    this.#reverts.set(id, { count: (this.#reverts.get(id)?.count ?? 0) + 1, error });
+    const current = this.#byId.get(id);
+    if (current) this.#unindex(current);
+    let stored: ArticleRecord | undefined;
+    try {
+      stored = readJsonFileSync<ArticleRecord>(articleFile(this.#dir, id));
+    } catch {
+      // Unreadable: the article stays out of the indexes, as an open would refuse it.
+    }
+    this.#bodies.revert(id, stored?.bodyHtml ?? '');
+    if (!stored) return;
+    this.#text.add(id, textFieldsOf(stored));
+    this.#indexRecord(this.#bodies.detach(stored));
   }
 
   async #write(id: string): Promise<void> {
@@ -424,7 +459,12 @@ export class LowdbArticles implements ArticleRepository {
     await this.#version.write();
     const article = this.#byId.get(id);
     let file = this.#files.get(id);
-    if (!file) this.#files.set(id, (file = JsonCollection.of(articleFile(this.#dir, id), (article ?? {}) as ArticleRecord, false)));
+    if (!file) {
+      const path = articleFile(this.#dir, id);
+      // A failed write also fails the write queued behind it: the record it carries is reverted above.
+      const reload = () => readJsonFileSync<ArticleRecord>(path) ?? ({} as ArticleRecord);
+      this.#files.set(id, (file = JsonCollection.of(path, (article ?? {}) as ArticleRecord, false, { revert: { reload } })));
+    }
     if (!article) {
       this.#bodies.forget(id);
       await file.remove();

@@ -77,8 +77,15 @@ export class LowdbAudit implements AuditRepository {
       const { size } = await handle.stat();
       const last = Buffer.alloc(1);
       if (size > 0) await handle.read(last, 0, 1, size - 1);
-      await handle.write(size > 0 && last[0] !== 0x0a ? `\n${line}` : line);
-      await handle.datasync();
+      try {
+        // appendFile writes until every byte is in (a bare write may stop short on a nearly full disk).
+        await handle.appendFile(size > 0 && last[0] !== 0x0a ? `\n${line}` : line);
+        await handle.datasync();
+      } catch (error) {
+        // A full disk: the part of the line that got in is cut off again, so the segment ends as it did.
+        await handle.truncate(size).catch(() => {});
+        throw error;
+      }
     } finally {
       await handle.close();
     }

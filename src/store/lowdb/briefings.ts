@@ -133,8 +133,15 @@ export class LowdbBriefings implements BriefingRepository {
         await fs.promises.mkdir(this.#dir, { recursive: true });
         const handle = await fs.promises.open(file, 'a');
         try {
-          await handle.appendFile((log.torn ? '\n' : '') + lines);
-          if (sync) await handle.sync();
+          const { size } = await handle.stat();
+          try {
+            await handle.appendFile((log.torn ? '\n' : '') + lines);
+            if (sync) await handle.sync();
+          } catch (error) {
+            // A full disk: the lines that got in part way are cut off again; the claim was not made.
+            await handle.truncate(size).catch(() => {});
+            throw error;
+          }
         } finally {
           await handle.close();
         }

@@ -60,6 +60,32 @@ export class LowdbComments implements CommentRepository {
       }
     this.#all.sort(byNewest);
     for (const comment of this.#all) this.#articleList(comment.articleId).push(comment);
+    // A bucket whose write failed (a full disk) is back as its file has it: so are its comments here.
+    buckets.onRevert((_bucket, before, after) => {
+      for (const id of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        const current = this.#byId.get(id);
+        if (current) this.#unlist(current);
+        const stored = after[id];
+        if (stored) this.#list(stored);
+      }
+    });
+  }
+
+  #list(comment: Comment): void {
+    this.#byId.set(comment.id, comment);
+    insertComment(this.#all, comment);
+    insertComment(this.#articleList(comment.articleId), comment);
+  }
+
+  /** Takes a comment out of the in-memory lists (not out of its bucket). */
+  #unlist(comment: Comment): void {
+    this.#byId.delete(comment.id);
+    removeComment(this.#all, comment);
+    const list = this.#byArticle.get(comment.articleId);
+    if (list) {
+      removeComment(list, comment);
+      if (list.length === 0) this.#byArticle.delete(comment.articleId);
+    }
   }
 
   #articleList(articleId: string): Comment[] {
@@ -69,13 +95,7 @@ export class LowdbComments implements CommentRepository {
   }
 
   #forget(comment: Comment): number {
-    this.#byId.delete(comment.id);
-    removeComment(this.#all, comment);
-    const list = this.#byArticle.get(comment.articleId);
-    if (list) {
-      removeComment(list, comment);
-      if (list.length === 0) this.#byArticle.delete(comment.articleId);
-    }
+    this.#unlist(comment);
     const b = bucketOf('comments', comment.id);
     delete this.#buckets.get(b)[comment.id];
     return b;
@@ -101,9 +121,7 @@ export class LowdbComments implements CommentRepository {
     const stored = { ...comment };
     const old = this.#byId.get(stored.id);
     if (old) this.#forget(old);
-    this.#byId.set(stored.id, stored);
-    insertComment(this.#all, stored);
-    insertComment(this.#articleList(stored.articleId), stored);
+    this.#list(stored);
     const b = bucketOf('comments', stored.id);
     this.#buckets.get(b)[stored.id] = stored;
     await this.#buckets.write(b);

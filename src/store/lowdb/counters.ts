@@ -291,7 +291,12 @@ export class LowdbCounters implements CounterRepository {
    */
   async #splitOne(): Promise<void> {
     if (this.#unsettled !== undefined) {
-      await this.#votes.use(this.#unsettled, (_bucket, write) => write());
+      const unsettled = this.#unsettled;
+      // Its failed write left it as its file has it, still holding the votes the split moved on.
+      await this.#votes.use(unsettled, (bucket, write) => {
+        dropMovedVotes(bucket, unsettled, this.#split);
+        return write();
+      });
       await writeVoteSplit(this.#dir, this.#split);
       this.#unsettled = undefined;
     }
@@ -374,7 +379,17 @@ export class LowdbCounters implements CounterRepository {
           if (kind === 'like') tally.likes++;
           else tally.dislikes++;
         }
-        await write();
+        try {
+          await write();
+        } catch (error) {
+          // Not stored (a full disk): the bucket went back to its file, and the tally kept beside it goes back too.
+          if (kind === 'like') total.likes--;
+          else total.dislikes--;
+          if (previous === 'like') total.likes++;
+          if (previous === 'dislike') total.dislikes++;
+          if (previous === undefined) this.#stored--;
+          throw error;
+        }
       }),
     );
     // After this vote is answered for: the split runs on its own, and the votes behind it wait.
@@ -420,7 +435,7 @@ export class LowdbCounters implements CounterRepository {
     // An article's votes are in its group's 16 of every 1,024 buckets (each read only if it is not in memory).
     writes.push(
       this.#onBuckets(async (split) => {
-        await Promise.all(
+        const results = await Promise.allSettled(
           voteBucketsOf(articleId, split).map((b) =>
             this.#votes.use(b, async (bucket, write) => {
               if (!bucket.votes.has(articleId) && !bucket.counts.has(articleId)) return;
@@ -430,6 +445,18 @@ export class LowdbCounters implements CounterRepository {
             }),
           ),
         );
+        const failed = results.find((result): result is PromiseRejectedResult => result.status === 'rejected');
+        if (!failed) return;
+        // Some buckets kept the votes (a full disk): the tally counts what their files still hold.
+        const total = { likes: 0, dislikes: 0 };
+        for (const b of voteBucketsOf(articleId, split)) {
+          const count = await this.#votes.use(b, (bucket) => bucket.counts.get(articleId));
+          total.likes += count?.likes ?? 0;
+          total.dislikes += count?.dislikes ?? 0;
+        }
+        if (total.likes + total.dislikes > 0) this.#counted.set(articleId, total);
+        this.#stored += total.likes + total.dislikes;
+        throw failed.reason;
       }),
     );
     await Promise.all(writes);

@@ -20,15 +20,21 @@ async function writeFileAtomicNow(file: string, text: string): Promise<void> {
     knownDirs.add(dir);
   }
   const temp = path.join(dir, `.${path.basename(file)}.tmp`);
-  const handle = await fsp.open(temp, 'w');
   try {
-    await handle.writeFile(text, 'utf8');
-    // On disk before the rename makes it visible, so a power cut cannot leave an empty file behind.
-    await handle.datasync();
-  } finally {
-    await handle.close();
+    const handle = await fsp.open(temp, 'w');
+    try {
+      await handle.writeFile(text, 'utf8');
+      // On disk before the rename makes it visible, so a power cut cannot leave an empty file behind.
+      await handle.datasync();
+    } finally {
+      await handle.close();
+    }
+    await fsp.rename(temp, file);
+  } catch (error) {
+    // A full disk: the file keeps its previous content, and the partial temp file does not keep the space.
+    await fsp.rm(temp, { force: true });
+    throw error;
   }
-  await fsp.rename(temp, file);
 }
 
 /** Reads and parses a JSON file; undefined when it does not exist, an error naming the file when it is not JSON. */
@@ -73,20 +79,33 @@ class AtomicJsonFile<T> implements Adapter<T> {
   }
 }
 
+/**
+ * What a collection does when a disk write fails (a full disk): its data goes back to what the file
+ * holds (`reload`), so memory never shows a change that is not stored, and `onRevert` lets the owner
+ * bring its indexes in line. Without it the data keeps the change and the next write carries it.
+ */
+export type RevertOnFailure<T> = {
+  /** The data as the file holds it now (the empty value when there is no file). */
+  reload: () => T;
+  onRevert?: (before: T, after: T) => void;
+};
+
 export class JsonCollection<T> {
   readonly file: string;
   readonly #db: Low<T>;
   readonly #readOnly: boolean;
+  readonly #revert: RevertOnFailure<T> | undefined;
   /** Set by remove(): the next disk operation deletes the file instead of writing it. */
   #removed = false;
   /** The disk write in progress, and the one queued behind it that will carry every change made meanwhile. */
   #writing: Promise<void> | undefined;
   #queued: Promise<void> | undefined;
 
-  private constructor(file: string, db: Low<T>, readOnly: boolean) {
+  private constructor(file: string, db: Low<T>, readOnly: boolean, revert: RevertOnFailure<T> | undefined) {
     this.file = file;
     this.#db = db;
     this.#readOnly = readOnly;
+    this.#revert = revert;
   }
 
   /**
@@ -94,17 +113,23 @@ export class JsonCollection<T> {
    * NODE_ENV=test, and the tests must exercise real files.
    */
   static async open<T>(file: string, defaults: T, readOnly: boolean): Promise<JsonCollection<T>> {
+    const empty = structuredClone(defaults);
     const db = new Low<T>(new AtomicJsonFile<T>(file), defaults);
     await db.read();
-    return new JsonCollection(file, db, readOnly);
+    return new JsonCollection(file, db, readOnly, { reload: () => readJsonFileSync<T>(file) ?? structuredClone(empty) });
   }
 
   /**
    * Wraps data already read (or new): the bulk loader reads thousands of files through a pool itself.
    * `stringify` writes data that is not plain JSON values (the vote buckets' lazily decoded lists).
    */
-  static of<T>(file: string, data: T, readOnly: boolean, stringify?: (data: T) => string): JsonCollection<T> {
-    return new JsonCollection(file, new Low<T>(new AtomicJsonFile<T>(file, stringify), data), readOnly);
+  static of<T>(
+    file: string,
+    data: T,
+    readOnly: boolean,
+    options: { stringify?: (data: T) => string; revert?: RevertOnFailure<T> } = {},
+  ): JsonCollection<T> {
+    return new JsonCollection(file, new Low<T>(new AtomicJsonFile<T>(file, options.stringify), data), readOnly, options.revert);
   }
 
   get data(): T {
@@ -125,26 +150,49 @@ export class JsonCollection<T> {
   /**
    * Persists the current data; resolves once a write that includes it is on disk. Calls made while a
    * write is running share one queued write, so a burst of N changes costs one stringify and one
-   * rename, not N.
+   * rename, not N. When a write fails and the collection reverts, the queued write fails with it
+   * (the changes it was to carry are gone from memory), and so does every caller that joined either.
    */
   write(): Promise<void> {
     if (this.#readOnly) return Promise.reject(new Error('The store was opened read-only'));
     if (this.#queued) return this.#queued;
-    const previous = this.#writing ?? Promise.resolve();
-    const next: Promise<void> = previous
-      .catch(() => {})
-      .then(() => {
-        this.#queued = undefined;
-        const current = this.#removed ? gated(this.file, () => fsp.rm(this.file, { force: true })) : this.#db.write();
-        this.#writing = current;
-        current.then(
-          () => this.#writing === current && (this.#writing = undefined),
-          () => this.#writing === current && (this.#writing = undefined),
-        );
-        return current;
+    const run = (): Promise<void> => {
+      this.#queued = undefined;
+      const written = this.#removed ? gated(this.file, () => fsp.rm(this.file, { force: true })) : this.#db.write();
+      const current = written.catch((error: unknown) => {
+        if (this.#writing === current) this.#writing = undefined;
+        if (this.#revert) this.#revertToFile();
+        throw error;
       });
+      this.#writing = current;
+      current.then(
+        () => this.#writing === current && (this.#writing = undefined),
+        () => {},
+      );
+      return current;
+    };
+    const previous = this.#writing ?? Promise.resolve();
+    // A failed write that reverted fails the one queued behind it; otherwise that one still runs.
+    const next = this.#revert ? previous.then(run) : previous.catch(() => {}).then(run);
     this.#queued = next;
     return next;
+  }
+
+  /** After a failed write: the data as the file has it, and no write queued on the changes just dropped. */
+  #revertToFile(): void {
+    // Callers that joined the queued write are failed by its chain; new changes start a new write.
+    this.#queued = undefined;
+    const before = this.#db.data;
+    let after: T;
+    try {
+      after = this.#revert!.reload();
+    } catch {
+      // The file cannot be read back: memory keeps what it has, the next write tries again.
+      return;
+    }
+    this.#removed = false;
+    this.#db.data = after;
+    this.#revert!.onRevert?.(before, after);
   }
 
   /** Resolves when nothing is being written (for close()). */

@@ -81,7 +81,8 @@ export async function openLowdbStore(
       BucketSet.load<CommentBucket>(dir, 'comments', () => ({}), readOnly),
       BucketSet.load<SubscriberBucket>(dir, 'subscribers', () => ({}), readOnly),
       BucketSet.load<SessionBucket>(dir, 'sessions', () => ({}), readOnly),
-      BucketSet.load<JobBucket>(dir, 'jobs', () => ({}), readOnly),
+      // A job whose write fails stays queued in memory (the worker still renders it) and is stored by the bucket's next write.
+      BucketSet.load<JobBucket>(dir, 'jobs', () => ({}), readOnly, { keepFailedChanges: true }),
       open<SourcesFile>('sources', { sources: [] }),
       open<UsersFile>('users', { users: [] }),
       open<MetaFile>('meta', {}),
@@ -160,7 +161,12 @@ export async function openLowdbStore(
           briefings.settle(),
           audit.settled(),
         ]);
-        await articles.snapshotListing();
+        try {
+          await articles.snapshotListing();
+        } catch (error) {
+          // Only a shortcut for the next open (which then reads the article files): a full disk must not keep the lock.
+          log.error(`[store] the listing snapshot was not written: ${String(error)}`);
+        }
         await articles.closeText();
         release();
       },

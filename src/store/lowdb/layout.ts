@@ -189,30 +189,58 @@ export class BucketSet<T> {
   readonly #readOnly: boolean;
   readonly #empty: () => T;
   readonly #files = new Map<number, JsonCollection<T>>();
+  /** Whether a bucket whose write failed goes back to its file (else it keeps the change for its next write). */
+  readonly #revert: boolean;
+  #onRevert: ((bucket: number, before: T, after: T) => void) | undefined;
 
-  private constructor(dir: string, name: BucketedName, empty: () => T, readOnly: boolean) {
+  private constructor(dir: string, name: BucketedName, empty: () => T, readOnly: boolean, revert: boolean) {
     this.#dir = dir;
     this.#name = name;
     this.#empty = empty;
     this.#readOnly = readOnly;
+    this.#revert = revert;
   }
 
-  static async load<T>(dir: string, name: BucketedName, empty: () => T, readOnly: boolean): Promise<BucketSet<T>> {
-    const set = new BucketSet<T>(dir, name, empty, readOnly);
+  /**
+   * `keepFailedChanges`: a bucket whose write fails keeps the change in memory, and its next write
+   * stores it (the job queue: the work is still done, and repeating it is harmless). By default it
+   * goes back to what its file holds, so memory never shows what is not stored.
+   */
+  static async load<T>(
+    dir: string,
+    name: BucketedName,
+    empty: () => T,
+    readOnly: boolean,
+    options: { keepFailedChanges?: boolean } = {},
+  ): Promise<BucketSet<T>> {
+    const set = new BucketSet<T>(dir, name, empty, readOnly, options.keepFailedChanges !== true);
     const files = Array.from({ length: BUCKETS[name] }, (_, b) => b);
     await inPool(files, 32, async (b) => {
-      const file = bucketFile(dir, name, b);
-      const data = await readJsonFile<T>(file);
-      if (data !== undefined) set.#files.set(b, JsonCollection.of<T>(file, data as T, readOnly));
+      const data = await readJsonFile<T>(bucketFile(dir, name, b));
+      if (data !== undefined) set.#files.set(b, set.#collection(b, data as T));
     });
     return set;
+  }
+
+  #collection(bucket: number, data: T): JsonCollection<T> {
+    const file = bucketFile(this.#dir, this.#name, bucket);
+    const revert = {
+      reload: () => readJsonFileSync<T>(file) ?? this.#empty(),
+      onRevert: (before: T, after: T) => this.#onRevert?.(bucket, before, after),
+    };
+    return JsonCollection.of<T>(file, data, this.#readOnly, this.#revert ? { revert } : {});
+  }
+
+  /** Calls `listener` when a bucket whose write failed went back to its file's content (its owner re-indexes it). */
+  onRevert(listener: (bucket: number, before: T, after: T) => void): void {
+    this.#onRevert = listener;
   }
 
   /** The bucket's data, created empty (in memory) when it has no file yet. */
   get(bucket: number): T {
     let file = this.#files.get(bucket);
     if (!file) {
-      file = JsonCollection.of(bucketFile(this.#dir, this.#name, bucket), this.#empty(), this.#readOnly);
+      file = this.#collection(bucket, this.#empty());
       this.#files.set(bucket, file);
     }
     return file.data;
@@ -345,6 +373,20 @@ export class LazyBucketSet<T> {
     }
   }
 
+  /** The bucket as its file holds it now (empty when there is none). */
+  #readNow(bucket: number): T {
+    const bytes = this.#readBytesNow(bucket);
+    return bytes ? this.#decode(bucket, bytes, this.#parse) : this.#empty();
+  }
+
+  /** A bucket's collection: a write that fails reads the bucket back from its file (the caller undoes what it kept beside it). */
+  #collection(bucket: number, data: T): JsonCollection<T> {
+    return JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, {
+      ...(this.#stringify ? { stringify: this.#stringify } : {}),
+      revert: { reload: () => this.#readNow(bucket) },
+    });
+  }
+
   #decode<R>(bucket: number, bytes: Buffer, parse: (bytes: Buffer) => R): R {
     try {
       return parse(bytes);
@@ -383,9 +425,7 @@ export class LazyBucketSet<T> {
     let loading = this.#loading.get(bucket);
     if (!loading) {
       loading = (async () => {
-        const bytes = this.#readBytesNow(bucket);
-        const data = bytes ? this.#decode(bucket, bytes, this.#parse) : this.#empty();
-        const file = JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify);
+        const file = this.#collection(bucket, this.#readNow(bucket));
         this.#files.set(bucket, file);
         return file;
       })().finally(() => this.#loading.delete(bucket));
@@ -399,7 +439,7 @@ export class LazyBucketSet<T> {
    * its file and keeps it in memory, replacing whatever file a failed split left there.
    */
   async adopt(bucket: number, data: T): Promise<void> {
-    this.#files.set(bucket, JsonCollection.of<T>(bucketFile(this.#dir, this.#name, bucket), data, this.#readOnly, this.#stringify));
+    this.#files.set(bucket, this.#collection(bucket, data));
     // use() pins it before anything can evict it, and finds it in memory.
     await this.use(bucket, (_data, write) => write());
   }

@@ -15,6 +15,14 @@ export class LowdbSessions implements SessionRepository {
   constructor(buckets: BucketSet<SessionBucket>) {
     this.#buckets = buckets;
     for (const [, bucket] of buckets.entries()) for (const session of Object.values(bucket)) this.#byId.set(session.id, session);
+    // A bucket whose write failed (a full disk) is back as its file has it: so are its sessions here.
+    buckets.onRevert((_bucket, before, after) => {
+      for (const id of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        const stored = after[id];
+        if (stored) this.#byId.set(id, stored);
+        else this.#byId.delete(id);
+      }
+    });
   }
   #drop(id: string): number {
     const b = bucketOf('sessions', id);

@@ -25,10 +25,11 @@ export function writeJsonAtomic(file: string, value: unknown): Promise<void> {
 async function writeJsonAtomicNow(file: string, value: unknown): Promise<void> {
   await fs.promises.mkdir(path.dirname(file), { recursive: true });
   const temp = `${file}.${randomUUID()}.tmp`;
-  await fs.promises.writeFile(temp, JSON.stringify(value));
   try {
+    await fs.promises.writeFile(temp, JSON.stringify(value));
     await fs.promises.rename(temp, file);
   } catch (error) {
+    // A full disk: the partial temp file goes, the file keeps its previous content.
     await fs.promises.rm(temp, { force: true });
     throw error;
   }

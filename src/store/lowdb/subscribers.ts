@@ -35,6 +35,15 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   constructor(buckets: BucketSet<SubscriberBucket>) {
     this.#buckets = buckets;
     for (const [, bucket] of buckets.entries()) for (const subscriber of Object.values(bucket)) this.#index(subscriber);
+    // A bucket whose write failed (a full disk) is back as its file has it: so are its subscribers here.
+    buckets.onRevert((_bucket, before, after) => {
+      for (const email of new Set([...Object.keys(before), ...Object.keys(after)])) {
+        const current = this.#byEmail.get(email);
+        if (current) this.#unindex(current);
+        const stored = after[email];
+        if (stored) this.#index(stored);
+      }
+    });
   }
 
   #write(subscriber: Subscriber): Promise<void> {

@@ -1,0 +1,164 @@
+/**
+ * Issue 31, item 7 on the real built server: Pagefind's indexing process (the child the server started)
+ * killed while it indexes leaves the previous bundle served and intact, the build is not left waiting
+ * for an answer that never comes, and the next run re-indexes; one killed between builds is replaced by
+ * the next publish's. Chromium then finds every article through Pagefind alone.
+ */
+import { createHash } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium } from 'playwright-core';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
+import { startServer, type TestServer } from '../helpers/server.ts';
+import { childProcessesNamed } from '../../src/server/thread-priority.ts';
+import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Every file of a folder (relative path) with its inode and content hash: a bundle replaced or touched shows. */
+function filesOf(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of fs.readdirSync(dir, { recursive: true, withFileTypes: true }) as fs.Dirent[]) {
+    if (!entry.isFile()) continue;
+    const file = path.join(entry.parentPath, entry.name);
+    const hash = createHash('sha256').update(fs.readFileSync(file)).digest('hex');
+    out[path.relative(dir, file)] = `${fs.statSync(file).ino}:${hash}`;
+  }
+  return out;
+}
+
+describe('a Pagefind process killed mid-index', () => {
+  let server: TestServer;
+  let admin: TestClient;
+  let head = '';
+
+  const lines = () => server.output().split('\n');
+  /** Pages indexed by each "search index rebuilt" line of the head bundle, in order. */
+  const rebuilds = () => lines().filter((l) => l.includes('search index rebuilt') && l.endsWith(`(bundle ${head})`));
+  /** Search jobs (a head re-index, a compaction, a re-index of all) that began (a debug line), and those that ended. */
+  const starts = () => lines().filter((l) => /^\[publish\] \/pagefind\/\S+ started$/.test(l));
+  const ends = () => lines().filter((l) => /^\[publish\] \/pagefind\/\S+ (?:(?:written|unchanged|deleted|absent) in |failed \()/.test(l));
+  /** Whether a rebuild of the head since the `since`-th indexed `pages` pages. */
+  const rebuiltWith = (since: number, pages: number) =>
+    rebuilds()
+      .slice(since)
+      .some((l) => l.includes(`rebuilt: ${pages} pages`));
+  const indexerOf = () => childProcessesNamed('pagefind', server.process.pid);
+
+  // Today's head bundle is named once: the file runs within one UTC day.
+  beforeAll(() => clearOfMidnight(), 11 * 60_000);
+
+  beforeAll(async () => {
+    server = await startServer({ env: { LOG_LEVEL: 'debug' } });
+    admin = await adminClient(server);
+    head = `head-${new Date().toISOString().slice(0, 10)}`;
+    await createArticle(admin, { title: 'The heron bulletin', status: 'published' });
+    await waitFor('the head bundle with the first article', async () => rebuiltWith(0, 1), 90_000);
+    // Settled: the start's reconcile done, and every search job it and the publish queued ended, a while ago.
+    await waitFor(
+      'the start-up reconcile',
+      async () => !/\[publish\] reconciling/.test(server.output()) || /\[publish\] reconciled/.test(server.output()),
+      90_000,
+    );
+    let quiet = { starts: -1, since: Date.now() };
+    await waitFor(
+      'no search job running or starting',
+      async () => {
+        if (starts().length !== quiet.starts) quiet = { starts: starts().length, since: Date.now() };
+        return starts().length === ends().length && Date.now() - quiet.since > 3000;
+      },
+      90_000,
+    );
+    await waitFor("the server's Pagefind process", async () => indexerOf().length === 1);
+  }, 180_000);
+
+  beforeEach(() => {
+    onTestFailed(() => console.log(`--- server output (tail) ---\n${server?.output().slice(-6000)}`));
+  });
+
+  afterAll(async () => {
+    await server?.stop();
+  });
+
+  it('leaves the previous bundle served and intact, and its retry indexes the new article', async () => {
+    const pagefindDir = path.join(server.clientDir, 'pagefind');
+    const bundleDir = path.join(pagefindDir, head);
+    const before = filesOf(bundleDir);
+    // A build replaces a bundle by renaming a complete new folder over it: the folder's inode says whether one did.
+    const folder = fs.statSync(bundleDir).ino;
+    const rebuildsBefore = rebuilds().length;
+    const startsBefore = starts().length;
+    const [indexer] = indexerOf();
+    // Stopped first, so the re-index the publish queues is in flight, waiting for an answer, when it dies.
+    process.kill(indexer!, 'SIGSTOP');
+    try {
+      await createArticle(admin, { title: 'The osprey report', status: 'published' });
+      await waitFor('a re-index to begin', async () => starts().length > startsBefore, 60_000);
+      // Its first call reaches the stopped process within milliseconds; this leaves a wide margin.
+      await sleep(2000);
+      expect(rebuilds().length).toBe(rebuildsBefore);
+    } finally {
+      process.kill(indexer!, 'SIGKILL');
+    }
+    await waitFor('the build to fail', async () => /Indexing \S+ for search failed \(the Pagefind process died/.test(server.output()));
+
+    // The server frozen for the look, so its retry (a second on) cannot swap a new bundle in meanwhile.
+    process.kill(server.process.pid!, 'SIGSTOP');
+    try {
+      // What it logged before the freeze arrives: another build that had begun already would show here.
+      await sleep(300);
+      if (fs.statSync(bundleDir).ino === folder) {
+        // The previous bundle exactly as it was (same files, bytes and inodes).
+        expect(filesOf(bundleDir)).toEqual(before);
+      } else console.warn('A later build had swapped in a complete new bundle before the server was frozen.');
+      // No half-built folder left behind, unless a build that began after the failure is writing its own.
+      if (starts().length === startsBefore + 1) expect(fs.readdirSync(pagefindDir).filter((name) => name.startsWith('.next-'))).toEqual([]);
+      expect(JSON.parse(fs.readFileSync(path.join(pagefindDir, 'periods.json'), 'utf8')).periods).toContain(head);
+    } finally {
+      process.kill(server.process.pid!, 'SIGCONT');
+    }
+    expect((await fetch(new URL(`/pagefind/${head}/pagefind-entry.json`, server.url))).status).toBe(200);
+
+    // The job's retry starts a new Pagefind process and indexes the new article.
+    await waitFor('the retry to rebuild the head with the new article', async () => rebuiltWith(rebuildsBefore, 2), 60_000);
+    await waitFor('one Pagefind process again', async () => indexerOf().length === 1);
+    expect(indexerOf()[0]).not.toBe(indexer);
+  });
+
+  it('replaces a Pagefind process that died between builds at the next publish', async () => {
+    const rebuildsBefore = rebuilds().length;
+    const [indexer] = indexerOf();
+    process.kill(indexer!, 'SIGKILL');
+    await waitFor('the process gone', async () => !indexerOf().includes(indexer!));
+    await createArticle(admin, { title: 'The kingfisher dispatch', status: 'published' });
+    await waitFor('the publish to rebuild the head with the new article', async () => rebuiltWith(rebuildsBefore, 3), 60_000);
+    expect(server.output()).not.toMatch(/backend is closed|Pagefind backend closed/);
+  });
+
+  it('Chromium finds every article through Pagefind alone', async () => {
+    const browser = await chromium.launch({
+      executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
+    try {
+      for (const [query, title] of [
+        ['heron', 'The heron bulletin'],
+        ['osprey', 'The osprey report'],
+        ['kingfisher', 'The kingfisher dispatch'],
+      ] as const) {
+        const context = await browser.newContext();
+        // Only the Pagefind bundles can answer.
+        await context.route('**/api/search**', (route) => route.abort());
+        const page = await context.newPage();
+        await page.goto(new URL(`/search?q=${query}`, server.url).href);
+        const grid = page.getByRole('list', { name: 'Search results' });
+        await grid.getByTestId('article-card').first().waitFor({ timeout: 15_000 });
+        expect(await grid.getAttribute('data-engine'), query).toBe('pagefind');
+        expect(await grid.locator('.card-title').allTextContents(), query).toContain(title);
+        await context.close();
+      }
+    } finally {
+      await browser.close();
+    }
+  });
+});
