@@ -3,13 +3,13 @@ import type { APIContext, APIRoute } from 'astro';
 import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { z } from 'zod';
-import { AppError, isAppError, type AppErrorIssue } from '../server/errors.ts';
+import { AppError, isAppError, isServiceUnavailable, type AppErrorIssue } from '../server/errors.ts';
 import { readBodyBytes } from './body-limit.ts';
 import { can, type Action } from '../lib/permissions.ts';
 import { assertCan } from '../server/permissions.ts';
 import { useRuntime, type Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
-import type { Logger } from '../server/log.ts';
+import { logOncePerMinute, type Logger } from '../server/log.ts';
 import type { Actor, Viewer } from '../server/articles.ts';
 
 /** JSON bodies are small: an article body is the largest at ~500 KB. */
@@ -121,8 +121,11 @@ export async function expectEmptyBody(request: Request): Promise<void> {
 /** Maps any thrown error to a response; unexpected ones are logged (with the request's id) and answer 500. */
 export function toErrorResponse(error: unknown, log: Logger | undefined): Response {
   if (isAppError(error)) {
-    // A 5xx the domain chose (a store that is down: 503) is still worth a line; 4xx are the client's.
-    if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
+    // A 5xx the domain chose is still worth a line; 4xx are the client's. A dependency that is down
+    // (ServiceUnavailableError) is told once a minute, not once per request that meets it.
+    if (log && isServiceUnavailable(error))
+      logOncePerMinute(log, `api-503:${error.message}`, { status: 503, err: error.message }, `[api] 503: ${error.message}`);
+    else if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
     return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   }
   // No runtime (it failed to start): the HTTP server's access line still records the 500.

@@ -35,3 +35,25 @@ export const conflict = (message: string) => new AppError(409, message);
 export const unauthorized = (message = 'Sign in required') => new AppError(401, message);
 export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many requests, please try again later.') =>
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
+
+/**
+ * A dependency that is down (the database, a full disk, the mail server): the API answers 503 with
+ * `Retry-After` and this message, never a 500. Callers log it once a minute per cause (logOncePerMinute).
+ */
+export class ServiceUnavailableError extends AppError {
+  /** Brand checked instead of instanceof (see AppError). */
+  readonly isServiceUnavailable = true;
+  /** How soon a retry may succeed, in seconds (the Retry-After header). */
+  readonly retryAfterS: number;
+
+  constructor(message: string, options: { retryAfterS: number; cause?: unknown }) {
+    const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS));
+    super(503, message, { headers: { 'Retry-After': String(retryAfterS) }, cause: options.cause });
+    this.name = 'ServiceUnavailableError';
+    this.retryAfterS = retryAfterS;
+  }
+}
+
+export function isServiceUnavailable(error: unknown): error is ServiceUnavailableError {
+  return isAppError(error) && (error as { isServiceUnavailable?: unknown }).isServiceUnavailable === true;
+}

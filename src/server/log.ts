@@ -104,3 +104,32 @@ export function maskEmail(address: string): string {
 export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
+
+const ONCE_KEY = Symbol.for('meridian-news.log-once');
+const ONCE_INTERVAL_MS = 60_000;
+
+/**
+ * Writes a line for a cause (a dependency that is down) at most once a minute, however many requests
+ * meet it; the next line counts the ones left out (`suppressed`). Answers whether it wrote.
+ */
+export function logOncePerMinute(
+  log: Logger,
+  key: string,
+  fields: Record<string, unknown>,
+  message: string,
+  level: 'warn' | 'error' = 'warn',
+): boolean {
+  // On globalThis: the server script and the Astro bundle each load this module, and share the limit.
+  const registry = globalThis as unknown as { [ONCE_KEY]?: Map<string, { at: number; suppressed: number }> };
+  const seen = (registry[ONCE_KEY] ??= new Map());
+  // A monotonic clock: a wall clock moved back must not silence a cause for the length of the jump.
+  const now = performance.now();
+  const last = seen.get(key);
+  if (last && now - last.at < ONCE_INTERVAL_MS) {
+    last.suppressed++;
+    return false;
+  }
+  seen.set(key, { at: now, suppressed: 0 });
+  log[level]({ ...fields, ...(last?.suppressed ? { suppressed: last.suppressed } : {}) }, message);
+  return true;
+}
