@@ -13,7 +13,7 @@ import {
   type SubscriberListQuery,
 } from '../schemas/newsletter.ts';
 import { renderConfirmationMail, siteUrl } from './mail/templates.ts';
-import { sendWithRetry } from './mail/transport.ts';
+import { sendWithinBudget } from './mail/transport.ts';
 import { useMailer } from './mail/mailer.ts';
 
 /** The Retry-After of a sign-up whose confirmation mail could not be sent: mail servers come back in minutes. */
@@ -70,14 +70,9 @@ export async function subscribe(runtime: Runtime, email: string, clientIp: strin
     await store.subscribers.upsert({ id, email, token: randomToken(), createdAt: nowIso(), ...pending });
   }
   const mail = renderConfirmationMail(runtime.config, siteUrl(runtime.config, `/newsletter/confirm?token=${token}`));
-  // A person waits for this answer: one SMTP_TIMEOUT_MS in all, retries included, never nodemailer's minutes.
-  const budgetMs = runtime.config.SMTP_TIMEOUT_MS;
   try {
-    await sendWithRetry(
-      useMailer(runtime),
-      { to: email, ...mail },
-      { deadline: performance.now() + budgetMs, signal: AbortSignal.timeout(budgetMs) },
-    );
+    // A person waits for this answer: one SMTP_TIMEOUT_MS in all, retries included, never nodemailer's minutes.
+    await sendWithinBudget(useMailer(runtime), { to: email, ...mail }, runtime.config.SMTP_TIMEOUT_MS);
   } catch (error) {
     const reason = (error as Error).message;
     logOncePerMinute(

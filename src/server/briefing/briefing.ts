@@ -18,7 +18,7 @@ import type { Runtime } from '../runtime.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { BriefingRun, BriefingSummary, Delivery, Subscriber } from '../../schemas/newsletter.ts';
 import { briefingSubject, renderBriefingMail, type BriefingContent, type RenderedMail } from '../mail/templates.ts';
-import { classifyMailError, sendWithRetry, type Mailer } from '../mail/transport.ts';
+import { classifyMailError, sendWithinBudget, sendWithRetry, type Mailer } from '../mail/transport.ts';
 import { ServiceUnavailableError } from '../errors.ts';
 import { nowIso, nowMs } from '../clock.ts';
 import { useMailer } from '../mail/mailer.ts';
@@ -100,12 +100,21 @@ export async function previewBriefing(runtime: Runtime, now = new Date(nowMs()))
 /** Sends the current briefing to one address, marked as a test (no send log, no unsubscribe token of a subscriber). */
 export async function sendTestCopy(runtime: Runtime, email: string): Promise<void> {
   const mail = await previewBriefing(runtime);
-  await sendWithRetry(useMailer(runtime), {
-    to: email,
-    subject: `[Test] ${mail.subject}`,
-    html: mail.html,
-    text: mail.text,
-  });
+  try {
+    await sendWithinBudget(
+      useMailer(runtime),
+      { to: email, subject: `[Test] ${mail.subject}`, html: mail.html, text: mail.text },
+      runtime.config.SMTP_TIMEOUT_MS,
+    );
+  } catch (error) {
+    throw new ServiceUnavailableError(
+      `The mail server did not take the test copy (${classifyMailError(error).message}); try again in a few minutes.`,
+      {
+        retryAfterS: 60,
+        cause: error,
+      },
+    );
+  }
 }
 
 function messageIdFor(runtime: Runtime, runId: string, subscriberId: string): string {

@@ -170,3 +170,11 @@ export async function sendWithRetry(mailer: Mailer, message: MailMessage, option
     }
   }
 }
+
+/**
+ * Sends a message a person is waiting for (a sign-up's confirmation, a test copy): retried as
+ * sendWithRetry does, but given up after `budgetMs` in all (SMTP_TIMEOUT_MS), waiting in the pool included.
+ */
+export function sendWithinBudget(mailer: Mailer, message: MailMessage, budgetMs: number): Promise<{ messageId: string }> {
+  return sendWithRetry(mailer, message, { deadline: performance.now() + budgetMs, signal: AbortSignal.timeout(budgetMs) });
+}
