@@ -101,8 +101,6 @@ export type Delivery = {
   messageId?: string;
   /** A failure where the message certainly did not go out (refused for now, server unreachable): the next run tries again. */
   retry?: boolean;
-  /** Runs that tried this recipient and failed for now, this one included (retries stop at a few). */
-  tries?: number;
 };
 
 /** GET /api/newsletter/subscribers: a page of subscribers, the counts by status and the last briefing. */

@@ -5,7 +5,8 @@
  * briefing twice, and everyone not in doubt gets it by the end (after retries and the next run).
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { runBriefing } from '../../src/server/briefing/briefing.ts';
+import { RETRY_WINDOW_MS, runBriefing } from '../../src/server/briefing/briefing.ts';
+import { setClock } from '../../src/server/clock.ts';
 import { isServiceUnavailable, type ServiceUnavailableError } from '../../src/server/errors.ts';
 import type { BriefingSummary } from '../../src/schemas/newsletter.ts';
 import { startSmtp, type TestSmtp } from '../helpers/smtp.ts';
@@ -21,6 +22,7 @@ let runtime: TestRuntime | undefined;
 let smtp: TestSmtp | undefined;
 
 afterEach(async () => {
+  setClock(undefined);
   for (const service of runtime?.services.values() ?? []) await service.stop();
   await closeQuietly(runtime?.store);
   await smtp?.stop();
@@ -29,12 +31,12 @@ afterEach(async () => {
 });
 
 /** A runtime sending through `mail`, with today's editor's pick and RECIPIENTS confirmed subscribers. */
-async function briefingRuntime(mail: TestSmtp, prefix: string): Promise<{ rt: TestRuntime; emails: string[] }> {
+async function briefingRuntime(mail: TestSmtp, prefix: string, count = RECIPIENTS): Promise<{ rt: TestRuntime; emails: string[] }> {
   const rt = await makeRuntime();
   rt.config = { ...rt.config, SMTP_URL: mail.url, SMTP_TIMEOUT_MS: TIMEOUT_MS };
   const now = new Date().toISOString();
   await rt.store.articles.insert(articleRecord({ title: 'The storm passes', publishedAt: now, isEditorsPick: true }));
-  const emails = Array.from({ length: RECIPIENTS }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}@example.com`);
+  const emails = Array.from({ length: count }, (_, i) => `${prefix}-${String(i).padStart(2, '0')}@example.com`);
   for (const [i, email] of emails.entries()) {
     await rt.store.subscribers.upsert({
       id: `${prefix}-${i}`,
@@ -148,4 +150,24 @@ describe('a mail server that fails mid-briefing', () => {
     const { inDoubt } = await expectOnceEach(rt, smtp, emails);
     expect(inDoubt).toEqual([]);
   }, 120_000);
+
+  it('gives up on a recipient still refused for now once the run is RETRY_WINDOW_MS old, and finishes', async () => {
+    smtp = await startSmtp();
+    let now = Date.parse('2031-03-04T08:00:00Z');
+    setClock(() => now);
+    const { rt, emails } = await briefingRuntime(smtp, 'late', 1);
+    await rt.store.articles.insert(articleRecord({ title: 'Morning news', publishedAt: '2031-03-04T06:00:00.000Z', isEditorsPick: true }));
+    runtime = rt;
+    smtp.fault('refuse');
+    expect(isServiceUnavailable(await runOnce(rt))).toBe(true);
+    // The same day, past the window: a morning briefing is not sent in the evening.
+    now += RETRY_WINDOW_MS + 60_000;
+    expect(await runOnce(rt)).toMatchObject({ outcome: 'sent', sent: 0, failed: 1, unknown: 0 });
+    const [delivery] = (await rt.store.briefings.deliveries((await rt.store.briefings.latest())!.id)).values();
+    expect(delivery).toMatchObject({ state: 'failed' });
+    expect(delivery!.retry).toBeUndefined();
+    smtp.fault(undefined);
+    expect(await runOnce(rt)).toMatchObject({ outcome: 'already-sent' });
+    expect(smtp.to(emails[0]!)).toHaveLength(0);
+  }, 60_000);
 });

@@ -10,7 +10,7 @@
  * mid-transaction. A recipient the server refused for now (4xx) or could not be reached for is
  * tried again at once (1 s, then 4 s later), and by the next run: a run with such recipients left
  * is paused, not finished (after PAUSE_AFTER failures in a row at once: the mail server is down), and
- * resumes later, up to MAX_TRIES runs per recipient.
+ * resumes later, for up to RETRY_WINDOW_MS after it started.
  */
 import { maskEmail } from '../log.ts';
 import { hostname } from 'node:os';
@@ -33,8 +33,8 @@ export const BATCH_SIZE = 50;
 export const CONCURRENCY = 3;
 /** Consecutive recipients that could not be handed over before a run pauses. */
 export const PAUSE_AFTER = 5;
-/** Runs (the first and its resumptions) that try a recipient the mail server keeps refusing for now, before it is given up. */
-export const MAX_TRIES = 3;
+/** How long after a run started a recipient refused for now is still tried again: a morning briefing is not sent in the evening. */
+export const RETRY_WINDOW_MS = 6 * 60 * 60_000;
 /** How soon a paused run is worth resuming (the scheduler waits this long; `npm run briefing` may be run again then). */
 export const PAUSE_RETRY_AFTER_S = 5 * 60;
 /** Without an earlier briefing, the first one covers this much. */
@@ -129,7 +129,6 @@ async function deliverOne(
   run: BriefingRun,
   content: BriefingContent,
   subscriber: Subscriber,
-  earlierTries: number,
 ): Promise<Delivery | undefined> {
   const urls = unsubscribeUrls(runtime, subscriber);
   const mail = renderBriefingMail(runtime.config, content, urls.page);
@@ -157,13 +156,14 @@ async function deliverOne(
       `[briefing] ${run.id}: sending to ${maskEmail(subscriber.email)} failed: ${failure.message}`,
     );
     if (!failure.notSent) return undefined;
-    const tries = earlierTries + 1;
+    // The run's age by the server's clock: a jump back keeps retrying, a jump forward gives up sooner.
+    const retry = failure.temporary && nowMs() - Date.parse(run.startedAt) < RETRY_WINDOW_MS;
     return {
       subscriberId: subscriber.id,
       state: 'failed',
       at: nowIso(),
       error: failure.message.slice(0, 300),
-      ...(failure.temporary ? { tries, ...(tries < MAX_TRIES ? { retry: true } : {}) } : {}),
+      ...(retry ? { retry: true } : {}),
     };
   }
 }
@@ -220,7 +220,7 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
       }
       // `attempting` is on disk before the message goes out, and only one caller (of any server) gets to record it.
       if (!(await store.briefings.claimDelivery(run.id, fresh.id, nowIso()))) return;
-      const result = await deliverOne(runtime, mailer, current, content, fresh, before.get(fresh.id)?.tries ?? 0);
+      const result = await deliverOne(runtime, mailer, current, content, fresh);
       if (result) await store.briefings.recordDeliveries(run.id, [result]);
       if (result?.state === 'sent' || (result?.state === 'failed' && !result.retry)) failuresInARow = 0;
       else {

@@ -59,7 +59,7 @@ export async function startBriefingScheduler(runtime: Runtime): Promise<{ stop()
   await getAppSecret(runtime);
   const time = runtime.config.BRIEFING_TIME;
   let running: Promise<void> | undefined;
-  /** After a paused run (mail server down), no new try before this (performance.now(): a wall clock moved back must not stretch the wait). */
+  /** After a paused run (mail server down), no new try before this (performance.now(): a clock moved back must not stretch the wait). */
   let quietUntil = 0;
   const tick = (): Promise<void> => {
     if (running || performance.now() < quietUntil) return running ?? Promise.resolve();
