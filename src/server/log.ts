@@ -129,6 +129,8 @@ export function logOncePerMinute(
     last.suppressed++;
     return false;
   }
+  // Causes whose minute is over are forgotten, so keys that carry details cannot grow without bound.
+  if (seen.size >= 1000) for (const [old, entry] of seen) if (now - entry.at >= ONCE_INTERVAL_MS) seen.delete(old);
   seen.set(key, { at: now, suppressed: 0 });
   log[level]({ ...fields, ...(last?.suppressed ? { suppressed: last.suppressed } : {}) }, message);
   return true;
