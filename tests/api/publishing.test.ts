@@ -507,5 +507,5 @@ describe('jobs, restarts and scheduled publishing', () => {
       hook.closeAllConnections();
       hook.close();
     }
-  });
+  }, 90_000);
 });
