@@ -61,6 +61,11 @@ const configSchema = z.object({
   APP_SECRET: z.string().min(32).optional(),
   /** SMTP server for outgoing mail, `smtp://user:pass@host:port` (`smtps://` for TLS); unset writes .eml files to DATA_DIR/outbox/. */
   SMTP_URL: z.url({ protocol: /^smtps?$/, error: 'Expected smtp://user:pass@host:port or smtps://...' }).optional(),
+  /**
+   * Milliseconds the mail server may take to accept a connection and greet (twice that to answer a step
+   * of a delivery); a sign-up waits this long at most. @default 30000
+   */
+  SMTP_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
   /** Sender of every mail, `Name <address>` or an address. @default "SITE_NAME <SITE_EMAIL>" */
   MAIL_FROM: z.string().min(3).max(320).optional(),
   /** Local time (HH:MM) the weekday briefing goes out; `off` leaves sending to `npm run briefing` (cron). @default "07:00" */

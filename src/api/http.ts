@@ -124,7 +124,7 @@ export function logUnavailable(log: Logger | undefined, error: AppError): void {
   if (log)
     logOncePerMinute(
       log,
-      `unavailable:${error.message}`,
+      `api-503:${error.message}`,
       { status: error.status, err: error.message },
       `[api] ${error.status}: ${error.message}`,
     );
@@ -138,14 +138,12 @@ export function toErrorResponse(error: unknown, log: Logger | undefined): Respon
   const unavailable = serviceUnavailableOf(error);
   if (unavailable) {
     // A full disk was reported where it was met (storage-faults.ts), once a minute: not again here.
-    if (!isServiceUnavailable(error)) logUnavailable(log, unavailable);
+    if (!(isServiceUnavailable(unavailable) && unavailable.reported)) logUnavailable(log, unavailable);
     return errorResponse(unavailable.status, unavailable.message, undefined, unavailable.headers);
   }
   if (isAppError(error)) {
-    // A 5xx the domain chose is still worth a line; 4xx are the client's. A dependency that is down
-    // (ServiceUnavailableError) was logged where it was met, once a minute, not once per request.
-    if (error.status >= 500 && !isServiceUnavailable(error))
-      log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
+    // A 5xx the domain chose is still worth a line; 4xx are the client's.
+    if (error.status >= 500) log?.warn({ status: error.status, err: error.message }, `[api] ${error.status}: ${error.message}`);
     return errorResponse(error.status, error.message, error.issues, error.headers, error.details);
   }
   // No runtime (it failed to start): the HTTP server's access line still records the 500.

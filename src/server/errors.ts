@@ -38,20 +38,24 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many r
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
 /**
- * A dependency that is down (a full disk, a database that does not answer, a mail server that is
- * gone): 503 with Retry-After and a sentence a person understands. Logged where it is raised (at
- * most once a minute per cause), never per request.
+* A dependency that is down (a full disk, a database that does not answer, a mail server that is
+ * gone): 503 with Retry-After and a sentence a person understands, never a 500. The API logs it once a
+ * minute per message, unless it was `reported` where it was met (a full disk has its own line).
  */
 export class ServiceUnavailableError extends AppError {
   /** Brand checked instead of instanceof, as for AppError. */
   readonly isServiceUnavailable = true;
+  /** How soon a retry may succeed, in seconds (the Retry-After header). */
   readonly retryAfterS: number;
+  /** Logged already where it was met (once a minute): the API adds no line of its own. */
+  readonly reported: boolean;
 
-  constructor(message: string, options: { retryAfterS?: number; cause?: unknown } = {}) {
+  constructor(message: string, options: { retryAfterS?: number; cause?: unknown; reported?: boolean } = {}) {
     const retryAfterS = Math.max(1, Math.ceil(options.retryAfterS ?? 5));
     super(503, message, { headers: { 'Retry-After': String(retryAfterS) }, cause: options.cause });
     this.name = 'ServiceUnavailableError';
     this.retryAfterS = retryAfterS;
+    this.reported = options.reported ?? false;
   }
 }
 

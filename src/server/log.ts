@@ -106,33 +106,37 @@ export function errorMessage(error: unknown): string {
 }
 
 /**
- * When each logger last wrote each once-a-minute line, and how many it left out since. Per module copy:
- * the server script and the Astro bundle each keep their own, so a cause both meet is said at most
+ * When each once-a-minute cause was last written, and how many lines it left out since. Per module copy
+ * (the server script and the Astro bundle each load this module): a cause both meet is said at most
  * twice a minute, and no process-wide registry is needed.
  */
-const onceState = new WeakMap<Logger, Map<string, { at: number; left: number }>>();
-
-const MINUTE_MS = 60_000;
+const onceSeen = new Map<string, { at: number; suppressed: number }>();
+const ONCE_INTERVAL_MS = 60_000;
 
 /**
- * Writes a warning for `key` (one cause: "the database is unavailable") at most once a minute, not once
- * per request or retry; the next line says how many it stood for. Answers whether it wrote.
+ * Writes a line for a cause (a dependency that is down) at most once a minute, however many requests
+ * or retries meet it; the next line counts the ones left out (`suppressed`). Answers whether it wrote.
  */
-export function logOncePerMinute(log: Logger, key: string, fields: Record<string, unknown>, message: string, now = Date.now()): boolean {
-  let keys = onceState.get(log);
-  if (!keys) onceState.set(log, (keys = new Map()));
-  const last = keys.get(key);
-  if (last && now - last.at < MINUTE_MS) {
-    last.left++;
+export function logOncePerMinute(
+  log: Logger,
+  key: string,
+  fields: Record<string, unknown>,
+  message: string,
+  level: 'warn' | 'error' = 'warn',
+): boolean {
+  // A monotonic clock: a wall clock moved back must not silence a cause for the length of the jump.
+  const now = performance.now();
+  const last = onceSeen.get(key);
+  if (last && now - last.at < ONCE_INTERVAL_MS) {
+    last.suppressed++;
     return false;
   }
-  const repeated = last?.left ?? 0;
-  keys.set(key, { at: now, left: 0 });
-  log.warn({ ...fields, ...(repeated ? { repeated } : {}) }, repeated ? `${message} (${repeated} more since the last line)` : message);
+  // Causes whose minute is over are forgotten, so keys that carry details cannot grow without bound.
+  if (onceSeen.size >= 1000) for (const [old, entry] of onceSeen) if (now - entry.at >= ONCE_INTERVAL_MS) onceSeen.delete(old);
+  onceSeen.set(key, { at: now, suppressed: 0 });
+  log[level](
+    { ...fields, ...(last?.suppressed ? { suppressed: last.suppressed } : {}) },
+    last?.suppressed ? `${message} (${last.suppressed} more since the last line)` : message,
+  );
   return true;
-}
-
-/** Forgets `key`: the cause went away, so its next occurrence is logged at once. */
-export function clearLogOnce(log: Logger, key: string): void {
-  onceState.get(log)?.delete(key);
 }

@@ -1,9 +1,9 @@
 /** Newsletter subscriptions: double opt-in sign-up, confirmation, unsubscribe, and the dashboard's subscriber list. */
-import { maskEmail } from './log.ts';
+import { logOncePerMinute, maskEmail } from './log.ts';
 import { createHash, randomUUID } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Runtime } from './runtime.ts';
-import { AppError, notFound, tooManyRequests } from './errors.ts';
+import { notFound, ServiceUnavailableError, tooManyRequests } from './errors.ts';
 import { nowIso } from './clock.ts';
 import {
   subscriberStatus,
@@ -13,9 +13,11 @@ import {
   type SubscriberListQuery,
 } from '../schemas/newsletter.ts';
 import { renderConfirmationMail, siteUrl } from './mail/templates.ts';
-import { sendWithRetry } from './mail/transport.ts';
+import { sendWithinBudget } from './mail/transport.ts';
 import { useMailer } from './mail/mailer.ts';
 
+/** The Retry-After of a sign-up whose confirmation mail could not be sent: mail servers come back in minutes. */
+const SIGN_UP_RETRY_AFTER_S = 120;
 /** A confirmation link works this long. */
 const CONFIRM_TTL_MS = 7 * 24 * 60 * 60_000;
 /** Confirmation mails per address (a day) and sign-ups per client IP (an hour): enough for a lost mail, too few to bomb an inbox. */
@@ -60,23 +62,64 @@ export async function subscribe(runtime: Runtime, email: string, clientIp: strin
     confirmExpiresAt: new Date(now + CONFIRM_TTL_MS).toISOString(),
     confirmSentAt: new Date(now).toISOString(),
   };
+  const id = existing?.id ?? randomUUID();
   if (existing) {
     // Coming back after unsubscribing means confirming again; a resend replaces the previous link.
     await store.subscribers.update(existing.id, { ...pending, unsubscribedAt: undefined, confirmedAt: undefined });
   } else {
-    await store.subscribers.upsert({ id: randomUUID(), email, token: randomToken(), createdAt: nowIso(), ...pending });
+    await store.subscribers.upsert({ id, email, token: randomToken(), createdAt: nowIso(), ...pending });
   }
   const mail = renderConfirmationMail(runtime.config, siteUrl(runtime.config, `/newsletter/confirm?token=${token}`));
   try {
-    await sendWithRetry(useMailer(runtime), { to: email, ...mail });
+    // A person waits for this answer: one SMTP_TIMEOUT_MS in all, retries included, never nodemailer's minutes.
+    await sendWithinBudget(useMailer(runtime), { to: email, ...mail }, runtime.config.SMTP_TIMEOUT_MS);
   } catch (error) {
-    runtime.log.error(
-      { component: 'newsletter', to: maskEmail(email), err: (error as Error).message },
-      `[newsletter] confirmation mail to ${maskEmail(email)} failed: ${(error as Error).message}`,
+    const reason = (error as Error).message;
+    logOncePerMinute(
+      runtime.log,
+      'newsletter:confirmation-mail',
+      { component: 'newsletter', to: maskEmail(email), err: reason },
+      `[newsletter] confirmation mail to ${maskEmail(email)} failed: ${reason}`,
     );
-    throw new AppError(503, 'We could not send the confirmation e-mail. Please try again later.', { cause: error });
+    await undoSignUp(runtime, id, existing, { key: `newsletter-confirm-address:${email}`, resetAt: addressHits.resetAt });
+    throw new ServiceUnavailableError('We could not send the confirmation e-mail. Please try again in a few minutes.', {
+      retryAfterS: SIGN_UP_RETRY_AFTER_S,
+      cause: error,
+    });
   }
   return { mailed: true };
+}
+
+/**
+ * Puts a sign-up whose confirmation mail did not go out back as it was: a new address leaves no
+ * record, a known one keeps its previous state (and link), and the mail does not count against the
+ * address's daily limit (it reached no inbox).
+ */
+async function undoSignUp(
+  runtime: Runtime,
+  id: string,
+  before: Subscriber | undefined,
+  hit: { key: string; resetAt: number },
+): Promise<void> {
+  const { store } = runtime;
+  try {
+    if (!before) await store.subscribers.delete(id);
+    else
+      await store.subscribers.update(id, {
+        confirmTokenHash: before.confirmTokenHash,
+        confirmExpiresAt: before.confirmExpiresAt,
+        confirmSentAt: before.confirmSentAt,
+        confirmedAt: before.confirmedAt,
+        unsubscribedAt: before.unsubscribedAt,
+      });
+    await store.limits.update<number>(hit.key, Date.now(), (count) => ({ value: Math.max(0, (count ?? 1) - 1), expiresAt: hit.resetAt }));
+  } catch (error) {
+    // The store failing too (a database outage takes both down): the pending record stays, unconfirmable without its mail.
+    runtime.log.error(
+      { component: 'newsletter', subscriberId: id, err: (error as Error).message },
+      `[newsletter] could not undo the sign-up ${id} after its mail failed: ${(error as Error).message}`,
+    );
+  }
 }
 
 export type ConfirmOutcome = { kind: 'confirmed'; email: string } | { kind: 'unknown' } | { kind: 'expired' };

@@ -83,6 +83,7 @@ export function reportStorageFault(runtime: Runtime, area: StorageArea, error: u
     {
       retryAfterS: STORAGE_RETRY_AFTER_S,
       cause: error,
+      reported: true,
     },
   );
 }

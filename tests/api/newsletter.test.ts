@@ -1,10 +1,12 @@
 /**
- * The newsletter: idempotent sign-up over the API, rate limit, the confirm and unsubscribe pages, and the dashboard's subscriber endpoints.
+ * The newsletter: idempotent sign-up over the API, rate limit, the confirm and unsubscribe pages, the
+ * dashboard's subscriber endpoints, and sign-up while the mail server stalls.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { TestServer } from '../helpers/server.ts';
+import { startSmtp } from '../helpers/smtp.ts';
 import type { Subscriber, SubscriberListing } from '../../src/schemas/newsletter.ts';
 import {
   TestClient,
@@ -205,4 +207,54 @@ describe('subscribers in the dashboard', () => {
     expect(fs.readFileSync(path.join(server.dataDir, 'outbox', copies[0]!), 'utf8')).toMatch(/^Subject: \[Test\] Meridian News briefing/m);
     await expectError(await admin.post('/api/newsletter/briefing/test', { email: 'nope' }), 400);
   });
+});
+
+describe('sign-up while the mail server stalls', () => {
+  it('answers 503 with Retry-After within SMTP_TIMEOUT_MS, leaves no half-made record, and a retry later works', async () => {
+    const smtp = await startSmtp();
+    // Short for the test, long enough for a healthy exchange on a busy 2-core machine.
+    const timeoutMs = 3000;
+    const mailing = await startApiServer({ SMTP_URL: smtp.url, SMTP_TIMEOUT_MS: String(timeoutMs) });
+    const stored = async (email: string) =>
+      (await readDataFile<{ subscribers: Subscriber[] }>(mailing.dataDir, 'subscribers')).subscribers.find((s) => s.email === email);
+    const confirmLink = (text: string) =>
+      /https?:\/\/\S+\/newsletter\/confirm\?token=[a-z0-9]+/.exec(text)![0].replace(/^https?:\/\/[^/]+/, mailing.url);
+    const signUp = (email: string) => new TestClient(mailing.url).post('/api/newsletter/subscribe', { email });
+    try {
+      // Pending before the outage: its link must outlive a resend that fails.
+      expect((await signUp('kept@example.com')).status).toBe(200);
+      const [first] = await smtp.waitFor('kept@example.com');
+      const keptBefore = await stored('kept@example.com');
+
+      smtp.fault('stall');
+      for (const email of ['stalled@example.com', 'kept@example.com']) {
+        const started = performance.now();
+        const response = await signUp(email);
+        const ms = performance.now() - started;
+        expect(response.status, email).toBe(503);
+        expect(response.headers.get('retry-after')).toBe('120');
+        expect(await response.json()).toEqual({ error: 'We could not send the confirmation e-mail. Please try again in a few minutes.' });
+        // Within the timeout (nodemailer alone would wait 2 minutes to connect, 10 for a silent socket); slack for a busy machine.
+        expect(ms, email).toBeLessThan(timeoutMs + 5000);
+      }
+      expect(await stored('stalled@example.com')).toBeUndefined();
+      expect(await stored('kept@example.com')).toEqual(keptBefore);
+      expect(smtp.messages).toHaveLength(1);
+
+      smtp.fault(undefined);
+      expect((await signUp('stalled@example.com')).status).toBe(200);
+      const [late] = await smtp.waitFor('stalled@example.com');
+      expect((await fetch(confirmLink(late!.parsed.text!))).status).toBe(200);
+      expect((await stored('stalled@example.com'))?.confirmedAt).toBeDefined();
+      expect((await fetch(confirmLink(first!.parsed.text!))).status).toBe(200);
+      expect((await stored('kept@example.com'))?.confirmedAt).toBeDefined();
+      // Two failed sign-ups, one line each for the cause (once a minute), not one per request.
+      const lines = mailing.output().split('\n');
+      expect(lines.filter((l) => l.startsWith('[api] 503: We could not send the confirmation e-mail'))).toHaveLength(1);
+      expect(lines.filter((l) => l.startsWith('[newsletter] confirmation mail to '))).toHaveLength(1);
+    } finally {
+      await mailing.stop();
+      await smtp.stop();
+    }
+  }, 90_000);
 });

@@ -454,4 +454,58 @@ describe('jobs, restarts and scheduled publishing', () => {
       hook.close();
     }
   });
+
+  it('a hanging PURGE_URL never delays publishing: each try is cut off, retried later and logged', async () => {
+    let hanging = true;
+    const received: Array<{ paths: string[] }> = [];
+    /** Requests the hook left hanging, and when the server cut each off (closed its connection). */
+    let hung = 0;
+    const cutAt: number[] = [];
+    const hook = http.createServer((req, res) => {
+      let body = '';
+      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      req.on('end', () => {
+        if (hanging) {
+          hung++;
+          res.on('close', () => cutAt.push(performance.now()));
+          return;
+        }
+        received.push(JSON.parse(body) as { paths: string[] });
+        res.writeHead(204).end();
+      });
+    });
+    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
+    const port = (hook.address() as { port: number }).port;
+    const server = await startServer({ env: { PURGE_URL: `http://127.0.0.1:${port}/purge`, SITE_URL: 'https://news.example' } });
+    try {
+      const admin = await adminClient(server);
+      const first = await createArticle(admin, { title: 'Purge hangs first', section: 'opinion', status: 'published' });
+      await waitFor('the first article to be live', async () => (await fetchText(server, `/article/${first.slug}`)).status === 200);
+      // The purge of the first publish is now waiting for an answer that never comes...
+      await waitFor('the hanging purge request', async () => hung > 0);
+      expect(cutAt).toHaveLength(0);
+      // ...and the next publish goes live meanwhile, long before that request is cut off (5 s).
+      const second = await createArticle(admin, { title: 'Purge hangs second', section: 'opinion', status: 'published' });
+      await waitFor('the second article to be live', async () => (await fetchText(server, `/article/${second.slug}`)).status === 200);
+      expect(cutAt, 'the second publish waited for the purge hook').toHaveLength(0);
+
+      // Cut off after 5 s and logged; the endpoint recovers and the retry carries both publishes' paths.
+      await waitFor('the purge failure line', async () => server.output().includes('[publish] purge hook failed for'), 20_000);
+      expect(cutAt.length).toBeGreaterThan(0);
+      hanging = false;
+      await waitFor(
+        'the retried purge',
+        async () => [first, second].every((a) => received.some((b) => b.paths.includes(`/article/${a.slug}`))),
+        30_000,
+      );
+      expect(server.output()).toMatch(/\[publish\] purge hook answers again after \d+ failed tries/);
+      expect(server.output()).toMatch(
+        /\[publish\] purge hook failed for \d+ path\(s\) \(no answer within 5 s\); \d+ path\(s\) wait, next try in 5 s/,
+      );
+    } finally {
+      await server.stop();
+      hook.closeAllConnections();
+      hook.close();
+    }
+  }, 90_000);
 });

@@ -111,11 +111,12 @@ export async function runScheduledBackup(runtime: Runtime): Promise<string> {
 export function startBackupScheduler(runtime: Runtime): { stop(): void; tick(): Promise<void> } {
   const config = runtime.config;
   let running: Promise<void> | undefined;
+  /** No new try before this after a failure (performance.now(): a wall clock moved back must not stretch the wait). */
   let quietUntil = 0;
   const tick = async () => {
     if (!config.BACKUP_DIR || running) return running;
+    if (performance.now() < quietUntil) return;
     const now = nowMs();
-    if (now < quietUntil) return;
     const local = localTime(new Date(now), config.BRIEFING_TZ);
     if (local.minutes < minutesOf(config.BACKUP_TIME)) return;
     running = (async () => {
@@ -124,7 +125,7 @@ export function startBackupScheduler(runtime: Runtime): { stop(): void; tick(): 
         claimed = await claimDay(runtime, local.date, now);
         if (claimed) await runScheduledBackup(runtime);
       } catch (error) {
-        quietUntil = nowMs() + RETRY_AFTER_FAILURE_MS;
+        quietUntil = performance.now() + RETRY_AFTER_FAILURE_MS;
         log(runtime, `the scheduled backup of ${local.date} failed: ${(error as Error).message}; trying again in 15 minutes`, true);
         if (claimed) {
           await runtime.store.meta.set(LAST_DAY_KEY, claimed.previous).catch(() => {});

@@ -8,8 +8,9 @@
  * as `unknown`: losing one copy is better than sending it twice. The window is the messages in
  * flight at the moment of the kill (at most CONCURRENCY). The same holds for a connection lost
  * mid-transaction. A recipient the server refused for now (4xx) or could not be reached for is
- * retried by the next run; after PAUSE_AFTER such failures in a row the run pauses (the mail server
- * is down) instead of failing everyone, and resumes later.
+ * tried again at once (1 s, then 4 s later), and by the next run: a run with such recipients left
+ * is paused, not finished (after PAUSE_AFTER failures in a row at once: the mail server is down), and
+ * resumes later, for up to RETRY_WINDOW_MS after it started.
  */
 import { maskEmail } from '../log.ts';
 import { hostname } from 'node:os';
@@ -17,8 +18,9 @@ import type { Runtime } from '../runtime.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { BriefingRun, BriefingSummary, Delivery, Subscriber } from '../../schemas/newsletter.ts';
 import { briefingSubject, renderBriefingMail, type BriefingContent, type RenderedMail } from '../mail/templates.ts';
-import { classifyMailError, sendWithRetry, type Mailer } from '../mail/transport.ts';
-import { AppError } from '../errors.ts';
+import { classifyMailError, sendWithinBudget, sendWithRetry, type Mailer } from '../mail/transport.ts';
+import { ServiceUnavailableError } from '../errors.ts';
+import { nowIso, nowMs } from '../clock.ts';
 import { useMailer } from '../mail/mailer.ts';
 import { unsubscribeUrls } from '../newsletter.ts';
 import { localTime } from './clock.ts';
@@ -31,6 +33,10 @@ export const BATCH_SIZE = 50;
 export const CONCURRENCY = 3;
 /** Consecutive recipients that could not be handed over before a run pauses. */
 export const PAUSE_AFTER = 5;
+/** How long after a run started a recipient refused for now is still tried again: a morning briefing is not sent in the evening. */
+export const RETRY_WINDOW_MS = 6 * 60 * 60_000;
+/** How soon a paused run is worth resuming (the scheduler waits this long; `npm run briefing` may be run again then). */
+export const PAUSE_RETRY_AFTER_S = 5 * 60;
 /** Without an earlier briefing, the first one covers this much. */
 const FIRST_WINDOW_MS = 24 * 60 * 60_000;
 
@@ -82,7 +88,7 @@ async function windowStart(runtime: Runtime, date: string, now: Date): Promise<s
 }
 
 /** The briefing as it would go out now (for the dashboard's preview and test copies). */
-export async function previewBriefing(runtime: Runtime, now = new Date()): Promise<RenderedMail & { articles: number }> {
+export async function previewBriefing(runtime: Runtime, now = new Date(nowMs())): Promise<RenderedMail & { articles: number }> {
   const local = localTime(now, runtime.config.BRIEFING_TZ);
   const since = await windowStart(runtime, local.date, now);
   const { picks, top } = await selectBriefingArticles(runtime, since, now.toISOString());
@@ -94,12 +100,21 @@ export async function previewBriefing(runtime: Runtime, now = new Date()): Promi
 /** Sends the current briefing to one address, marked as a test (no send log, no unsubscribe token of a subscriber). */
 export async function sendTestCopy(runtime: Runtime, email: string): Promise<void> {
   const mail = await previewBriefing(runtime);
-  await sendWithRetry(useMailer(runtime), {
-    to: email,
-    subject: `[Test] ${mail.subject}`,
-    html: mail.html,
-    text: mail.text,
-  });
+  try {
+    await sendWithinBudget(
+      useMailer(runtime),
+      { to: email, subject: `[Test] ${mail.subject}`, html: mail.html, text: mail.text },
+      runtime.config.SMTP_TIMEOUT_MS,
+    );
+  } catch (error) {
+    throw new ServiceUnavailableError(
+      `The mail server did not take the test copy (${classifyMailError(error).message}); try again in a few minutes.`,
+      {
+        retryAfterS: 60,
+        cause: error,
+      },
+    );
+  }
 }
 
 function messageIdFor(runtime: Runtime, runId: string, subscriberId: string): string {
@@ -132,7 +147,7 @@ async function deliverOne(
       },
     });
     runtime.metrics.briefingDeliveries.inc({ result: 'sent' });
-    return { subscriberId: subscriber.id, state: 'sent', at: new Date().toISOString(), messageId };
+    return { subscriberId: subscriber.id, state: 'sent', at: nowIso(), messageId };
   } catch (error) {
     const failure = classifyMailError(error);
     runtime.metrics.briefingDeliveries.inc({ result: failure.notSent ? 'failed' : 'unknown' });
@@ -141,12 +156,14 @@ async function deliverOne(
       `[briefing] ${run.id}: sending to ${maskEmail(subscriber.email)} failed: ${failure.message}`,
     );
     if (!failure.notSent) return undefined;
+    // The run's age by the server's clock: a jump back keeps retrying, a jump forward gives up sooner.
+    const retry = failure.temporary && nowMs() - Date.parse(run.startedAt) < RETRY_WINDOW_MS;
     return {
       subscriberId: subscriber.id,
       state: 'failed',
-      at: new Date().toISOString(),
+      at: nowIso(),
       error: failure.message.slice(0, 300),
-      ...(failure.temporary ? { retry: true } : {}),
+      ...(retry ? { retry: true } : {}),
     };
   }
 }
@@ -189,15 +206,20 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
   let current: BriefingRun = { ...run, recipients: Math.max(run.recipients, before.size + todo.filter((s) => !before.has(s.id)).length) };
   let failuresInARow = 0;
   let lastError = '';
+  /** Unsubscribed or removed since the list was read: never waited for. */
+  const gone = new Set<string>();
   for (let i = 0; i < todo.length && failuresInARow < PAUSE_AFTER; i += BATCH_SIZE) {
     const batch = todo.slice(i, i + BATCH_SIZE);
     await eachLimited(batch, CONCURRENCY, async (subscriber) => {
       if (failuresInARow >= PAUSE_AFTER) return;
       // Someone may have unsubscribed since the list was read.
       const fresh = await store.subscribers.get(subscriber.id);
-      if (!fresh || fresh.unsubscribedAt) return;
+      if (!fresh || fresh.unsubscribedAt) {
+        gone.add(subscriber.id);
+        return;
+      }
       // `attempting` is on disk before the message goes out, and only one caller (of any server) gets to record it.
-      if (!(await store.briefings.claimDelivery(run.id, fresh.id, new Date().toISOString()))) return;
+      if (!(await store.briefings.claimDelivery(run.id, fresh.id, nowIso()))) return;
       const result = await deliverOne(runtime, mailer, current, content, fresh);
       if (result) await store.briefings.recordDeliveries(run.id, [result]);
       if (result?.state === 'sent' || (result?.state === 'failed' && !result.retry)) failuresInARow = 0;
@@ -211,15 +233,26 @@ async function sendRun(runtime: Runtime, run: BriefingRun): Promise<{ run: Brief
   }
   if (failuresInARow >= PAUSE_AFTER) {
     // The run stays `sending`: the next `npm run briefing`, or the server within minutes, resumes it.
-    throw new AppError(
-      503,
+    throw new ServiceUnavailableError(
       `The mail server failed ${PAUSE_AFTER} recipients in a row (${lastError}); the briefing ${run.id} is paused and resumes with the next run.`,
+      { retryAfterS: PAUSE_RETRY_AFTER_S },
+    );
+  }
+  const log = await store.briefings.deliveries(run.id);
+  // Only those still subscribed: one who left since is not waited for.
+  const tried = new Set(todo.map((s) => s.id).filter((id) => !gone.has(id)));
+  const waiting = [...log.values()].filter((d) => d.state === 'failed' && d.retry === true && tried.has(d.subscriberId)).length;
+  if (waiting > 0) {
+    // Refused for now (4xx) or unreachable, but not five in a row: the next run tries them again.
+    throw new ServiceUnavailableError(
+      `The mail server could not take ${waiting} recipient(s) for now (${lastError}); the briefing ${run.id} is paused and resumes with the next run.`,
+      { retryAfterS: PAUSE_RETRY_AFTER_S },
     );
   }
   const finished = {
-    ...tally(current, await store.briefings.deliveries(run.id)),
+    ...tally(current, log),
     status: 'sent' as const,
-    finishedAt: new Date().toISOString(),
+    finishedAt: nowIso(),
   };
   await store.briefings.saveRun(finished);
   return { run: finished, skipped: recipients.length - todo.length };
@@ -263,7 +296,7 @@ export function runBriefing(runtime: Runtime, options: RunOptions): Promise<Brie
 const QUEUE = Symbol.for('meridian-news.briefing-queue');
 
 async function runBriefingNow(runtime: Runtime, options: RunOptions): Promise<BriefingSummary> {
-  const now = options.now ?? new Date();
+  const now = options.now ?? new Date(nowMs());
   const local = localTime(now, runtime.config.BRIEFING_TZ);
   const runs = await runtime.store.briefings.runsFor(local.date);
   const unfinished = runs.find((r) => r.status === 'sending');

@@ -8,11 +8,14 @@ import type { NewsSource } from '../../schemas/source.ts';
 import type { Runtime } from '../runtime.ts';
 import { isFetching, runExclusive, settleFetches } from './feed-fetch.ts';
 
-/** Fetches running at once across all sources: a slow feed must not hold up the rest, nor many flood the network. */
-const MAX_CONCURRENT_FETCHES = 2;
+/**
+ * Fetches running at once across all sources: a slow feed must not hold up the rest, nor many flood
+ * the network. A feed that trickles or hangs holds its slot until the fetch timeout (15 s) cuts it.
+ */
+export const MAX_CONCURRENT_FETCHES = 4;
 
 export type FeedScheduler = {
-  /** Runs one pass now (tests and the first pass after start). */
+  /** Runs one pass now: answers once every source due has started (or waits for a free slot); stop() waits for the fetches. */
   tick(): Promise<void>;
   stop(): Promise<void>;
 };
@@ -63,11 +66,12 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
       active.add(task);
       void task.finally(() => active.delete(task));
     }
-    await Promise.allSettled([...active]);
+    // Not waiting for the fetches it started: a source that comes due while a slow one is being cut
+    // off is started by the next tick, in a free slot.
   }
 
   function tick(): Promise<void> {
-    // One pass at a time: a pass still waiting on slow feeds is not doubled by the next tick.
+    // One pass at a time: a pass still waiting for a free slot is not doubled by the next tick.
     running ??= pass()
       .catch((error: unknown) =>
         log.error({ err: error }, `[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`),
@@ -89,6 +93,7 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
       stopped = true;
       clearInterval(timer);
       await running;
+      await Promise.allSettled([...active]);
       await settleFetches();
     },
   };

@@ -15,9 +15,14 @@ export type MailMessage = {
   messageId?: string;
 };
 
+export type SendOptions = {
+  /** Gives up on the message (a caller that cannot wait longer); what happened to it is then unknown unless it was still queued. */
+  signal?: AbortSignal;
+};
+
 export type Mailer = {
   /** Sends one message; throws a MailError (temporary or not) when it was not accepted. */
-  send(message: MailMessage): Promise<{ messageId: string }>;
+  send(message: MailMessage, options?: SendOptions): Promise<{ messageId: string }>;
   /** Where mail goes, for logs: `smtp://host:port` (no credentials) or the outbox folder. */
   readonly destination: string;
   close(): void;
@@ -54,6 +59,8 @@ export function classifyMailError(error: unknown): MailError {
     timeoutType?: string;
   };
   const text = message ?? String(error);
+  // Given up by the caller (a sign-up's deadline): nodemailer cannot tell whether the server took it by then.
+  if (code === 'EABORT') return new MailError(text, { temporary: true, notSent: false, cause: error });
   if (typeof responseCode === 'number' && responseCode >= 400) {
     return new MailError(text, { temporary: responseCode < 500, notSent: true, cause: error });
   }
@@ -90,19 +97,30 @@ export function createMailer(config: Config): Mailer {
   const from = mailFrom(config);
   const siteHost = new URL(config.SITE_URL).hostname;
   if (config.SMTP_URL) {
-    // A pool keeps a few connections open across a batch instead of one TLS handshake per recipient.
-    const transport = nodemailer.createTransport(
-      config.SMTP_URL + (config.SMTP_URL.includes('?') ? '&' : '?') + 'pool=true&maxConnections=3',
-    );
+    const timeoutMs = config.SMTP_TIMEOUT_MS;
+    const transport = nodemailer.createTransport({
+      url: config.SMTP_URL,
+      // A pool keeps a few connections open across a batch instead of one TLS handshake per recipient.
+      pool: true,
+      maxConnections: 3,
+      // nodemailer waits 2 minutes for a connection and 10 minutes for a silent socket: a mail server
+      // that hangs would hold a sign-up or a briefing that long. The socket's limit is the longer one,
+      // so a server that never greets fails as such (certainly not sent, retried), not as a silence
+      // that could have fallen mid-transaction (in doubt, never retried).
+      connectionTimeout: timeoutMs,
+      greetingTimeout: timeoutMs,
+      socketTimeout: 2 * timeoutMs,
+    });
     const url = new URL(config.SMTP_URL);
     return {
       destination: `${url.protocol}//${url.host}`,
-      async send(message) {
+      async send(message, options = {}) {
         try {
           const info = await transport.sendMail({
             from,
             ...message,
             messageId: message.messageId ?? `<${randomBytes(12).toString('hex')}@${siteHost}>`,
+            ...(options.signal ? { signal: options.signal } : {}),
           });
           return { messageId: info.messageId };
         } catch (error) {
@@ -130,23 +148,39 @@ export function createMailer(config: Config): Mailer {
   };
 }
 
+export type RetryOptions = {
+  /** Tries in all. @default 3 */
+  attempts?: number;
+  /** The wait before the second try; each further one waits 4 times longer. @default 1000 */
+  baseDelayMs?: number;
+  /** No try starts, and no wait runs, past this instant (performance.now()): a person is waiting. */
+  deadline?: number;
+  /** Passed to each try (see SendOptions). */
+  signal?: AbortSignal;
+};
+
 /**
  * Sends with retries (1 s, then 4 s later) when a failure is temporary and the message certainly
  * did not go out; a connection lost mid-transaction is never retried (it may have been accepted).
  */
-export async function sendWithRetry(
-  mailer: Mailer,
-  message: MailMessage,
-  attempts = 3,
-  baseDelayMs = 1000,
-): Promise<{ messageId: string }> {
+export async function sendWithRetry(mailer: Mailer, message: MailMessage, options: RetryOptions = {}): Promise<{ messageId: string }> {
+  const { attempts = 3, baseDelayMs = 1000, deadline = Infinity, signal } = options;
   for (let attempt = 1; ; attempt++) {
     try {
-      return await mailer.send(message);
+      return await mailer.send(message, signal ? { signal } : {});
     } catch (error) {
       const failure = classifyMailError(error);
-      if (!failure.temporary || !failure.notSent || attempt >= attempts) throw failure;
-      await new Promise((resolve) => setTimeout(resolve, baseDelayMs * 4 ** (attempt - 1)));
+      const delayMs = baseDelayMs * 4 ** (attempt - 1);
+      if (!failure.temporary || !failure.notSent || attempt >= attempts || performance.now() + delayMs >= deadline) throw failure;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }
+}
+
+/**
+ * Sends a message a person is waiting for (a sign-up's confirmation, a test copy): retried as
+ * sendWithRetry does, but given up after `budgetMs` in all (SMTP_TIMEOUT_MS), waiting in the pool included.
+ */
+export function sendWithinBudget(mailer: Mailer, message: MailMessage, budgetMs: number): Promise<{ messageId: string }> {
+  return sendWithRetry(mailer, message, { deadline: performance.now() + budgetMs, signal: AbortSignal.timeout(budgetMs) });
 }

@@ -101,12 +101,18 @@ function formatBytes(bytes: number): string {
   return bytes >= 1024 * 1024 ? `${Math.round(bytes / (1024 * 1024))} MB` : `${Math.round(bytes / 1024)} KB`;
 }
 
-/** Turns undici's 'fetch failed' TypeError (and aborts) into a SafeFetchError naming the cause. */
-function toSafeFetchError(error: unknown, url: URL, timeoutMs: number): SafeFetchError {
+/** Turns undici's 'fetch failed' TypeError (and aborts) into a SafeFetchError naming the cause; `inBody`: the answer had begun. */
+function toSafeFetchError(error: unknown, url: URL, timeoutMs: number, inBody = false): SafeFetchError {
   if (error instanceof SafeFetchError) return error;
   const name = (error as { name?: string })?.name;
   if (name === 'TimeoutError' || name === 'AbortError')
-    return new SafeFetchError('timeout', `${url.host} did not answer within ${timeoutMs / 1000} s`, { cause: error });
+    return new SafeFetchError(
+      'timeout',
+      inBody
+        ? `${url.host} did not finish its answer within ${timeoutMs / 1000} s`
+        : `${url.host} did not answer within ${timeoutMs / 1000} s`,
+      { cause: error },
+    );
   const causes: unknown[] = [];
   for (let e: unknown = error; e && causes.length < 5; e = (e as { cause?: unknown }).cause) causes.push(e);
   const blocked = causes.find(
@@ -172,7 +178,7 @@ export async function safeFetch(input: string, options: SafeFetchOptions): Promi
       const body = await readCapped(response, options.maxBytes);
       return { url: url.href, status: response.status, headers: response.headers, body };
     } catch (error) {
-      throw toSafeFetchError(error, url, timeoutMs);
+      throw toSafeFetchError(error, url, timeoutMs, true);
     }
   }
 }

@@ -2,12 +2,16 @@
  * Scheduled publishing inside the server: publishes articles whose scheduledFor has passed at
  * start-up and then at least every 30 s (sooner when one is due sooner). publishIfScheduled is
  * compare-and-set, so each article is published exactly once; the article hook regenerates its pages.
- * The same tick notices articles leaving the news sitemap's two-day window.
+ * The same tick notices articles leaving the news sitemap's two-day window. "Due" is read from the
+ * server's clock (src/server/clock.ts) at each tick and nothing is remembered between ticks, so a
+ * clock that jumps forward publishes at the next tick, and one that jumps back neither publishes an
+ * article again (it is no longer scheduled) nor forgets one (it stays scheduled until its time).
  */
 import type { Runtime } from '../runtime.ts';
 import { publishDueArticles } from '../articles.ts';
 import { serviceUnavailableOf } from '../errors.ts';
 import { errorMessage, logOncePerMinute } from '../log.ts';
+import { nowMs } from '../clock.ts';
 import { isNewsworthy, listPublished, NEWS_MAX_URLS, NEWS_SITEMAP_PATH } from './feeds.ts';
 
 export type Scheduler = {
@@ -32,7 +36,14 @@ async function nextDueAt(runtime: Runtime): Promise<number | undefined> {
   return next;
 }
 
-export function startScheduler(runtime: Runtime, options: { enqueue: (paths: string[]) => Promise<void> }): Scheduler {
+export type SchedulerOptions = {
+  enqueue: (paths: string[]) => Promise<void>;
+  /** The longest wait between two ticks (tests shorten it to watch a moved clock). @default 30000 */
+  maxIntervalMs?: number;
+};
+
+export function startScheduler(runtime: Runtime, options: SchedulerOptions): Scheduler {
+  const maxIntervalMs = options.maxIntervalMs ?? MAX_INTERVAL_MS;
   const log = runtime.log.child({ component: 'publish' });
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
@@ -40,7 +51,7 @@ export function startScheduler(runtime: Runtime, options: { enqueue: (paths: str
   let newsWindow: Set<string> | undefined;
 
   async function checkNewsWindow(): Promise<void> {
-    const now = Date.now();
+    const now = nowMs();
     const recent = await listPublished(runtime.store, undefined, NEWS_MAX_URLS * 2);
     const inWindow = new Set(
       recent
@@ -79,10 +90,11 @@ export function startScheduler(runtime: Runtime, options: { enqueue: (paths: str
   /** After an outage the next tick comes soon: an article that came due meanwhile goes out within seconds of the store's return. */
   async function planNextTick(afterOutage = false): Promise<void> {
     if (stopped) return;
-    let delay = afterOutage ? OUTAGE_RETRY_MS : MAX_INTERVAL_MS;
+    let delay = afterOutage ? Math.min(OUTAGE_RETRY_MS, maxIntervalMs) : maxIntervalMs;
     try {
       const next = await nextDueAt(runtime);
-      if (next !== undefined) delay = Math.min(delay, Math.max(MIN_INTERVAL_MS, next - Date.now() + 5));
+      // Never longer than the interval, whatever the clock says: a jump forward is noticed at the next tick.
+      if (next !== undefined) delay = Math.min(delay, Math.max(MIN_INTERVAL_MS, next - nowMs() + 5));
     } catch {
       // Keep the interval chosen above.
     }

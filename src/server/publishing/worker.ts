@@ -24,7 +24,7 @@ import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManife
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
 import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { createPurgeBatch } from './purge-batch.ts';
-import { sendPurge } from './purge.ts';
+import { createPurger } from './purge.ts';
 import { followStoredPages } from './shared-pages.ts';
 import { searchDay } from '../clock.ts';
 import { isAppError } from '../errors.ts';
@@ -343,9 +343,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     );
   }
 
+  // Never awaited by a job: a hanging PURGE_URL costs the worker nothing (the purger bounds and retries it).
+  const purger = runtime.config.PURGE_URL
+    ? createPurger({ url: runtime.config.PURGE_URL, siteUrl: runtime.config.SITE_URL, log })
+    : undefined;
   function sendPurgeOf(paths: string[]): void {
-    const purgeUrl = runtime.config.PURGE_URL;
-    if (purgeUrl && paths.length > 0) void sendPurge(purgeUrl, runtime.config.SITE_URL, paths, (line) => log.warn(line));
+    purger?.send(paths);
   }
   const flushPurge = () => sendPurgeOf(purgeBatch.take());
 
@@ -751,12 +754,15 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await running;
       await stopFollowing?.();
       flushPurge();
+      // Its last try (at most PURGE_TIMEOUT_MS) runs beside the manifest and the indexer's close.
+      const purgeStopped = purger?.stop();
       // A manifest left behind the store (a stop between the last job and the pages lane's next look,
       // or with jobs still queued) would make the next start re-render every page (15 minutes at
       // 100,000 articles, or a full build under npm start) to find them all unchanged. The stored
       // queue survives the stop, so the manifest may name this version with jobs left in it.
       await recordDrainedState('kept').catch((error: unknown) => log.error(`[publish] render manifest at stop: ${String(error)}`));
       await closeSearchIndexer();
+      await purgeStopped;
     },
   };
 }
