@@ -38,7 +38,7 @@ export const tooManyRequests = (retryAfterSeconds: number, message = 'Too many r
   new AppError(429, message, { headers: { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) } });
 
 /**
-* A dependency that is down (a full disk, a database that does not answer, a mail server that is
+ * A dependency that is down (a full disk, a database that does not answer, a mail server that is
  * gone): 503 with Retry-After and a sentence a person understands, never a 500. The API logs it once a
  * minute per message, unless it was `reported` where it was met (a full disk has its own line).
  */

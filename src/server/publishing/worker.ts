@@ -630,7 +630,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       return;
     }
     // A full disk is reported once a minute where it is met (isDiskFull), not per turn of the lane.
-    if (!isDiskFull(error)) log.error({ err: error }, `[publish] ${lane === 'pages' ? 'worker' : 'search worker'} error: ${errorMessage(error)}`);
+    if (!isDiskFull(error))
+      log.error({ err: error }, `[publish] ${lane === 'pages' ? 'worker' : 'search worker'} error: ${errorMessage(error)}`);
     await sleepers[lane].sleep(IDLE_POLL_MS);
   }
 
