@@ -7,7 +7,7 @@ import path from 'node:path';
 import nodemailer from 'nodemailer';
 import type { Config } from '../config.ts';
 import { readPendingMigrations } from '../store/database.ts';
-import { readDataDirLayout, storeWriterPid } from '../store/index.ts';
+import { isStoreUnavailable, readDataDirLayout, storeWriterPid } from '../store/index.ts';
 import { findDataDirProblem, findExistingFolder, findServedDirProblem, findSiteUrlProblem } from './production.ts';
 
 export type CheckResult = { name: string; ok: boolean; detail: string };
@@ -43,6 +43,8 @@ function describeUrl(value: string): string {
 
 /** An error as "CODE: message" (the code alone says ECONNREFUSED, the message says where). */
 function describeError(error: unknown): string {
+  // The store wraps a refused connection in a "try again" error; the operator needs the reason under it.
+  if (isStoreUnavailable(error) && error.cause) return describeError(error.cause);
   const { code, message } = error as NodeJS.ErrnoException;
   return code && !message.includes(code) ? `${code}: ${message}` : message;
 }

@@ -85,6 +85,7 @@ export function createLog(settings: LogSettings, options: LogOptions = {}): { lo
     },
     stream,
   );
+  Object.defineProperty(log, ONCE_PROPERTY, { value: new Map() satisfies OnceMemory });
   return { log, requests };
 }
 
@@ -105,12 +106,18 @@ export function errorMessage(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** When each once-a-minute cause was last written, and how many lines it left out since. */
+type OnceMemory = Map<string, { at: number; suppressed: number }>;
 /**
- * When each once-a-minute cause was last written, and how many lines it left out since. Per module copy
- * (the server script and the Astro bundle each load this module): a cause both meet is said at most
- * twice a minute, and no process-wide registry is needed.
+ * The memory lives on the root logger createLog makes (a child logger reads it through its prototype),
+ * so the server script and the Astro bundle, which each load a copy of this module but share the
+ * runtime's logger, say a cause once between them.
  */
-const onceSeen = new Map<string, { at: number; suppressed: number }>();
+const ONCE_PROPERTY = 'meridianOnceSeen';
+const fallbackOnce: OnceMemory = new Map();
+function onceMemoryOf(log: Logger): OnceMemory {
+  return (log as unknown as Record<string, OnceMemory | undefined>)[ONCE_PROPERTY] ?? fallbackOnce;
+}
 const ONCE_INTERVAL_MS = 60_000;
 
 /**
@@ -126,6 +133,7 @@ export function logOncePerMinute(
 ): boolean {
   // A monotonic clock: a wall clock moved back must not silence a cause for the length of the jump.
   const now = performance.now();
+  const onceSeen = onceMemoryOf(log);
   const last = onceSeen.get(key);
   if (last && now - last.at < ONCE_INTERVAL_MS) {
     last.suppressed++;
