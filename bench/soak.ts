@@ -12,6 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/index.ts';
 import { briefingKey } from '../src/server/briefing/service.ts';
+import { childProcessesNamed } from '../src/server/thread-priority.ts';
 import { createDatabase, postgresBinDir, startCluster, type Cluster } from '../tests/helpers/postgres.ts';
 import { nginxAvailable, startBalancer, startFront, type RunningNginx } from '../tests/helpers/nginx.ts';
 import { children, runNode } from './children.ts';
@@ -128,6 +129,21 @@ async function seedSubscribers(dataDir: string, databaseUrl: string | undefined)
   }
 }
 
+/** The jobs still in the stored queue (read without the lock, as `npm run briefing` reads the app secret). */
+async function listJobsLeft(dataDir: string, databaseUrl: string | undefined) {
+  const store = await openStore(dataDir, 'read', { databaseUrl });
+  try {
+    return (await store.jobs.list(20)).map(({ path: jobPath, attempts, lastError, queuedAt }) => ({
+      path: jobPath,
+      attempts,
+      lastError,
+      queuedAt,
+    }));
+  } finally {
+    await store.close();
+  }
+}
+
 /** Polls every running server until the new story's page shows its title; keeps the time in `created.liveMs`. */
 function timeToLive(servers: readonly SoakServer[], story: Story, created: Ledger['created'][number]): void {
   void (async () => {
@@ -165,6 +181,8 @@ function table(header: string[], rows: string[][]): string {
 async function soak(store: Store, buildDir: string) {
   say(`== ${store}: ${MINUTES} min, load ${load().join(' ')}`);
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `meridian-soak-${store}-`));
+  // nginx's workers (nobody) serve the served folders below it: mkdtemp's 0700 would send every page to the server.
+  fs.chmodSync(workDir, 0o755);
   const disk = mountDisk(path.join(workDir, 'disk'), 256);
   mounted.add(disk);
   const ledger = new Ledger();
@@ -311,7 +329,6 @@ async function soak(store: Store, buildDir: string) {
     );
     await sleep(warmupS * 1000);
     for (const fault of chosen) {
-      const slotEnd = performance.now() + slotS * 1000;
       ledger.phase = fault.name;
       const startT = performance.now();
       say(`-- ${fault.name} (issue 31, item ${fault.item})`);
@@ -324,7 +341,8 @@ async function soak(store: Store, buildDir: string) {
       await fault.stop(context);
       const endT = performance.now();
       ledger.phase = `${fault.name}: recovery`;
-      await sleep(Math.max(0, slotEnd - performance.now()));
+      // A full recovery period after the fault ends, however long ending it took (a server that restarts slowly).
+      await sleep((slotS - faultS) * 1000);
       windows.push({
         fault: fault.name,
         item: fault.item,
@@ -359,7 +377,12 @@ async function soak(store: Store, buildDir: string) {
         ]),
       ),
     );
-    if (!settled) say(`  the regeneration queues did not drain within 120 s: ${JSON.stringify(queueLeft)} job(s) left`);
+    const jobsLeft = settled ? [] : await listJobsLeft(servers[0]!.dataDir, databaseUrl);
+    const pagefindLeft = Object.fromEntries(servers.map((s) => [s.name, s.pid() ? childProcessesNamed('pagefind', s.pid()!).length : 0]));
+    if (!settled)
+      say(
+        `  the regeneration queues did not drain within 120 s: ${JSON.stringify(queueLeft)} job(s) left (${jobsLeft.map((j) => `${j.path}, ${j.attempts} attempt(s)`).join('; ')}); Pagefind processes running: ${JSON.stringify(pagefindLeft)}`,
+      );
 
     ledger.phase = 'check';
     say('reading every acknowledged write back');
@@ -439,6 +462,8 @@ async function soak(store: Store, buildDir: string) {
       fds: fdsFlat ? 'flat' : judged.length ? 'growing' : 'not judged',
       settled,
       queueLeft,
+      jobsLeft,
+      pagefindProcessesAtEnd: pagefindLeft,
       searchReindexedAfterIndexerKills: search ? search.every((s) => s.rebuiltAfterFault) : 'not run',
     };
     const passed =
@@ -469,6 +494,7 @@ async function soak(store: Store, buildDir: string) {
       faults: windows,
       skipped,
       statuses: { total: ledger.totals(), byPhase: ledger.counts },
+      readerPages: ledger.pagesServed,
       failureKinds: ledger.failureKinds,
       nginxWhileDown: ledger.serverDownKinds,
       failures: ledger.failures.map((f) => ({
@@ -502,6 +528,7 @@ async function soak(store: Store, buildDir: string) {
       briefing: { ...mail, droppedAfterData: smtp.stats.dropped, greetingsHeld: smtp.stats.greetingsHeld },
       search,
       publishLive,
+      publishes: ledger.created.map((c) => ({ atS: ledger.seconds(c.at), phase: c.phase, acked: c.acked, liveMs: c.liveMs ?? null })),
       readiness: watch.readiness,
       processes,
       logs: logProblems,
@@ -557,7 +584,10 @@ function printSummary({ results: r, ledger }: SoakRun): void {
         ]),
     ),
   );
-  console.log('\nStatuses per class over the whole run:');
+  console.log(
+    `\nReader pages answered 2xx: ${r.readerPages.fromDisk} by nginx from the served folder, ${r.readerPages.fromServer} by a server`,
+  );
+  console.log('Statuses per class over the whole run:');
   for (const cls of CLASSES) {
     const row = r.statuses.total[cls];
     if (row)
@@ -629,8 +659,8 @@ function printSummary({ results: r, ledger }: SoakRun): void {
     );
   if (Object.keys(r.nginxWhileDown).length) {
     console.log('\nnginx answers while the harness kept a server down (not failures):');
-    for (const [kind, n] of Object.entries(r.nginxWhileDown).sort((a, b) => b[1] - a[1]))
-      console.log(`  ${String(n).padStart(5)}  ${kind}`);
+    for (const [kind, { n, firstS, lastS }] of Object.entries(r.nginxWhileDown).sort((a, b) => b[1].n - a[1].n))
+      console.log(`  ${String(n).padStart(5)}  ${kind} (${firstS}-${lastS} s)`);
   }
   if (ledger.failures.length) {
     console.log(`\nFailures (${ledger.failureCount}), by phase, request and reason:`);

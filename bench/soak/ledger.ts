@@ -49,10 +49,12 @@ export class Ledger {
   failureCount = 0;
   /** Failures by phase, request pattern and reason; nginx's answers while a server was down, by request pattern. */
   readonly failureKinds: Record<string, number> = {};
-  readonly serverDownKinds: Record<string, number> = {};
+  readonly serverDownKinds: Record<string, { n: number; firstS: number; lastS: number }> = {};
   announced = 0;
   serverDown = 0;
   hangs = 0;
+  /** Reader pages answered 2xx by nginx from disk (no X-Request-Id) or by a server. */
+  readonly pagesServed = { fromDisk: 0, fromServer: 0 };
   /** Write answers in order: when each ended and whether it was a success (for recovery times). */
   readonly writeTimeline: { t: number; cls: RequestClass; ok: boolean }[] = [];
 
@@ -78,13 +80,17 @@ export class Ledger {
     const byClass = (this.counts[this.phase] ??= {});
     const byStatus = (byClass[answer.cls] ??= {});
     byStatus[key] = (byStatus[key] ?? 0) + 1;
+    if (answer.cls === 'page' && answer.status >= 200 && answer.status < 300)
+      this.pagesServed[answer.fromServer ? 'fromServer' : 'fromDisk']++;
     if (WRITE_CLASSES.includes(answer.cls))
       this.writeTimeline.push({ t: answer.endedAt, cls: answer.cls, ok: answer.status >= 200 && answer.status < 300 });
     if (verdict === 'announced') this.announced++;
     if (verdict === 'server-down') {
       this.serverDown++;
       const kind = `${answer.method} ${patternOf(answer.path)}: ${answer.status}`;
-      this.serverDownKinds[kind] = (this.serverDownKinds[kind] ?? 0) + 1;
+      const seen = (this.serverDownKinds[kind] ??= { n: 0, firstS: this.seconds(answer.startedAt), lastS: 0 });
+      seen.n++;
+      seen.lastS = this.seconds(answer.endedAt);
     }
     if (verdict === 'failure') {
       this.failureCount++;

@@ -64,6 +64,12 @@ export async function createServer(name: string, diskDir: string, buildDir: stri
 
   const onLine = (line: string) => {
     if (!line.startsWith('{')) {
+      // Output outside the logger (a stack printed by a library): one entry per trace, its first frame kept.
+      const last = problems.at(-1);
+      if (/^\s+(at |\.\.\.|\{|\}|\w+: )/.test(line) && last?.level === 'raw') {
+        if (!last.msg.includes(' | at ') && /^\s+at /.test(line)) last.msg = `${last.msg} | ${line.trim()}`.slice(0, 500);
+        return;
+      }
       if (line.trim()) problems.push({ t: performance.now(), level: 'raw', msg: line.slice(0, 500) });
       return;
     }
