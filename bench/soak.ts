@@ -31,7 +31,7 @@ import { createFaults, FAULT_NAMES, type Fault, type FaultContext, type FaultNam
 import { CLASSES, Ledger } from './soak/ledger.ts';
 import { startSoakFeeds, startSoakSmtp } from './soak/peers.ts';
 import { FD_ALLOWANCE, RSS_ALLOWANCE, startWatch, trendOf } from './soak/samples.ts';
-import { createServer, mountDisk, type Disk, type SoakServer } from './soak/servers.ts';
+import { createServer, mountDisk, type SoakServer } from './soak/servers.ts';
 import { createSession, send, signIn, startMix, type Story } from './soak/traffic.ts';
 import { NAV_SECTIONS } from '../src/schemas/sections.ts';
 
@@ -69,16 +69,27 @@ if (!(SAMPLE_S >= 0.5 && SAMPLE_S <= 60)) throw new Error('--sample takes 0.5 to
 const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, ${os.type()} ${os.release()}, Node ${process.version}`;
 const load = () => os.loadavg().map((l) => round(l, 2));
 
-/** Disks mounted now: an interrupted run still unmounts them. */
-const mounted = new Set<Disk>();
+/** What an interrupted run must still undo (a tmpfs, a PostgreSQL cluster, temp folders), newest first. */
+const undo = new Map<string, () => void>();
 process.once('SIGINT', () => {
   for (const child of children) child.kill('SIGKILL');
-  // The servers must be gone before their tmpfs can go: umount -l detaches it either way.
+  // The servers must be gone before their tmpfs can go (umount -l detaches it either way).
   setTimeout(() => {
-    for (const disk of mounted) disk.unmount();
+    for (const step of [...undo.values()].reverse()) {
+      try {
+        step();
+      } catch (error) {
+        console.error(`[soak] cleaning up: ${(error as Error).message}`);
+      }
+    }
     process.exit(130);
   }, 500);
 });
+
+/** Each fault's slot (on, then recovery) is at least this long. */
+const MIN_SLOT_S = 24;
+/** The warm-up before the first fault: a tenth of the run, 15 to 60 s. */
+const warmupOf = (totalS: number) => Math.min(60, Math.max(15, totalS * 0.1));
 
 /** The mix's rates besides readers: small, as a newsroom's day is; the faults, not the volume, are the test. */
 const MIX = { votesPerS: 3, commentsPerS: 0.5, editors: 2, saveEveryS: 2, publishEveryS: 20 };
@@ -183,8 +194,9 @@ async function soak(store: Store, buildDir: string) {
   const workDir = fs.mkdtempSync(path.join(os.tmpdir(), `meridian-soak-${store}-`));
   // nginx's workers (nobody) serve the served folders below it: mkdtemp's 0700 would send every page to the server.
   fs.chmodSync(workDir, 0o755);
+  undo.set(workDir, () => fs.rmSync(workDir, { recursive: true, force: true }));
   const disk = mountDisk(path.join(workDir, 'disk'), 256);
-  mounted.add(disk);
+  undo.set(disk.dir, () => disk.unmount());
   const ledger = new Ledger();
   const smtp = await startSoakSmtp();
   const feeds = await startSoakFeeds();
@@ -197,6 +209,7 @@ async function soak(store: Store, buildDir: string) {
     let databaseUrl: string | undefined;
     if (store === 'pg') {
       cluster = await startCluster();
+      undo.set(cluster.dir, () => cluster!.stop());
       databaseUrl = await createDatabase(cluster.url, 'meridian_soak');
     }
     const env: Record<string, string> = {
@@ -231,7 +244,7 @@ async function soak(store: Store, buildDir: string) {
       `  nginx (${store === 'pg' ? 'deploy/nginx-multi.conf' : 'deploy/nginx.conf'}) on ${origin}; disk ${disk.tmpfs ? 'a 256 MB tmpfs' : 'a plain folder (not root)'}`,
     );
 
-    // The newsroom: stories across the sections, the two feeds.
+    // The newsroom: stories across the sections, the three feeds.
     const admin = createSession();
     if (!(await signIn(ledger, origin, admin, ADMIN))) throw new Error('the admin could not sign in');
     const stories: Story[] = [];
@@ -248,7 +261,8 @@ async function soak(store: Store, buildDir: string) {
     }
     for (const [name, url] of [
       ['Soak Wire', feeds.wireUrl],
-      ['Soak Hostile', feeds.hostileUrl],
+      ['Soak Trickle', feeds.trickleUrl],
+      ['Soak Endless', feeds.endlessUrl],
     ] as const) {
       const reply = await send(ledger, 'publish', origin, 'POST', '/api/news-sources', {
         session: admin,
@@ -282,7 +296,7 @@ async function soak(store: Store, buildDir: string) {
     }
     for (const [name, reason] of Object.entries(skipped)) say(`  skipping ${name}: ${reason}`);
     const totalS = MINUTES * 60;
-    const warmupS = Math.min(60, Math.max(15, totalS * 0.1));
+    const warmupS = warmupOf(totalS);
     const slotS = chosen.length ? (totalS - warmupS) / chosen.length : 0;
     if (chosen.length && slotS < 24)
       throw new Error(`--minutes ${MINUTES} is too short for ${chosen.length} faults (each needs at least 24 s)`);
@@ -322,7 +336,7 @@ async function soak(store: Store, buildDir: string) {
     const windows: Window[] = [];
     ledger.phase = 'warm-up';
     say(
-      `  mix running: ${READERS} reader visits/s, ${MIX.votesPerS} votes/s, a comment every ${1 / MIX.commentsPerS} s, ${MIX.editors} editors saving every ${MIX.saveEveryS} s, a publish every ${MIX.publishEveryS} s, feeds every 15 s`,
+      `  mix running: ${READERS} reader visits/s, ${MIX.votesPerS} votes/s, a comment every ${1 / MIX.commentsPerS} s, ${MIX.editors} editors saving every ${MIX.saveEveryS} s, a publish every ${MIX.publishEveryS} s, three feeds every 15 s`,
     );
     say(
       `  ${Math.round(warmupS)} s warm-up, then ${chosen.length} fault(s) of ${Math.round(faultS)} s, each followed by ${Math.round(slotS - faultS)} s of recovery`,
@@ -541,6 +555,7 @@ async function soak(store: Store, buildDir: string) {
     await nginx?.stop().catch(() => {});
     await Promise.all(servers.map((s) => s.stop().catch(() => {})));
     try {
+      if (cluster) undo.delete(cluster.dir);
       cluster?.stop();
     } catch (error) {
       say(`  the PostgreSQL cluster did not stop cleanly: ${(error as Error).message}`);
@@ -548,7 +563,8 @@ async function soak(store: Store, buildDir: string) {
     await smtp.stop().catch(() => {});
     await feeds.close().catch(() => {});
     disk.unmount();
-    mounted.delete(disk);
+    undo.delete(disk.dir);
+    undo.delete(workDir);
     if (values.keep) say(`kept ${workDir}`);
     else fs.rmSync(workDir, { recursive: true, force: true });
   }
@@ -681,10 +697,20 @@ async function main(): Promise<void> {
   if (!nginxAvailable())
     throw new Error('bench:soak needs nginx and its brotli module (apt-get install -y nginx libnginx-mod-http-brotli-static)');
   if (STORES.includes('pg') && !postgresBinDir()) throw new Error('bench:soak --store pg needs PostgreSQL (apt-get install -y postgresql)');
+  for (const store of STORES) {
+    // The same rule as each fault's own skip: checked before anything starts.
+    const count = ASKED.filter(
+      (name) => (name !== 'pg-stop' || store === 'pg') && (name !== 'disk-full' || process.getuid?.() === 0),
+    ).length;
+    if (count && (MINUTES * 60 - warmupOf(MINUTES * 60)) / count < MIN_SLOT_S)
+      throw new Error(`--minutes ${MINUTES} is too short for ${count} faults on ${store} (each needs at least ${MIN_SLOT_S} s)`);
+  }
   say(`${MINUTES} min per store (${STORES.join(', ')}); faults ${ASKED.join(', ')}; ${machine}; load ${load().join(' ')}`);
   fs.mkdirSync(path.join(ROOT, '.out'), { recursive: true });
   const buildDir = fs.mkdtempSync(path.join(ROOT, '.out', 'soak-build-'));
   const emptyDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-soak-empty-'));
+  undo.set(buildDir, () => fs.rmSync(buildDir, { recursive: true, force: true }));
+  undo.set(emptyDir, () => fs.rmSync(emptyDir, { recursive: true, force: true }));
   const outcomes: string[] = [];
   try {
     // One small build (an empty store) is the shell every server starts from; the servers render the pages.

@@ -1,7 +1,7 @@
 /**
  * The faults of issue 31, each started and ended on cue while the mix runs: PostgreSQL stopped and
  * started (pg_ctl), the disk of the data and served folders full, the mail server stalling and dropping
- * mid-briefing, hostile peers (a trickling or endless feed, a hanging PURGE_URL), a server SIGKILLed,
+ * mid-briefing, hostile peers (a trickling feed, an endless one, a hanging PURGE_URL), a server SIGKILLed,
  * Pagefind killed mid-index. Clock jumps (item 5) need the server's clock module and are left to its tests.
  */
 import { execFileSync } from 'node:child_process';
@@ -121,14 +121,20 @@ export function createFaults(): Record<FaultName, Fault> {
       skip: () => undefined,
       async start(c) {
         c.feeds.setHostile(true);
-        this.details.wireRequestsBefore = c.feeds.wireRequests.length;
-        c.say('  the hostile feed trickles or never ends (in turn), PURGE_URL hangs');
+        this.details.startedAt = performance.now();
+        c.say('  one feed trickles, another never ends, PURGE_URL hangs');
         // A publish while PURGE_URL hangs: its pages must still go live.
         await c.mix.publishNow();
       },
       async stop(c) {
         c.feeds.setHostile(false);
         this.details.stillOpenAtEnd = c.feeds.endHostile();
+        // The healthy feed's fetches meanwhile: the longest gap between two (the schedule is every 15 s).
+        const from = this.details.startedAt as number;
+        delete this.details.startedAt;
+        const during = [from, ...c.feeds.wireRequests.filter((t) => t >= from), performance.now()];
+        this.details.wireFetches = during.length - 2;
+        this.details.wireLongestGapS = Math.round(Math.max(...during.slice(1).map((t, i) => t - during[i]!)) / 100) / 10;
         c.say(`  peers behave again (${this.details.stillOpenAtEnd} hostile answer(s) were still open)`);
       },
     },

@@ -1,13 +1,13 @@
 /**
  * The soak run's peers, each able to misbehave on cue: an SMTP server (smtp-server) that counts every
  * message per address and can stall after connect or hold DATA and then drop, and a feed server (the
- * tests' fixture server) with a wire feed that grows, a hostile feed that trickles or never ends, and a
+ * tests' fixture server) with a wire feed that grows, a feed that trickles and one that never ends, and a
  * PURGE_URL sink that can hang.
  */
 import type http from 'node:http';
 import type net from 'node:net';
 import { SMTPServer } from 'smtp-server';
-import { startFeedServer, type FeedServer } from '../../tests/fixtures/feeds/feed-server.ts';
+import { startFeedServer, type FeedServer, type Route } from '../../tests/fixtures/feeds/feed-server.ts';
 
 export type SoakSmtp = {
   url: string;
@@ -95,9 +95,10 @@ export type WireItem = { n: number; link: string; title: string };
 export type HostileConnection = { kind: 'trickle' | 'endless' | 'purge'; startedAt: number; ms?: number; bytes: number; stillOpen?: true };
 
 export type SoakFeeds = {
-  /** The growing feed (one new item per request) and the one that misbehaves during the slow-peers fault. */
+  /** The growing feed (one new item per request), and the two that misbehave during the slow-peers fault. */
   wireUrl: string;
-  hostileUrl: string;
+  trickleUrl: string;
+  endlessUrl: string;
   /** PURGE_URL: answers 204, or hangs while `hostile` is on. */
   purgeUrl: string;
   /** Every item the wire feed ever listed, in order. */
@@ -112,7 +113,7 @@ export type SoakFeeds = {
   purgeRequests: () => number;
   /** From now on the wire lists the same items (the run is settling: no new work). */
   freezeWire: () => void;
-  /** While on, the hostile feed never ends or trickles (in turn) and the purge sink hangs. */
+  /** While on, one feed trickles, another never ends, and the purge sink hangs. */
   setHostile: (on: boolean) => void;
   /** Ends every hostile answer still open (the fault is over); answers how many were still open. */
   endHostile: () => number;
@@ -135,7 +136,6 @@ export async function startSoakFeeds(): Promise<SoakFeeds> {
   const open = new Map<http.ServerResponse, HostileConnection>();
   let hostile = false;
   let frozen = false;
-  let hostileRequests = 0;
   let purgeRequests = 0;
 
   feeds.route('/wire.xml', (_req, res) => {
@@ -153,48 +153,53 @@ export async function startSoakFeeds(): Promise<SoakFeeds> {
     res.end(rss('Soak Wire', items));
   });
 
-  feeds.route('/hostile.xml', (_req, res) => {
-    if (!hostile) {
+  /** A feed that misbehaves as `kind` while the fault lasts, and lists one calm item otherwise. */
+  const hostileFeed =
+    (kind: 'trickle' | 'endless'): Route =>
+    (_req, res) => {
+      const name = kind === 'trickle' ? 'Soak Trickle' : 'Soak Endless';
+      if (!hostile) {
+        res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
+        res.end(rss(name, `<item><title>Calm day</title><link>${feeds.url}/${kind}/1</link><guid>soak-${kind}-1</guid></item>`));
+        return;
+      }
+      const record: HostileConnection = { kind, startedAt: performance.now(), bytes: 0 };
+      hostileConnections.push(record);
+      open.set(res, record);
       res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
-      res.end(rss('Soak Hostile', `<item><title>Calm day</title><link>${feeds.url}/hostile/1</link><guid>soak-hostile-1</guid></item>`));
-      return;
-    }
-    const kind = hostileRequests++ % 2 === 0 ? 'endless' : 'trickle';
-    const record: HostileConnection = { kind, startedAt: performance.now(), bytes: 0 };
-    hostileConnections.push(record);
-    open.set(res, record);
-    res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
-    const head = '<?xml version="1.0"?><rss version="2.0"><channel><title>Soak Hostile</title>';
-    res.write(head);
-    record.bytes += head.length;
-    let timer: NodeJS.Timeout | undefined;
-    res.on('close', () => {
-      clearTimeout(timer);
-      open.delete(res);
-      record.ms ??= performance.now() - record.startedAt;
-    });
-    if (kind === 'trickle') {
-      // One byte every half second: under any size limit, so only the fetch's deadline can end it.
-      const drip = () => {
-        if (res.destroyed) return;
-        res.write('<');
-        record.bytes++;
-        timer = setTimeout(drip, 500);
-      };
-      drip();
-    } else {
-      // Valid XML comments as fast as the client reads: only the size limit (or the deadline) can end it.
-      const chunk = `<!-- ${'x'.repeat(65_000)} -->`;
-      const pump = () => {
-        while (!res.destroyed && res.write(chunk)) record.bytes += chunk.length;
-        if (!res.destroyed) {
-          record.bytes += chunk.length;
-          res.once('drain', pump);
-        }
-      };
-      pump();
-    }
-  });
+      const head = `<?xml version="1.0"?><rss version="2.0"><channel><title>${name}</title>`;
+      res.write(head);
+      record.bytes += head.length;
+      let timer: NodeJS.Timeout | undefined;
+      res.on('close', () => {
+        clearTimeout(timer);
+        open.delete(res);
+        record.ms ??= performance.now() - record.startedAt;
+      });
+      if (kind === 'trickle') {
+        // One byte every half second: under any size limit, so only the fetch's deadline can end it.
+        const drip = () => {
+          if (res.destroyed) return;
+          res.write('<');
+          record.bytes++;
+          timer = setTimeout(drip, 500);
+        };
+        drip();
+      } else {
+        // Valid XML comments as fast as the client reads: only the size limit (or the deadline) can end it.
+        const chunk = `<!-- ${'x'.repeat(65_000)} -->`;
+        const pump = () => {
+          while (!res.destroyed && res.write(chunk)) record.bytes += chunk.length;
+          if (!res.destroyed) {
+            record.bytes += chunk.length;
+            res.once('drain', pump);
+          }
+        };
+        pump();
+      }
+    };
+  feeds.route('/trickle.xml', hostileFeed('trickle'));
+  feeds.route('/endless.xml', hostileFeed('endless'));
 
   feeds.route('/purge', (req, res) => {
     purgeRequests++;
@@ -216,7 +221,8 @@ export async function startSoakFeeds(): Promise<SoakFeeds> {
 
   return {
     wireUrl: `${feeds.url}/wire.xml`,
-    hostileUrl: `${feeds.url}/hostile.xml`,
+    trickleUrl: `${feeds.url}/trickle.xml`,
+    endlessUrl: `${feeds.url}/endless.xml`,
     purgeUrl: `${feeds.url}/purge`,
     wireItems,
     wireRequests,
