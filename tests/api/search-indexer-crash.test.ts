@@ -2,7 +2,8 @@
  * Issue 31, item 7 on the real built server: Pagefind's indexing process (the child the server started)
  * killed while it indexes leaves the previous bundle served and intact, the build is not left waiting
  * for an answer that never comes, and the next run re-indexes; one killed between builds is replaced by
- * the next publish's. Chromium then finds every article through Pagefind alone.
+ * the next publish's, and one killed before it first answered fails the build instead of holding it.
+ * Chromium then finds every article through Pagefind alone.
  */
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
@@ -134,6 +135,35 @@ describe('a Pagefind process killed mid-index', () => {
     await waitFor('the publish to rebuild the head with the new article', async () => rebuiltWith(rebuildsBefore, 3), 60_000);
     expect(server.output()).not.toMatch(/backend is closed|Pagefind backend closed/);
   });
+
+  it('does not wait forever on a Pagefind process killed before it first answered', async () => {
+    const rebuildsBefore = rebuilds().length;
+    const failuresBefore = server.output().split('the Pagefind process died').length;
+    // Every Pagefind process the server starts is killed as soon as it shows, as a crash at start-up would.
+    let killed = 0;
+    const killer = setInterval(() => {
+      for (const pid of indexerOf())
+        try {
+          process.kill(pid, 'SIGKILL');
+          killed++;
+        } catch {
+          // Gone already.
+        }
+    }, 2);
+    try {
+      await createArticle(admin, { title: 'The egret notice', status: 'published' });
+      await waitFor(
+        'a build to fail on a killed process',
+        async () => server.output().split('the Pagefind process died').length > failuresBefore,
+        60_000,
+      );
+    } finally {
+      clearInterval(killer);
+    }
+    expect(killed).toBeGreaterThan(0);
+    // Left alone again, the job's retry indexes the article: the search lane did not hang.
+    await waitFor('the retry to rebuild the head with the new article', async () => rebuiltWith(rebuildsBefore, 4), 60_000);
+  }, 150_000);
 
   it('Chromium finds every article through Pagefind alone', async () => {
     const browser = await chromium.launch({

@@ -274,11 +274,13 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
   const watch = watchIndexer();
   let index: pagefind.PagefindIndex | undefined;
   try {
-    const created = await pagefind.createIndex({});
+    const creating = pagefind.createIndex({});
+    // The service spawns its process synchronously on first use: from here on none running means it died
+    // (also one killed before it answered, which the build would otherwise wait for forever).
+    watch.expectRunning();
+    const created = await creating;
     if (!created.index) throw new Error(created.errors.join('; ') || 'no index');
     index = created.index;
-    // The process that answered is the one to watch (started just now on first use).
-    watch.look();
     yieldToRequests();
     // Pagefind reads the bundle's files itself (one walk, files parsed in parallel): a glob naming
     // the slugs, in chunks so a large month does not make one huge pattern. A page not rendered
@@ -330,12 +332,13 @@ let indexerPids = new Set<number>();
  * process is still there (and once before the build starts, for one that died in between); once it is
  * gone, closing the service fails the calls in flight, and the next call starts a new process.
  */
-function watchIndexer(): { died: () => boolean; look: () => void; stop: () => void } {
+function watchIndexer(): { died: () => boolean; expectRunning: () => void; stop: () => void } {
   let dead = false;
+  let expecting = false;
   const look = () => {
     if (dead) return;
     const running = new Set(childProcessesNamed('pagefind').filter(processRunning));
-    if (indexerPids.size > 0 && running.size === 0) {
+    if ((expecting || indexerPids.size > 0) && running.size === 0) {
       dead = true;
       indexerPids = running;
       void pagefind.close();
@@ -350,7 +353,10 @@ function watchIndexer(): { died: () => boolean; look: () => void; stop: () => vo
   timer.unref();
   return {
     died: () => dead,
-    look,
+    expectRunning: () => {
+      expecting = true;
+      look();
+    },
     stop: () => {
       clearInterval(timer);
       // The process this build used is the one the next build expects to find.
