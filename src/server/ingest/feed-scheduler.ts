@@ -6,6 +6,8 @@
 import { createHash } from 'node:crypto';
 import type { NewsSource } from '../../schemas/source.ts';
 import type { Runtime } from '../runtime.ts';
+import { serviceUnavailableOf } from '../errors.ts';
+import { errorMessage, logOncePerMinute } from '../log.ts';
 import { isFetching, runExclusive, settleFetches } from './feed-fetch.ts';
 
 /**
@@ -73,9 +75,12 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
   function tick(): Promise<void> {
     // One pass at a time: a pass still waiting for a free slot is not doubled by the next tick.
     running ??= pass()
-      .catch((error: unknown) =>
-        log.error({ err: error }, `[ingest] scheduler pass failed: ${error instanceof Error ? error.message : String(error)}`),
-      )
+      .catch((error: unknown) => {
+        const message = `[ingest] scheduler pass failed: ${errorMessage(error)}`;
+        // A store that is down fails every tick until it is back: said once a minute, as a warning.
+        if (serviceUnavailableOf(error)) logOncePerMinute(log, 'ingest:store-unavailable', { err: errorMessage(error) }, message);
+        else log.error({ err: error }, message);
+      })
       .finally(() => {
         running = undefined;
       });
