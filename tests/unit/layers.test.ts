@@ -7,18 +7,19 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Which layers each layer may import (besides itself); the same table as docs/architecture.md. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  pages: ['views', 'layouts', 'components', 'islands', 'lib', 'api', 'server', 'schemas', 'config', 'styles'],
+  pages: ['views', 'layouts', 'components', 'islands', 'lib', 'api', 'server', 'security', 'schemas', 'config', 'styles'],
   views: ['layouts', 'components', 'islands', 'lib', 'schemas', 'config'],
   layouts: ['components', 'islands', 'lib', 'config', 'styles'],
   components: ['islands', 'lib', 'schemas', 'config'],
   islands: ['lib', 'schemas'],
   lib: ['schemas'],
-  api: ['server', 'lib', 'schemas', 'config'],
-  server: ['store', 'lib', 'schemas', 'config'],
-  store: ['schemas'],
+  api: ['server', 'lib', 'security', 'schemas', 'config'],
+  server: ['store', 'lib', 'security', 'schemas', 'config'],
+  store: ['security', 'schemas'],
+  security: [],
   schemas: [],
   config: ['schemas'],
-  scripts: ['api', 'server', 'store', 'schemas', 'config'],
+  scripts: ['api', 'server', 'store', 'security', 'schemas', 'config'],
 };
 
 /** Folders of the store that only the store itself may open: the rest of the code goes through src/store/index.ts. */
