@@ -16,7 +16,7 @@ import type { Browser } from 'playwright-core';
 import { ApiClient } from '../tests/helpers/server.ts';
 import type { Article } from '../src/schemas/article.ts';
 import { openStore } from '../src/store/index.ts';
-import { childProcesses } from '../src/server/thread-priority.ts';
+import { childProcesses } from './process-tree.ts';
 import { generateStore, generateVotes } from './generate-store.ts';
 import type { LoadJob, LoadResult } from './load.ts';
 import type { BurstJob, BurstResult } from './burst-writers.ts';
