@@ -1,18 +1,15 @@
 /**
- * Writes a realistic N-article newsroom into a DATA_DIR (store layout 2): records built by the domain as an editor's saves build them, read
- * back through the Store.
+ * Writes a realistic N-article newsroom into a DATA_DIR through the Store: records built by the domain as an editor's saves
+ * build them, stored with the store's bulk loads (`articles.insertMany`, `counters.importVotes`), and counted back.
  */
 import fs from 'node:fs';
-import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { parseConfig } from '../src/config.ts';
 import { articleInputSchema, type ArticleInput, type ArticleRecord } from '../src/schemas/article.ts';
 import { SECTIONS, type Section } from '../src/schemas/common.ts';
 import { buildArticle } from '../src/server/articles.ts';
 import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
-import { openStore } from '../src/store/index.ts';
-import { articleFile, bucketFile, inPool, voteBucket, voteSplitFile, voteSplitFor } from '../src/store/lowdb/layout.ts';
-import { versionFile } from '../src/store/lowdb/migrate.ts';
+import { openStore, type VoteRecord } from '../src/store/index.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from '../src/server/seed/hero-images.ts';
 
 /** Topic words per section: titles, tags and bodies draw on them, so search queries find plausible sets. */
@@ -216,24 +213,10 @@ async function writeHeroImages(dataDir: string): Promise<Map<string, string>> {
 
 export type GeneratedStore = { articles: number; words: number; ms: number; bytes: number; images: number; ids: string[] };
 
-/** Writes article files straight into layout 2 (the store is closed): 256 hashed folders, a pool of writes. */
-async function writeArticleFiles(dataDir: string, articles: ArticleRecord[]): Promise<number> {
-  let bytes = 0;
-  const folders = new Set(articles.map((a) => path.dirname(articleFile(dataDir, a.id))));
-  for (const folder of folders) fs.mkdirSync(folder, { recursive: true });
-  await inPool(articles, 64, async (article) => {
-    const text = JSON.stringify(article);
-    bytes += Buffer.byteLength(text);
-    await fsp.writeFile(articleFile(dataDir, article.id), text);
-  });
-  return bytes;
-}
-
 /**
  * Generates `count` published articles over all sections into `dataDir`. Each record is built by
- * the domain (buildArticle: sanitising, slug, reading time), as an API save builds it; the records
- * are then written straight into the store's layout (one file per article, in batches so 100,000
- * articles never sit in memory at once) and read back through the Store.
+ * the domain (buildArticle: sanitising, slug, reading time), as an API save builds it, and stored
+ * through the Store in batches (`insertMany`), so 100,000 articles never sit in memory at once.
  */
 export async function generateStore(dataDir: string, count: number, log: (line: string) => void): Promise<GeneratedStore> {
   const started = performance.now();
@@ -262,7 +245,8 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
         .split(/\s+/)
         .filter(Boolean).length;
       if (batch.length === 1000 || i === count - 1) {
-        bytes += await writeArticleFiles(dataDir, batch);
+        await runtime.store.articles.insertMany(batch);
+        for (const article of batch) bytes += Buffer.byteLength(JSON.stringify(article));
         batch = [];
       }
       if ((i + 1) % 5000 === 0) log(`  built ${i + 1}/${count} articles (${((performance.now() - started) / 1000).toFixed(1)} s)`);
@@ -270,7 +254,6 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
   } finally {
     await stopRuntime();
   }
-  fs.writeFileSync(versionFile(dataDir), JSON.stringify({ version: 1 }));
   const store = await openStore(dataDir, 'read');
   try {
     const stored = await store.articles.count({ statuses: ['published'] });
@@ -282,38 +265,29 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
 }
 
 /**
- * Stores `count` votes from distinct visitors straight into the vote buckets (with their counts), the
- * way the store keeps them: a few articles get many (a long tail, as on a real site), most a handful.
+ * Stores `count` votes from distinct visitors through the Store (`counters.importVotes`): a few
+ * articles get many (a long tail, as on a real site), most a handful. Answers the time and the vote
+ * bucket files the store keeps them in (the lowdb layout; none on PostgreSQL).
  */
 export async function generateVotes(dataDir: string, articleIds: readonly string[], count: number): Promise<{ ms: number; files: number }> {
   const started = performance.now();
   const random = createRandom(count + 7);
-  const buckets = new Map<
-    number,
-    { counts: Record<string, { likes: number; dislikes: number }>; votes: Record<string, Record<string, 'like' | 'dislike'>> }
-  >();
-  // Split as the store would have split them by this many votes (voteSplitFor).
-  const split = voteSplitFor(count);
+  const votes: VoteRecord[] = [];
   for (let v = 0; v < count; v++) {
     // Squaring a uniform number favours the first ids: article 0 gets the most votes.
     const articleId = articleIds[Math.floor(random() * random() * articleIds.length)]!;
     const visitorId = `gen${v.toString(36).padStart(23, '0')}`;
-    const kind = random() < 0.7 ? 'like' : 'dislike';
-    const b = voteBucket(articleId, visitorId, split);
-    let bucket = buckets.get(b);
-    // Counts first, as the store writes them: its open reads only the counts.
-    if (!bucket) buckets.set(b, (bucket = { counts: {}, votes: {} }));
-    (bucket.votes[articleId] ??= {})[visitorId] = kind;
-    const tally = (bucket.counts[articleId] ??= { likes: 0, dislikes: 0 });
-    if (kind === 'like') tally.likes++;
-    else tally.dislikes++;
+    votes.push({ articleId, visitorId, kind: random() < 0.7 ? 'like' : 'dislike' });
   }
-  await inPool([...buckets.keys()], 16, async (b) => {
-    const file = bucketFile(dataDir, 'votes', b);
-    await fsp.mkdir(path.dirname(file), { recursive: true });
-    await fsp.writeFile(file, JSON.stringify(buckets.get(b)));
-  });
-  await fsp.mkdir(path.dirname(voteSplitFile(dataDir)), { recursive: true });
-  await fsp.writeFile(voteSplitFile(dataDir), JSON.stringify(split));
-  return { ms: performance.now() - started, files: buckets.size };
+  const store = await openStore(dataDir);
+  try {
+    await store.counters.importVotes(votes);
+  } finally {
+    await store.close();
+  }
+  const bucketsDir = path.join(dataDir, 'votes');
+  const files = fs.existsSync(bucketsDir)
+    ? (fs.readdirSync(bucketsDir, { recursive: true, encoding: 'utf8' }) as string[]).filter((name) => /(^|\/)\d+\.json$/.test(name)).length
+    : 0;
+  return { ms: performance.now() - started, files };
 }

@@ -12,17 +12,10 @@ if (!file) throw new Error('BENCH_ELD_FILE is required');
 // 1 ms sampling: a 20 ms block cannot hide between two samples.
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 histogram.enable();
-// With BENCH_CPU_PROF: when each long delay ended (monotonic µs, the CPU profile's clock), to find it in the profile.
-const longDelays: { endUs: number; ms: number }[] = [];
-if (process.env.BENCH_CPU_PROF) {
-  let last = process.hrtime.bigint();
-  setInterval(() => {
-    const now = process.hrtime.bigint();
-    const ms = Number(now - last) / 1e6 - 2;
-    if (ms > 10) longDelays.push({ endUs: Number(now / 1000n), ms: Number(ms.toFixed(1)) });
-    last = now;
-  }, 2).unref();
-}
+// An investigation's probes (bench/lab/loop-probes.ts), when bench/lab/scale-bursts.ts names them.
+const probes = process.env.BENCH_LOOP_PROBES
+  ? ((await import(process.env.BENCH_LOOP_PROBES)) as { readProbes: () => Record<string, unknown> })
+  : undefined;
 // What the delays were made of: the CPU time this thread spent within each (its own work, garbage
 // collection included), the rest being time it waited for a core; the longest collection pause and its
 // kind; and the CPU time each kind of thread of the process used (what shared the cores with it).
@@ -49,28 +42,11 @@ function schedStat(): [number, number, number] {
   }
 }
 let burstSched = schedStat();
-// BENCH_SCHED_PROBE=1: every delay over 15 ms with the run and run-queue time inside it (one more file read per
-// sample, so off by default). A delay that is all run-queue time was spent waiting behind other threads for the core.
-const SCHED_PROBE = Boolean(process.env.BENCH_SCHED_PROBE);
-let lastSched = burstSched;
-const schedDelays: { ms: number; runMs: number; runQueueMs: number; slices: number }[] = [];
 setInterval(() => {
   const wall = performance.now();
   const cpu = process.threadCpuUsage();
   const ms = wall - lastWall - 1;
   const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
-  if (SCHED_PROBE) {
-    const now = schedStat();
-    if (ms > 15) {
-      schedDelays.push({
-        ms: Number(ms.toFixed(2)),
-        runMs: msOf(now[0] - lastSched[0]),
-        runQueueMs: msOf(now[1] - lastSched[1]),
-        slices: now[2] - lastSched[2],
-      });
-    }
-    lastSched = now;
-  }
   if (ms > longest.ms) longest = { ms, cpuMs };
   if (ms > 20) {
     over20++;
@@ -113,7 +89,7 @@ function cpuByThread(): Record<string, number> {
 let threadsBefore = cpuByThread();
 
 process.on('SIGUSR2', () => {
-  // When each reading was taken, on the clock of V8's GC traces (BENCH_SERVER_FLAGS=--trace-gc-nvp), to find a burst in them.
+  // When each reading was taken, on the clock of V8's GC traces (the lab's BENCH_SERVER_FLAGS=--trace-gc-nvp), to find a burst in them.
   console.log(`[bench] event-loop reading at ${Math.round(performance.now())} ms`);
   const threadsNow = cpuByThread();
   const threadCpuMs = Object.fromEntries(
@@ -140,8 +116,7 @@ process.on('SIGUSR2', () => {
     // The event loop's thread in all: time it ran, and time it was ready to run but waited for a core.
     mainRunMs: msOf(sched[0] - burstSched[0]),
     mainRunQueueMs: msOf(sched[1] - burstSched[1]),
-    ...(process.env.BENCH_CPU_PROF ? { longDelays: longDelays.splice(0) } : {}),
-    ...(SCHED_PROBE ? { schedDelays: schedDelays.splice(0) } : {}),
+    ...probes?.readProbes(),
   };
   burstSched = sched;
   fs.writeFileSync(`${file}.tmp`, JSON.stringify(report), { mode: 0o600 });

@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { openStore } from '../src/store/index.ts';
 import { briefingKey } from '../src/server/briefing/service.ts';
-import { childProcessesNamed } from '../src/server/thread-priority.ts';
+import { childProcessesNamed } from './process-tree.ts';
 import { createDatabase, postgresBinDir, startCluster, type Cluster } from '../tests/helpers/postgres.ts';
 import { nginxAvailable, startBalancer, startFront, type RunningNginx } from '../tests/helpers/nginx.ts';
 import { children, runNode } from './children.ts';

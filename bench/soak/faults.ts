@@ -9,7 +9,7 @@ import path from 'node:path';
 import { postgresBinDir, type Cluster } from '../../tests/helpers/postgres.ts';
 import type { Ledger } from './ledger.ts';
 import type { SoakFeeds, SoakSmtp } from './peers.ts';
-import { childProcessesNamed } from '../../src/server/thread-priority.ts';
+import { childProcessesNamed } from '../process-tree.ts';
 import type { Disk, SoakServer } from './servers.ts';
 import type { Mix } from './traffic.ts';
 

@@ -1,14 +1,13 @@
 /** Prometheus' view of the server: `/metrics` behind a bearer token on the main server, or a server of its own on a loopback port. */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { Registry } from 'prom-client';
+import { isSameSecret } from '../security/secrets.ts';
 
 /** Whether an Authorization header carries `Bearer <token>`; compared in constant time (over digests, so lengths do not show). */
 export function isMetricsRequestAllowed(authorization: string | undefined, token: string): boolean {
   const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? '');
   if (!match) return false;
-  const digest = (text: string) => createHash('sha256').update(text).digest();
-  return timingSafeEqual(digest(match[1]!), digest(token));
+  return isSameSecret(match[1], token);
 }
 
 /** Answers the registry's figures in Prometheus' text format. */

@@ -3,8 +3,7 @@
  * SHA-256 stored, sliding 30-day expiry, logout deletes the session server-side.
  */
 import { randomUUID } from 'node:crypto';
-import { sha256 } from '@oslojs/crypto/sha2';
-import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
+import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import { hash, verify } from '@node-rs/argon2';
 import type { PublicUser, Role, Session, User } from '../schemas/auth.ts';
 import type { Runtime } from './runtime.ts';
@@ -13,6 +12,7 @@ import { clearLoginFailures, reserveLoginAttempt } from './rate-limit.ts';
 import { nowIso } from './clock.ts';
 import { permissionsOf, roleOf } from '../lib/permissions.ts';
 import { isStorageFault } from './storage-faults.ts';
+import { hashToken } from '../security/secrets.ts';
 
 export const SESSION_COOKIE = 'session';
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -30,7 +30,7 @@ export function generateSessionToken(): string {
 }
 
 export function sessionIdFromToken(token: string): string {
-  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+  return hashToken(token);
 }
 
 export async function hashPassword(password: string): Promise<string> {

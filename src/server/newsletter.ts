@@ -1,6 +1,6 @@
 /** Newsletter subscriptions: double opt-in sign-up, confirmation, unsubscribe, and the dashboard's subscriber list. */
 import { logOncePerMinute, maskEmail } from './log.ts';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Runtime } from './runtime.ts';
 import { notFound, ServiceUnavailableError, tooManyRequests } from './errors.ts';
@@ -15,6 +15,7 @@ import {
 import { renderConfirmationMail, siteUrl } from './mail/templates.ts';
 import { sendWithinBudget } from './mail/transport.ts';
 import { useMailer } from './mail/mailer.ts';
+import { hashToken } from '../security/secrets.ts';
 
 /** The Retry-After of a sign-up whose confirmation mail could not be sent: mail servers come back in minutes. */
 const SIGN_UP_RETRY_AFTER_S = 120;
@@ -30,10 +31,6 @@ function randomToken(): string {
   const bytes = new Uint8Array(20);
   crypto.getRandomValues(bytes);
   return encodeBase32LowerCaseNoPadding(bytes);
-}
-
-export function hashToken(token: string): string {
-  return createHash('sha256').update(token).digest('hex');
 }
 
 export type SubscribeResult = { mailed: boolean };

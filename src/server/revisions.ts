@@ -1,11 +1,9 @@
-/** Revisions (issue 14): every save is kept (who, when, which fields), listed, shown, and restored as a new save. */
-import type { Article, ArticleRecord } from '../schemas/article.ts';
+/** Revisions (issue 14): every save is kept (who, when, which fields), listed and shown; `revision-restore.ts` saves one again. */
+import type { ArticleRecord } from '../schemas/article.ts';
 import type { Revision, RevisionSummary } from '../schemas/revision.ts';
 import type { Runtime } from './runtime.ts';
 import { notFound, serviceUnavailableOf } from './errors.ts';
 import { errorMessage, logOncePerMinute } from './log.ts';
-import { commitArticle, toArticle, type Actor } from './articles.ts';
-import { recordAudit } from './audit.ts';
 
 /** Fields an editor changes; a revision names those that differ from the previous save. */
 export const TRACKED_FIELDS = [
@@ -24,22 +22,6 @@ export const TRACKED_FIELDS = [
   'status',
   'scheduledFor',
   'corrections',
-] as const;
-
-/** Content a restore brings back; status and schedule stay as they are now (restoring text never publishes or unpublishes). */
-export const RESTORED_FIELDS = [
-  'title',
-  'dek',
-  'bodyHtml',
-  'heroImage',
-  'section',
-  'tags',
-  'authorName',
-  'sourceLabel',
-  'sourceUrl',
-  'readingTime',
-  'isBreaking',
-  'isEditorsPick',
 ] as const;
 
 /** Consecutive autosaves by one user within this window share one revision. */
@@ -135,38 +117,4 @@ export async function getRevision(runtime: Runtime, articleId: string, rev: numb
   const revision = await runtime.store.revisions.get(articleId, rev);
   if (!revision) throw notFound('Revision');
   return revision;
-}
-
-/**
- * Restores a revision's content as a new save (a new version and revision, `restoredFrom` set).
- * With `expectedVersion` a stale editor gets the same 409 as a stale PUT.
- */
-export async function restoreRevision(
-  runtime: Runtime,
-  articleId: string,
-  rev: number,
-  options: { actor?: Actor | undefined; expectedVersion?: number | undefined } = {},
-): Promise<Article> {
-  const revision = await getRevision(runtime, articleId, rev);
-  const saved = await commitArticle(
-    runtime,
-    articleId,
-    (before, now) => {
-      const next: ArticleRecord = { ...before, updatedAt: now };
-      for (const key of RESTORED_FIELDS) {
-        const value = revision.article[key];
-        if (value === undefined) delete next[key];
-        else (next as Record<string, unknown>)[key] = structuredClone(value);
-      }
-      return next;
-    },
-    { actor: options.actor?.username, expectedVersion: options.expectedVersion, restoredFrom: rev },
-  );
-  await recordAudit(runtime, {
-    actor: options.actor ?? null,
-    action: 'article.restore',
-    target: { type: 'article', id: articleId, label: saved.title },
-    detail: `revision ${rev}`,
-  });
-  return toArticle(saved, await runtime.store.counters.get(articleId));
 }

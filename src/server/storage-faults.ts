@@ -6,8 +6,17 @@
 import fs from 'node:fs';
 import type { Store } from '../store/index.ts';
 import { isAppError, ServiceUnavailableError } from './errors.ts';
-import { logOncePerMinute } from './log.ts';
-import type { Runtime } from './runtime.ts';
+import { logOncePerMinute, type Logger } from './log.ts';
+import type { HealthRegistry } from './health.ts';
+import type { Config } from '../config.ts';
+
+/** What a fault report needs of the runtime; named here so this module does not import the runtime that imports it. */
+type FaultContext = {
+  config: Pick<Config, 'DATA_DIR'>;
+  servedDir?: string | undefined;
+  log: Logger;
+  health: HealthRegistry;
+};
 
 /** The folders a server writes: DATA_DIR (the store, images, uploads) and the served folder (pages, search bundles). */
 export type StorageArea = 'data' | 'served';
@@ -39,7 +48,7 @@ export function storageKey(area: StorageArea): string {
   return `disk:${area}`;
 }
 
-function folderOf(runtime: Runtime, area: StorageArea): string | undefined {
+function folderOf(runtime: FaultContext, area: StorageArea): string | undefined {
   return area === 'data' ? runtime.config.DATA_DIR : runtime.servedDir;
 }
 
@@ -58,7 +67,7 @@ export async function folderTakesWrites(dir: string): Promise<boolean> {
  * Records a storage fault of `area`: /api/ready reports it until its probe sees the folder take writes,
  * and the log says so once a minute. Answers the 503 writers get; undefined when `error` is no storage fault.
  */
-export function reportStorageFault(runtime: Runtime, area: StorageArea, error: unknown): ServiceUnavailableError | undefined {
+export function reportStorageFault(runtime: FaultContext, area: StorageArea, error: unknown): ServiceUnavailableError | undefined {
   const code = storageFaultCode(error);
   if (!code) return undefined;
   const readOnly = code === READ_ONLY_CODE;
@@ -89,7 +98,7 @@ export function reportStorageFault(runtime: Runtime, area: StorageArea, error: u
 }
 
 /** `error` as the API should answer it: a storage fault of DATA_DIR becomes its 503 (an AppError passes as it is). */
-export function asStorageError(runtime: Runtime, error: unknown): unknown {
+export function asStorageError(runtime: FaultContext, error: unknown): unknown {
   if (isAppError(error)) return error;
   return reportStorageFault(runtime, 'data', error) ?? error;
 }
@@ -111,7 +120,7 @@ const REPOSITORIES = [
   'trash',
 ] as const satisfies readonly (keyof Store)[];
 
-function guardRepository<T extends object>(runtime: Runtime, repository: T): T {
+function guardRepository<T extends object>(runtime: FaultContext, repository: T): T {
   const wrapped = new Map<PropertyKey, unknown>();
   return new Proxy(repository, {
     get(target, property) {
@@ -135,7 +144,7 @@ function guardRepository<T extends object>(runtime: Runtime, repository: T): T {
 }
 
 /** `store` with every repository call's storage fault turned into the 503 and reported (the store itself never sees HTTP). */
-export function guardStorageFaults(runtime: Runtime, store: Store): Store {
+export function guardStorageFaults(runtime: FaultContext, store: Store): Store {
   const repositories = new Map<PropertyKey, unknown>(REPOSITORIES.map((name) => [name, guardRepository(runtime, store[name])]));
   return new Proxy(store, {
     get(target, property) {

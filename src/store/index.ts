@@ -5,7 +5,7 @@ import { lockHolder } from './lock-file.ts';
 import { layoutState } from './lowdb/migrate.ts';
 import { openPgStore } from './pg/index.ts';
 
-export type { Store, StoreCheck, StoreLog, StoreMode } from './types.ts';
+export type { Store, StoreCheck, StoreLog, StoreMode, VoteRecord } from './types.ts';
 export { isStoreUnavailable, StoreLockedError, StoreUnavailableError } from './types.ts';
 
 export type StoreOptions = {

@@ -36,6 +36,8 @@ export interface ArticleRepository {
   /** Scheduled articles whose scheduledFor is at or before `now`. */
   listDue(now: string): Promise<ArticleRecord[]>;
   insert(article: ArticleRecord): Promise<void>;
+  /** Inserts many new articles in one go (a bulk load, such as the bench's generated archive): as insert() for each, faster. */
+  insertMany(articles: readonly ArticleRecord[]): Promise<void>;
   /** Replaces a stored article (the store bumps its version); answers false when it does not exist. */
   replace(article: ArticleRecord): Promise<boolean>;
   /**
@@ -77,11 +79,16 @@ export interface TrashRepository {
   slugExists(slug: string): Promise<boolean>;
 }
 
+/** One visitor's vote on one article. */
+export type VoteRecord = { articleId: string; visitorId: string; kind: VoteKind };
+
 export interface CounterRepository {
   get(articleId: string): Promise<ArticleCounters>;
   getMany(articleIds: readonly string[]): Promise<Map<string, ArticleCounters>>;
   /** Records a visitor's vote; idempotent per visitor, moves the vote when it changes. */
   vote(articleId: string, visitorId: string, kind: VoteKind): Promise<ArticleCounters & { vote: VoteKind }>;
+  /** Records many visitors' votes in one go (a bulk load): as vote() for each in order, a bucket or a statement at a time. */
+  importVotes(votes: readonly VoteRecord[]): Promise<void>;
   visitorVote(articleId: string, visitorId: string): Promise<VoteKind | undefined>;
   /** Adds (or, negative, removes) likes or dislikes, never below zero. */
   adjust(articleId: string, kind: VoteKind, amount: number): Promise<ArticleCounters>;

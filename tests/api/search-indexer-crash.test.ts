@@ -11,7 +11,7 @@ import path from 'node:path';
 import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
-import { childProcessesNamed } from '../../src/server/thread-priority.ts';
+import { childProcessesNamed } from '../../bench/process-tree.ts';
 import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -8,7 +8,8 @@ import os from 'node:os';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { adminClient, createArticle, waitFor } from './support.ts';
-import { BACKGROUND_NICE, childProcessesNamed } from '../../src/server/thread-priority.ts';
+import { BACKGROUND_NICE } from '../../src/server/thread-priority.ts';
+import { childProcessesNamed } from '../../bench/process-tree.ts';
 
 type Thread = { tid: number; name: string; nice: number };
 

@@ -7,18 +7,19 @@ const ROOT = path.resolve(import.meta.dirname, '../..');
 
 /** Which layers each layer may import (besides itself); the same table as docs/architecture.md. */
 const MAY_IMPORT: Record<string, readonly string[]> = {
-  pages: ['views', 'layouts', 'components', 'islands', 'lib', 'api', 'server', 'schemas', 'config', 'styles'],
+  pages: ['views', 'layouts', 'components', 'islands', 'lib', 'api', 'server', 'security', 'schemas', 'config', 'styles'],
   views: ['layouts', 'components', 'islands', 'lib', 'schemas', 'config'],
   layouts: ['components', 'islands', 'lib', 'config', 'styles'],
   components: ['islands', 'lib', 'schemas', 'config'],
   islands: ['lib', 'schemas'],
   lib: ['schemas'],
-  api: ['server', 'lib', 'schemas', 'config'],
-  server: ['store', 'lib', 'schemas', 'config'],
-  store: ['schemas'],
+  api: ['server', 'lib', 'security', 'schemas', 'config'],
+  server: ['store', 'lib', 'security', 'schemas', 'config'],
+  store: ['security', 'schemas'],
+  security: [],
   schemas: [],
   config: ['schemas'],
-  scripts: ['api', 'server', 'store', 'schemas', 'config'],
+  scripts: ['api', 'server', 'store', 'security', 'schemas', 'config'],
 };
 
 /** Folders of the store that only the store itself may open: the rest of the code goes through src/store/index.ts. */
@@ -67,6 +68,41 @@ function crossings(): string[] {
   return problems;
 }
 
+/** The relative imports of every file in src/ and scripts/ that resolve to another of those files, type-only ones included. */
+function importGraph(): Map<string, string[]> {
+  const files = [...sourceFiles(path.join(ROOT, 'src')), ...sourceFiles(path.join(ROOT, 'scripts'))];
+  const known = new Set(files);
+  const graph = new Map<string, string[]>();
+  for (const file of files) {
+    const targets = importsOf(fs.readFileSync(file, 'utf8')).map((specifier) => path.resolve(path.dirname(file), specifier));
+    graph.set(
+      file,
+      targets.filter((target) => known.has(target)),
+    );
+  }
+  return graph;
+}
+
+/** Each circle of imports once, as "a -> b -> a" (a depth-first search that reports the back edges it meets). */
+export function circlesOf(graph: Map<string, string[]>): string[] {
+  const rel = (p: string) => path.relative(ROOT, p).split(path.sep).join('/');
+  const state = new Map<string, 'open' | 'done'>();
+  const stack: string[] = [];
+  const circles: string[] = [];
+  const visit = (file: string) => {
+    state.set(file, 'open');
+    stack.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') circles.push([...stack.slice(stack.indexOf(next)), next].map(rel).join(' -> '));
+      else if (!state.has(next)) visit(next);
+    }
+    stack.pop();
+    state.set(file, 'done');
+  };
+  for (const file of [...graph.keys()].sort()) if (!state.has(file)) visit(file);
+  return circles;
+}
+
 describe('layers', () => {
   it('finds the imports of a file, static, dynamic and side-effect ones', () => {
     const text = `import a from '../a.ts';\nimport type { B } from "./b.ts";\nimport '../c.css';\nconst d = await import('../../d.ts');\nimport x from 'zod';`;
@@ -75,5 +111,21 @@ describe('layers', () => {
 
   it('has no import that crosses the layers of docs/architecture.md', () => {
     expect(crossings()).toEqual([]);
+  });
+
+  it('finds a circle of imports', () => {
+    const [a, b, c] = ['src/server/a.ts', 'src/server/b.ts', 'src/server/c.ts'].map((f) => path.join(ROOT, f));
+    const graph = new Map([
+      [a!, [b!]],
+      [b!, [c!]],
+      [c!, [a!]],
+    ]);
+    expect(circlesOf(graph)).toEqual(['src/server/a.ts -> src/server/b.ts -> src/server/c.ts -> src/server/a.ts']);
+    expect(circlesOf(new Map([...graph, [c!, []]]))).toEqual([]);
+  });
+
+  // A circle makes the import order decide what is defined when a module runs; one way keeps it simple.
+  it('has no circle of imports in src/ and scripts/', () => {
+    expect(circlesOf(importGraph())).toEqual([]);
   });
 });

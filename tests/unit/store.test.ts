@@ -10,7 +10,7 @@ import type { Subscriber } from '../../src/schemas/newsletter.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
 import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
-import { articleFile, bucketFile } from '../../src/store/lowdb/layout.ts';
+import { articleFile, bucketFile, voteSplitFile } from '../../src/store/lowdb/layout.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 
 type Kind = 'lowdb' | 'pg';
@@ -65,6 +65,23 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.articles.get('missing')).toBeUndefined();
       await expect(store.articles.insert(articleRecord({ id: record.id }))).rejects.toThrow(/exists/);
       onDisk(() => void expect(readFile<ArticlesFile>('articles').articles).toHaveLength(1));
+    });
+
+    it('inserts many at once as insert does each (listed, searched, kept), and none when one exists', async () => {
+      const records = [1, 2, 3].map((n) => articleRecord({ slug: `bulk-${n}`, title: `Bulk heron ${n}` }));
+      await store.articles.insertMany(records);
+      records[0]!.title = 'changed after insert';
+      expect((await store.articles.get(records[0]!.id))?.title).toBe('Bulk heron 1');
+      expect((await store.articles.getBySlug('bulk-3'))?.id).toBe(records[2]!.id);
+      expect(await store.articles.count({ statuses: ['published'] })).toBe(3);
+      expect((await store.articles.search('heron', {}, { offset: 0, limit: 10 })).total).toBe(3);
+      const clash = [articleRecord({ slug: 'bulk-4' }), articleRecord({ id: records[1]!.id })];
+      await expect(store.articles.insertMany(clash)).rejects.toThrow(/exists/);
+      expect(await store.articles.get(clash[0]!.id)).toBeUndefined();
+      await store.close();
+      store = await open(dir);
+      expect((await store.articles.list({}, { offset: 0, limit: 10 })).map((a) => a.id).sort()).toEqual(records.map((r) => r.id).sort());
+      onDisk(() => void expect(readFile<ArticlesFile>('articles').articles).toHaveLength(3));
     });
 
     it('lists newest first (publishedAt, else updatedAt) and pages', async () => {
@@ -283,6 +300,30 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(await store.counters.visitorVote('a', 'v1')).toBe('dislike');
       expect(await store.counters.visitorVote('a', 'v3')).toBeUndefined();
       onDisk(() => void expect(readFile<VotesFile>('votes').votes.a).toEqual({ v1: 'dislike', v2: 'like' }));
+    });
+
+    it('imports many votes as vote() takes each in order, beside votes already there, and keeps them', async () => {
+      await store.counters.vote('a', 'v1', 'like');
+      await store.counters.adjust('a', 'like', 2);
+      await store.counters.importVotes([
+        { articleId: 'a', visitorId: 'v1', kind: 'dislike' },
+        { articleId: 'a', visitorId: 'v2', kind: 'like' },
+        { articleId: 'a', visitorId: 'v2', kind: 'like' },
+        { articleId: 'b', visitorId: 'v2', kind: 'dislike' },
+        { articleId: 'b', visitorId: 'v3', kind: 'like' },
+        { articleId: 'b', visitorId: 'v3', kind: 'dislike' },
+      ]);
+      // a: v1 moved to dislike, v2 likes, and the editor's +2 stays on top of the counted votes.
+      expect(await store.counters.get('a')).toEqual({ likes: 3, dislikes: 1, views: 0 });
+      expect(await store.counters.get('b')).toEqual({ likes: 0, dislikes: 2, views: 0 });
+      expect(await store.counters.visitorVote('a', 'v1')).toBe('dislike');
+      expect(await store.counters.visitorVote('b', 'v3')).toBe('dislike');
+      expect(await store.counters.vote('b', 'v3', 'like')).toMatchObject({ likes: 1, dislikes: 1 });
+      await store.close();
+      store = await open(dir);
+      expect(await store.counters.get('a')).toEqual({ likes: 3, dislikes: 1, views: 0 });
+      expect(await store.counters.get('b')).toEqual({ likes: 1, dislikes: 1, views: 0 });
+      onDisk(() => void expect(readFile<VotesFile>('votes').votes.b).toEqual({ v2: 'dislike', v3: 'like' }));
     });
 
     it('adjusts never below zero, counts views, reads many, forgets a deleted article', async () => {
@@ -837,6 +878,33 @@ describe('lowdb files', () => {
     kind = 'lowdb';
     dir = makeTempDir();
     store = await open(dir);
+  });
+
+  it('imports more votes than its buckets hold into an empty store with the split they need, and reads them back', async () => {
+    const votes = Array.from({ length: 140_000 }, (_, i) => ({
+      articleId: `a${i % 50}`,
+      visitorId: `v${i}`,
+      kind: i % 3 === 0 ? ('dislike' as const) : ('like' as const),
+    }));
+    await store.counters.importVotes(votes);
+    // 140,000 votes at 128 a bucket: more than layout 2's 1,024 buckets, set before the votes went in.
+    const split = JSON.parse(fs.readFileSync(voteSplitFile(dir), 'utf8')) as { level: number; next: number };
+    expect(2 ** split.level + split.next).toBeGreaterThan(1024);
+    const expected = (n: number) => ({ likes: votes.filter((v, i) => i % 50 === n && v.kind === 'like').length, views: 0 });
+    expect(await store.counters.get('a7')).toMatchObject(expected(7));
+    await store.close();
+    store = await open(dir);
+    expect(await store.counters.get('a7')).toMatchObject(expected(7));
+    expect(await store.counters.get('a0')).toEqual({
+      ...expected(0),
+      dislikes: votes.filter((v, i) => i % 50 === 0 && v.kind === 'dislike').length,
+    });
+    expect(await store.counters.visitorVote('a49', 'v139999')).toBe('like');
+    const before = await store.counters.get('a49');
+    expect(await store.counters.vote('a49', 'v139999', 'dislike')).toMatchObject({
+      likes: before.likes - 1,
+      dislikes: before.dislikes + 1,
+    });
   });
 
   it('keeps counters out of the articles file', async () => {

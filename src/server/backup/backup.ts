@@ -6,7 +6,7 @@
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isSameSecret, signMessage } from '../../security/secrets.ts';
 import { DUMP_NAME, type BackupManifest } from '../../schemas/backup.ts';
 import { describeLowdbFolder, dumpDatabaseTo, snapshotDataDir, type Snapshot } from '../../store/backup.ts';
 import { nowIso } from '../clock.ts';
@@ -40,14 +40,11 @@ export const BACKUP_NAME = /^meridian-backup-\d{8}T\d{6}Z\.tar\.gz$/;
 
 /** The key of the internal snapshot call: an HMAC of the app secret, so the secret itself never travels. */
 export function backupKey(secret: string): string {
-  return createHmac('sha256', secret).update('meridian-news:internal-backup-snapshot').digest('hex');
+  return signMessage(secret, 'meridian-news:internal-backup-snapshot');
 }
 
 function isBackupKeyValid(secret: string, presented: string | null): boolean {
-  if (!presented) return false;
-  const expected = Buffer.from(backupKey(secret));
-  const given = Buffer.from(presented);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return isSameSecret(presented, backupKey(secret));
 }
 
 /** Refuses an internal snapshot call without the key (before its body is even read). */

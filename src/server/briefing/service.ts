@@ -4,7 +4,7 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { isSameSecret, signMessage } from '../../security/secrets.ts';
 import type { Runtime } from '../runtime.ts';
 import { getAppSecret } from '../images/upload-urls.ts';
 import { nowMs } from '../clock.ts';
@@ -23,14 +23,12 @@ export type ServerAddress = { pid: number; origin: string };
 
 /** The key the internal briefing call carries: an HMAC of the app secret, so the secret itself never travels. */
 export function briefingKey(secret: string): string {
-  return createHmac('sha256', secret).update('meridian-news:internal-briefing-run').digest('hex');
+  return signMessage(secret, 'meridian-news:internal-briefing-run');
 }
 
 export async function isBriefingKeyValid(runtime: Runtime, presented: string | null): Promise<boolean> {
   if (!presented) return false;
-  const expected = Buffer.from(briefingKey(await getAppSecret(runtime)));
-  const given = Buffer.from(presented);
-  return given.length === expected.length && timingSafeEqual(given, expected);
+  return isSameSecret(presented, briefingKey(await getAppSecret(runtime)));
 }
 
 export function announceServer(dataDir: string, origin: string): void {

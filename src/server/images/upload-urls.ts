@@ -2,7 +2,8 @@
  * One-time upload URLs: /api/images/upload/{token}?expires=...&sig=HMAC. The signature is the
  * authority for the PUT (no session needed); a claim file makes each URL usable once.
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { isSameSecret, signMessage } from '../../security/secrets.ts';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Runtime } from '../runtime.ts';
@@ -40,7 +41,7 @@ export function uploadDirs(runtime: Runtime): { uploads: string; claims: string 
 }
 
 function sign(secret: string, token: string, expires: number): string {
-  return createHmac('sha256', secret).update(`image-upload\n${token}\n${expires}`).digest('base64url');
+  return signMessage(secret, `image-upload\n${token}\n${expires}`, 'base64url');
 }
 
 /** Removes uploads and claims left behind by abandoned or expired URLs. */
@@ -80,8 +81,6 @@ export async function checkUploadUrl(
   now = Date.now(),
 ): Promise<UploadUrlCheck> {
   if (!TOKEN.test(token) || !expires || !/^\d{1,15}$/.test(expires) || !sig) return 'forged';
-  const expected = Buffer.from(sign(await getAppSecret(runtime), token, Number(expires)));
-  const given = Buffer.from(sig);
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return 'forged';
+  if (!isSameSecret(sig, sign(await getAppSecret(runtime), token, Number(expires)))) return 'forged';
   return Number(expires) < now ? 'expired' : 'valid';
 }

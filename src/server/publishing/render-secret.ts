@@ -4,7 +4,8 @@
  * It is random per process and kept on globalThis: the worker (loaded by the server script) and the
  * twin routes (inside the Astro bundle) are two copies of this module in one process.
  */
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { isSameSecret } from '../../security/secrets.ts';
 
 /** Folder of the twin routes: /render-twin/article/x renders what /article/x shows. */
 export const TWIN_PREFIX = '/render-twin';
@@ -23,9 +24,5 @@ export function renderSecret(): string {
 
 /** Whether a render-secret header value is this process's secret (so the caller is its regeneration worker). */
 export function isRenderSecret(given: string | null | undefined): boolean {
-  const expected = registry[KEY];
-  if (!given || !expected) return false;
-  const a = Buffer.from(given);
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
+  return isSameSecret(given, registry[KEY]);
 }

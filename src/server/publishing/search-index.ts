@@ -11,7 +11,8 @@ import path from 'node:path';
 import * as pagefind from 'pagefind';
 import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
-import { BACKGROUND_NICE, childProcessesNamed, lowerProcessPriority, processRunning } from '../thread-priority.ts';
+import { BACKGROUND_NICE, lowerProcessPriority } from '../thread-priority.ts';
+import { closePagefind, pagefindPids, watchPagefind } from './pagefind-process.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
@@ -250,7 +251,7 @@ const lowered = new Set<number>();
  * equal weight. The threads it starts later inherit the value.
  */
 function yieldToRequests(): void {
-  for (const pid of childProcessesNamed('pagefind')) {
+  for (const pid of pagefindPids()) {
     if (lowered.has(pid)) continue;
     if (lowerProcessPriority(pid, BACKGROUND_NICE)) lowered.add(pid);
   }
@@ -271,14 +272,10 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
   // Dot folders are never served, so the new bundle is invisible until the rename.
   const next = path.join(root, PAGEFIND_DIR, `.next-${period}-${stamp}`);
   let pages = 0;
-  const watch = watchIndexer();
+  const watch = watchPagefind();
   let index: pagefind.PagefindIndex | undefined;
   try {
-    const creating = pagefind.createIndex({});
-    // The service spawns its process synchronously on first use: from here on none running means it died
-    // (also one killed before it answered, which the build would otherwise wait for forever).
-    watch.expectRunning();
-    const created = await creating;
+    const created = await pagefind.createIndex({});
     if (!created.index) throw new Error(created.errors.join('; ') || 'no index');
     index = created.index;
     yieldToRequests();
@@ -311,58 +308,13 @@ async function indexBundle(root: string, period: string, slugs: readonly string[
     await fs.rm(next, { recursive: true, force: true });
     const died = watch.died() ? ' (the Pagefind process died; the next build starts a new one)' : '';
     // A service that lost its process some other way (a write to it failed): the next build starts afresh.
-    if (!died && /backend (?:is )?closed/i.test(String((error as Error).message))) await pagefind.close();
+    if (!died && /backend (?:is )?closed/i.test(String((error as Error).message))) await closePagefind();
     throw new Error(`Indexing ${period} for search failed${died}`, { cause: error });
   } finally {
     watch.stop();
     // A dead process has no index to delete (and a call to it would start a new process for nothing).
     if (index && !watch.died()) await index.deleteIndex().catch(() => {});
   }
-}
-
-/** How often a search build looks whether Pagefind's process is still running. */
-const INDEXER_WATCH_MS = 250;
-/** The Pagefind processes this process saw running at the last look. */
-let indexerPids = new Set<number>();
-
-/**
- * Pagefind's Node API answers each call when its indexing process replies, and does not notice that
- * process dying (killed, out of memory): a call in flight would wait forever, and every later call
- * fail ("backend is closed"). While a bundle is indexed this looks every INDEXER_WATCH_MS whether the
- * process is still there (and once before the build starts, for one that died in between); once it is
- * gone, closing the service fails the calls in flight, and the next call starts a new process.
- */
-function watchIndexer(): { died: () => boolean; expectRunning: () => void; stop: () => void } {
-  let dead = false;
-  let expecting = false;
-  const look = () => {
-    if (dead) return;
-    const running = new Set(childProcessesNamed('pagefind').filter(processRunning));
-    if ((expecting || indexerPids.size > 0) && running.size === 0) {
-      dead = true;
-      indexerPids = running;
-      void pagefind.close();
-      return;
-    }
-    indexerPids = running;
-  };
-  look();
-  // Dead before this build began: the service is closed, and this build's calls start a new process.
-  dead = false;
-  const timer = setInterval(look, INDEXER_WATCH_MS);
-  timer.unref();
-  return {
-    died: () => dead,
-    expectRunning: () => {
-      expecting = true;
-      look();
-    },
-    stop: () => {
-      clearInterval(timer);
-      // The process this build used is the one the next build expects to find.
-      look();
-    },
-  };
 }
 
 /**
@@ -530,5 +482,5 @@ export async function removeSearchLeftovers(clientDir: string): Promise<void> {
 
 /** Stops Pagefind's indexing process (started on first use). */
 export async function closeSearchIndexer(): Promise<void> {
-  await pagefind.close();
+  await closePagefind();
 }

@@ -9,7 +9,7 @@ import {
 } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection, readJsonFileSync } from './file.ts';
-import { articleFile } from './layout.ts';
+import { articleFile, inPool } from './layout.ts';
 import type { ArticleBodies } from './article-bodies.ts';
 import { SortedList } from './sorted-list.ts';
 import { TextSearch, textFieldsOf, type TextIndex, type TextIndexStats } from './text-index.ts';
@@ -481,6 +481,18 @@ export class LowdbArticles implements ArticleRepository {
     if (this.#byId.has(article.id)) throw new Error(`Article ${article.id} exists`);
     this.#index(structuredClone(article));
     await this.#persist(article.id);
+  }
+
+  async insertMany(articles: readonly ArticleRecord[]) {
+    if (this.#readOnly) throw new Error('The store was opened read-only');
+    const ids = new Set<string>();
+    for (const { id } of articles) {
+      if (this.#byId.has(id) || ids.has(id)) throw new Error(`Article ${id} exists`);
+      ids.add(id);
+    }
+    for (const article of articles) this.#index(structuredClone(article));
+    // One file per article, many written at a time (the hashed folders spread them).
+    await inPool([...ids], 64, (id) => this.#persist(id));
   }
 
   async replace(article: ArticleRecord) {

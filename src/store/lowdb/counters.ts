@@ -1,16 +1,18 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
-import type { CounterRepository, StoreLog } from '../types.ts';
+import type { CounterRepository, StoreLog, VoteRecord } from '../types.ts';
 import fs from 'node:fs';
 import {
   bucketFile,
   bucketOf,
+  inPool,
   readVoteSplit,
   voteBucket,
   voteBucketAfterSplit,
   voteBucketCount,
   voteBucketsOf,
   voteSplitFile,
+  voteSplitFor,
   LazyBucketSet,
   VOTES_PER_BUCKET,
   type BucketSet,
@@ -395,6 +397,81 @@ export class LowdbCounters implements CounterRepository {
     // After this vote is answered for: the split runs on its own, and the votes behind it wait.
     this.#splitIfFull();
     return { ...this.#read(articleId), vote: kind };
+  }
+
+  /**
+   * Many votes at once: each bucket's votes applied as vote() applies one, with one write per bucket.
+   * Into a store without votes the split is first set to what their number needs (no vote has to
+   * move for that), so a large load is not followed by thousands of splits; into one with votes, the
+   * split catches up afterwards, a bucket at a time as votes would.
+   */
+  async importVotes(votes: readonly VoteRecord[]) {
+    if (this.#readOnly) throw new Error('The store was opened read-only');
+    if (votes.length === 0) return;
+    await this.#growEmpty(voteSplitFor(this.#stored + votes.length));
+    await this.#onBuckets(async (split) => {
+      const byBucket = new Map<number, VoteRecord[]>();
+      for (const vote of votes) {
+        const b = voteBucket(vote.articleId, vote.visitorId, split);
+        let list = byBucket.get(b);
+        if (!list) byBucket.set(b, (list = []));
+        list.push(vote);
+      }
+      await inPool([...byBucket.entries()], 16, ([b, list]) =>
+        this.#votes.use(b, async (bucket, write) => {
+          const delta = new Map<string, { likes: number; dislikes: number }>();
+          let added = 0;
+          for (const { articleId, visitorId, kind } of list) {
+            const byVisitor = bucket.votes.ensure(articleId, () => ({}));
+            const previous = byVisitor[visitorId];
+            if (previous === kind) continue;
+            const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
+            let change = delta.get(articleId);
+            if (!change) delta.set(articleId, (change = { likes: 0, dislikes: 0 }));
+            byVisitor[visitorId] = kind;
+            if (previous === undefined) added++;
+            for (const tally of [count, change]) {
+              if (previous === 'like') tally.likes--;
+              if (previous === 'dislike') tally.dislikes--;
+              if (kind === 'like') tally.likes++;
+              else tally.dislikes++;
+            }
+          }
+          // A failed write reads the bucket back from its file; the tallies only count what was written.
+          await write();
+          for (const [articleId, change] of delta) {
+            const total = this.#countedOf(articleId);
+            total.likes += change.likes;
+            total.dislikes += change.dislikes;
+          }
+          this.#stored += added;
+        }),
+      );
+    });
+    while (this.#full()) {
+      const before = voteBucketCount(this.#split);
+      this.#splitIfFull();
+      await this.#splitting;
+      if (voteBucketCount(this.#split) === before) throw new Error('Splitting the vote buckets failed after a bulk load of votes');
+    }
+  }
+
+  /**
+   * Sets the split to `target` when the store holds no vote at all (so none has to move) and the
+   * target has more buckets; vote work waits meanwhile, as for a split.
+   */
+  async #growEmpty(target: VoteSplit): Promise<void> {
+    while (this.#splitting) await this.#splitting;
+    if (this.#stored > 0 || this.#unsettled !== undefined || voteBucketCount(target) <= voteBucketCount(this.#split)) return;
+    this.#splitting = (async () => {
+      if (this.#active > 0) await new Promise<void>((resolve) => (this.#drained = resolve));
+      this.#drained = undefined;
+      // Checked again: a vote may have landed while this waited.
+      if (this.#stored > 0) return;
+      await writeVoteSplit(this.#dir, target);
+      this.#split = target;
+    })().finally(() => (this.#splitting = undefined));
+    await this.#splitting;
   }
 
   /** Moves a tally by `amount`, never below zero: the adjustment is what makes the shown total the wanted one. */

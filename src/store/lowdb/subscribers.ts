@@ -2,26 +2,15 @@
  * The lowdb subscriber repository: subscribers in hashed bucket files by e-mail (layout 2, subscribers/<bucket>.json),
  * so a sign-up rewrites one small file; in memory, indexes by id, e-mail, token hash and confirmation hash.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { subscriberStatus, type Subscriber, type SubscriberCounts, type SubscriberFilter } from '../../schemas/newsletter.ts';
 import type { Page, SubscriberListRepository } from '../types.ts';
 import { bucketOf, type BucketSet } from './layout.ts';
+import { hashToken, isSameSecret } from '../../security/secrets.ts';
 
 /** The layout-1 subscribers.json (read by the migration). */
 export type SubscribersFile = { subscribers: Subscriber[] };
 /** subscribers/<bucket>.json: the subscribers whose e-mail hashes to the bucket, by e-mail. */
 export type SubscriberBucket = Record<string, Subscriber>;
-
-function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
-
-/** Constant-time equality of two strings (false on different lengths, which are not secret here). */
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 export class LowdbSubscriberList implements SubscriberListRepository {
   readonly #buckets: BucketSet<SubscriberBucket>;
@@ -58,14 +47,14 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   #index(subscriber: Subscriber): void {
     this.#byId.set(subscriber.id, subscriber);
     this.#byEmail.set(subscriber.email, subscriber);
-    this.#byTokenHash.set(sha256(subscriber.token), subscriber);
+    this.#byTokenHash.set(hashToken(subscriber.token), subscriber);
     if (subscriber.confirmTokenHash) this.#byConfirmHash.set(subscriber.confirmTokenHash, subscriber);
   }
 
   #unindex(subscriber: Subscriber): void {
     this.#byId.delete(subscriber.id);
     this.#byEmail.delete(subscriber.email);
-    this.#byTokenHash.delete(sha256(subscriber.token));
+    this.#byTokenHash.delete(hashToken(subscriber.token));
     if (subscriber.confirmTokenHash) this.#byConfirmHash.delete(subscriber.confirmTokenHash);
   }
 
@@ -75,8 +64,8 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   }
 
   async getByToken(token: string) {
-    const found = this.#byTokenHash.get(sha256(token));
-    return found && sameSecret(found.token, token) ? { ...found } : undefined;
+    const found = this.#byTokenHash.get(hashToken(token));
+    return found && isSameSecret(found.token, token) ? { ...found } : undefined;
   }
 
   async get(id: string) {
@@ -86,7 +75,7 @@ export class LowdbSubscriberList implements SubscriberListRepository {
 
   async getByConfirmTokenHash(hash: string) {
     const found = this.#byConfirmHash.get(hash);
-    return found && found.confirmTokenHash && sameSecret(found.confirmTokenHash, hash) ? { ...found } : undefined;
+    return found && found.confirmTokenHash && isSameSecret(found.confirmTokenHash, hash) ? { ...found } : undefined;
   }
 
   async upsert(subscriber: Subscriber) {
@@ -119,8 +108,8 @@ export class LowdbSubscriberList implements SubscriberListRepository {
   }
 
   async unsubscribe(token: string, at: string) {
-    const found = this.#byTokenHash.get(sha256(token));
-    if (!found || !sameSecret(found.token, token)) return undefined;
+    const found = this.#byTokenHash.get(hashToken(token));
+    if (!found || !isSameSecret(found.token, token)) return undefined;
     if (!found.unsubscribedAt) {
       found.unsubscribedAt = at;
       await this.#write(found);

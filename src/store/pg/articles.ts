@@ -4,7 +4,7 @@
  */
 import type { ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
-import { toJson, type Db } from './db.ts';
+import { toJson, transaction, type Db } from './db.ts';
 import { fold, isoOrNull, queryTerms, stripTags, tsQuery } from './text.ts';
 
 /**
@@ -219,6 +219,14 @@ export class PgArticles implements ArticleRepository {
     );
     const { rows } = await this.#db.query(sql, rowValues(article));
     if (rows.length === 0) throw new Error(`Article ${article.id} exists`);
+  }
+
+  async insertMany(articles: readonly ArticleRecord[]) {
+    // One transaction: all of them or none.
+    await transaction(this.#db, async (client) => {
+      const inside = new PgArticles(client as unknown as Db);
+      for (const article of articles) await inside.insert(article);
+    });
   }
 
   /** A whole-record UPDATE (the store sets the version, from `versionSql`) of the rows matching `where`. */

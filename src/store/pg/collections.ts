@@ -13,6 +13,7 @@ import type {
   Page,
   SessionRepository,
   SourceRepository,
+  VoteRecord,
 } from '../types.ts';
 import { changeOf, toJson, transaction, type Db } from './db.ts';
 
@@ -80,6 +81,30 @@ export class PgCounters implements CounterRepository {
   }
 
   /** One atomic UPDATE: the adjustment becomes whatever makes the shown total move by `amount`, never below zero. */
+  async importVotes(votes: readonly VoteRecord[]) {
+    if (votes.length === 0) return;
+    // As vote() for each in order: a visitor's last vote on an article is the one that stays.
+    const last = new Map(votes.map((v) => [`${v.articleId}\u0000${v.visitorId}`, v]));
+    const rows = [...last.values()];
+    await transaction(this.#db, async (client) => {
+      for (let i = 0; i < rows.length; i += 5000)
+        await client.query(
+          `INSERT INTO votes (article_id, visitor_id, kind)
+           SELECT v ->> 'articleId', v ->> 'visitorId', v ->> 'kind' FROM jsonb_array_elements($1::jsonb) v
+           ON CONFLICT (article_id, visitor_id) DO UPDATE SET kind = EXCLUDED.kind`,
+          [toJson(rows.slice(i, i + 5000))],
+        );
+      // The counted tallies of the articles voted on, from their votes (adjustments and views stay).
+      await client.query(
+        `INSERT INTO tallies AS t (article_id, likes, dislikes)
+         SELECT article_id, count(*) FILTER (WHERE kind = 'like'), count(*) FILTER (WHERE kind = 'dislike')
+         FROM votes WHERE article_id = ANY($1::text[]) GROUP BY article_id
+         ON CONFLICT (article_id) DO UPDATE SET likes = EXCLUDED.likes, dislikes = EXCLUDED.dislikes`,
+        [[...new Set(rows.map((v) => v.articleId))]],
+      );
+    });
+  }
+
   async adjust(articleId: string, kind: VoteKind, amount: number) {
     const [counted, adjustment] = kind === 'like' ? ['likes', 'adjust_likes'] : ['dislikes', 'adjust_dislikes'];
     const { rows } = await this.#db.query<TallyRow>(

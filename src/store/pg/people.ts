@@ -1,21 +1,10 @@
 /** The PostgreSQL repositories of people and their records: subscribers, the briefing's runs and send log, users and the audit log. */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFilter } from '../../schemas/newsletter.ts';
 import type { User } from '../../schemas/auth.ts';
 import { auditEntrySchema, type AuditEntry } from '../../schemas/audit.ts';
 import type { AuditRepository, BriefingRepository, Page, SubscriberListRepository, UserDirectoryRepository } from '../types.ts';
 import { changeOf, toJson, type Db } from './db.ts';
-
-function sha256(value: string): string {
-  return createHash('sha256').update(value).digest('hex');
-}
-
-/** Constant-time equality of two strings (false on different lengths, which are not secret here). */
-function sameSecret(a: string, b: string): boolean {
-  const left = Buffer.from(a);
-  const right = Buffer.from(b);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
+import { hashToken, isSameSecret } from '../../security/secrets.ts';
 
 /** subscriberStatus() in SQL: unsubscribed, else pending (a confirmation outstanding), else confirmed. */
 const STATUS = `CASE WHEN doc ? 'unsubscribedAt' THEN 'unsubscribed'
@@ -39,8 +28,8 @@ export class PgSubscribers implements SubscriberListRepository {
   }
 
   async getByToken(token: string) {
-    const found = await this.#one('SELECT doc FROM subscribers WHERE token_hash = $1', [sha256(token)]);
-    return found && sameSecret(found.token, token) ? found : undefined;
+    const found = await this.#one('SELECT doc FROM subscribers WHERE token_hash = $1', [hashToken(token)]);
+    return found && isSameSecret(found.token, token) ? found : undefined;
   }
 
   async get(id: string) {
@@ -49,7 +38,7 @@ export class PgSubscribers implements SubscriberListRepository {
 
   async getByConfirmTokenHash(hash: string) {
     const found = await this.#one(`SELECT doc FROM subscribers WHERE doc ->> 'confirmTokenHash' = $1`, [hash]);
-    return found?.confirmTokenHash && sameSecret(found.confirmTokenHash, hash) ? found : undefined;
+    return found?.confirmTokenHash && isSameSecret(found.confirmTokenHash, hash) ? found : undefined;
   }
 
   /** Inserts, or re-activates the subscription with that e-mail (keeping its id and token), in one statement. */
@@ -57,7 +46,7 @@ export class PgSubscribers implements SubscriberListRepository {
     const { rows } = await this.#db.query<DocRow<Subscriber>>(
       `INSERT INTO subscribers AS s (id, email, token_hash, created_at, doc) VALUES ($1, $2, $3, $4, $5)
        ON CONFLICT (email) DO UPDATE SET doc = s.doc - 'unsubscribedAt' RETURNING doc`,
-      [subscriber.id, subscriber.email, sha256(subscriber.token), subscriber.createdAt, toJson(subscriber)],
+      [subscriber.id, subscriber.email, hashToken(subscriber.token), subscriber.createdAt, toJson(subscriber)],
     );
     return rows[0]!.doc;
   }
@@ -71,7 +60,7 @@ export class PgSubscribers implements SubscriberListRepository {
         id,
         toJson(set),
         remove,
-        typeof set.token === 'string' ? sha256(set.token) : null,
+        typeof set.token === 'string' ? hashToken(set.token) : null,
         typeof set.createdAt === 'string' ? set.createdAt : null,
       ],
     );

@@ -6,7 +6,7 @@ import { actorOf, allowMethods, authorizedEndpoint, expectEmptyBody, json, param
 import { ifMatchVersion } from '../../../../../../api/if-match.ts';
 import { revisionParamSchema } from '../../../../../../schemas/revision.ts';
 import { assertArticleAccess, etagOf } from '../../../../../../server/articles.ts';
-import { restoreRevision } from '../../../../../../server/revisions.ts';
+import { restoreRevision } from '../../../../../../server/revision-restore.ts';
 
 export const POST = authorizedEndpoint('article.edit', async (context, runtime, user) => {
   await assertArticleAccess(runtime, param(context, 'id'), actorOf(user), 'article.edit');
