@@ -147,6 +147,11 @@ export function createPool(url: string, readOnly: boolean, extra: pg.PoolConfig 
 /** Runs `work` in one transaction on one connection, committing when it resolves. */
 export async function transaction<T>(db: Db, work: (client: pg.PoolClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  // A checked-out client has no listener of the pool's: a connection the server ends between two
+  // statements (a restart) would be an uncaught 'error' that stops the process. Heard here, it makes
+  // the next statement fail, which is answered as the database being unavailable.
+  const ignore = () => {};
+  client.on('error', ignore);
   let result: T;
   try {
     await client.query('BEGIN');
@@ -156,9 +161,11 @@ export async function transaction<T>(db: Db, work: (client: pg.PoolClient) => Pr
     // A connection that broke (or timed out mid-statement) is not given back to the pool: the next one is new.
     const broken = isConnectionFailure(error);
     if (!broken) await client.query('ROLLBACK').catch(() => {});
+    client.off('error', ignore);
     client.release(broken ? (error as Error) : undefined);
     throw error;
   }
+  client.off('error', ignore);
   client.release();
   return result;
 }
