@@ -3,7 +3,7 @@
  * event-loop defaults, the HTTP, publishing, ingest and briefing figures, and store operation latency.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
-import type { Store } from '../store/index.ts';
+import { STORE_REPOSITORIES, type Store } from '../store/index.ts';
 
 export type Metrics = {
   registry: Registry;
@@ -108,25 +108,6 @@ export function createMetrics(options: MetricsOptions = {}): Metrics {
   };
 }
 
-/** The repositories of a Store whose asynchronous calls are timed. */
-const REPOSITORIES = [
-  'articles',
-  'counters',
-  'comments',
-  'sources',
-  'subscribers',
-  'briefings',
-  'users',
-  'audit',
-  'sessions',
-  'jobs',
-  'limits',
-  'meta',
-  'revisions',
-  'trash',
-  'pages',
-] as const satisfies readonly (keyof Store)[];
-
 /** Times every call of `repository` that answers a promise; everything else passes through untouched. */
 function timeRepository<T extends object>(name: string, repository: T, seconds: Metrics['storeSeconds']): T {
   const wrapped = new Map<string, unknown>();
@@ -154,7 +135,7 @@ function timeRepository<T extends object>(name: string, repository: T, seconds: 
 
 /** The store with each repository's asynchronous calls timed into `seconds`; the same store otherwise. */
 export function instrumentStore(store: Store, seconds: Metrics['storeSeconds']): Store {
-  const repositories = new Map<string, unknown>(REPOSITORIES.map((name) => [name, timeRepository(name, store[name], seconds)]));
+  const repositories = new Map<string, unknown>(STORE_REPOSITORIES.map((name) => [name, timeRepository(name, store[name], seconds)]));
   return new Proxy(store, {
     get(target, property) {
       if (typeof property === 'string' && repositories.has(property)) return repositories.get(property);

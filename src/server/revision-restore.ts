@@ -3,23 +3,14 @@ import type { Article, ArticleRecord } from '../schemas/article.ts';
 import type { Runtime } from './runtime.ts';
 import { commitArticle, toArticle, type Actor } from './articles.ts';
 import { recordAudit } from './audit.ts';
-import { getRevision } from './revisions.ts';
+import { getRevision, TRACKED_FIELDS } from './revisions.ts';
 
-/** Content a restore brings back; status and schedule stay as they are now (restoring text never publishes or unpublishes). */
-export const RESTORED_FIELDS = [
-  'title',
-  'dek',
-  'bodyHtml',
-  'heroImage',
-  'section',
-  'tags',
-  'authorName',
-  'sourceLabel',
-  'sourceUrl',
-  'readingTime',
-  'isBreaking',
-  'isEditorsPick',
-] as const;
+/** What a restore brings back: every tracked field but status, schedule and corrections (restoring text never publishes). */
+const NOT_RESTORED = ['status', 'scheduledFor', 'corrections'] as const;
+export const RESTORED_FIELDS = TRACKED_FIELDS.filter(
+  (key): key is Exclude<(typeof TRACKED_FIELDS)[number], (typeof NOT_RESTORED)[number]> =>
+    !(NOT_RESTORED as readonly string[]).includes(key),
+);
 
 /**
  * Restores a revision's content as a new save (a new version and revision, `restoredFrom` set).

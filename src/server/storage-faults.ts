@@ -4,7 +4,7 @@
  * in /api/ready that a probe clears by itself once the folder takes writes again.
  */
 import fs from 'node:fs';
-import type { Store } from '../store/index.ts';
+import { STORE_REPOSITORIES, type Store } from '../store/index.ts';
 import { isAppError, ServiceUnavailableError } from './errors.ts';
 import { logOncePerMinute, type Logger } from './log.ts';
 import type { HealthRegistry } from './health.ts';
@@ -103,22 +103,8 @@ export function asStorageError(runtime: FaultContext, error: unknown): unknown {
   return reportStorageFault(runtime, 'data', error) ?? error;
 }
 
-/** The repositories of a Store whose calls may write DATA_DIR. */
-const REPOSITORIES = [
-  'articles',
-  'counters',
-  'comments',
-  'sources',
-  'subscribers',
-  'briefings',
-  'users',
-  'audit',
-  'sessions',
-  'jobs',
-  'meta',
-  'revisions',
-  'trash',
-] as const satisfies readonly (keyof Store)[];
+/** The repositories of a Store whose calls may write DATA_DIR (lowdb keeps rate limits and the stored-page list in memory). */
+const REPOSITORIES = STORE_REPOSITORIES.filter((name) => name !== 'limits' && name !== 'pages');
 
 function guardRepository<T extends object>(runtime: FaultContext, repository: T): T {
   const wrapped = new Map<PropertyKey, unknown>();

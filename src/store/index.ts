@@ -6,7 +6,7 @@ import { layoutState } from './lowdb/migrate.ts';
 import { openPgStore } from './pg/index.ts';
 
 export type { Store, StoreCheck, StoreLog, StoreMode, VoteRecord } from './types.ts';
-export { isStoreUnavailable, StoreLockedError, StoreUnavailableError } from './types.ts';
+export { isStoreUnavailable, STORE_REPOSITORIES, StoreLockedError, StoreUnavailableError } from './types.ts';
 
 export type StoreOptions = {
   /** A postgres:// URL selects the PostgreSQL store; unset (the default: DATABASE_URL) keeps lowdb in DATA_DIR. */

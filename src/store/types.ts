@@ -272,6 +272,25 @@ export interface MetaRepository {
   setIfAbsent<T>(key: string, value: T): Promise<T>;
 }
 
+/** Every repository of a Store, by name (metrics time them all; the storage-fault guard wraps those that write DATA_DIR). */
+export const STORE_REPOSITORIES = [
+  'articles',
+  'counters',
+  'comments',
+  'sources',
+  'subscribers',
+  'briefings',
+  'users',
+  'audit',
+  'sessions',
+  'jobs',
+  'limits',
+  'meta',
+  'revisions',
+  'trash',
+  'pages',
+] as const satisfies readonly (keyof Store)[];
+
 export interface Store {
   /** Identifies this store's data (stable for a DATA_DIR), for the render manifest. */
   readonly id: string;
