@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroHandler } from '../src/api/node-server.ts';
 import { loadPage } from '../src/server/publishing/page-loads.ts';
-import { TWIN_PREFIX } from '../src/server/publishing/render-secret.ts';
+import { TWIN_PREFIX } from '../src/schemas/pages.ts';
 import { outDirOf } from '../scripts/build-state.ts';
 
 const file = process.env.BENCH_SSR_FILE;
