@@ -24,14 +24,18 @@ const { handler } = (await import(pathToFileURL(entry).href)) as {
 };
 const ssr = http.createServer((req, res) => {
   const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-  void loadPage(pathname).then((load) => {
-    if (load.kind !== 'page') {
-      res.writeHead(404).end();
-      return;
-    }
-    req.url = `${TWIN_PREFIX}${pathname}`;
-    return handler(req, res, undefined, { twin: load.twin });
-  });
+  void loadPage(pathname).then(
+    (load) => {
+      if (load.kind !== 'page') {
+        res.writeHead(404).end();
+        return;
+      }
+      req.url = `${TWIN_PREFIX}${pathname}`;
+      return handler(req, res, undefined, { twin: load.twin });
+    },
+    // A path no twin draws (loadPage throws for it rather than call it missing).
+    () => res.writeHead(404).end(),
+  );
 });
 ssr.listen(0, '127.0.0.1', () => {
   fs.writeFileSync(file, `http://127.0.0.1:${(ssr.address() as { port: number }).port}`, { mode: 0o600 });
