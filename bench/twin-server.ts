@@ -10,7 +10,7 @@ import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { AstroHandler } from '../src/api/node-server.ts';
 import { loadPage } from '../src/server/publishing/page-loads.ts';
-import { TWIN_PREFIX } from '../src/server/publishing/render-secret.ts';
+import { TWIN_PREFIX } from '../src/schemas/pages.ts';
 import { outDirOf } from '../scripts/build-state.ts';
 
 const file = process.env.BENCH_SSR_FILE;
@@ -24,14 +24,18 @@ const { handler } = (await import(pathToFileURL(entry).href)) as {
 };
 const ssr = http.createServer((req, res) => {
   const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
-  void loadPage(pathname).then((load) => {
-    if (load.kind !== 'page') {
-      res.writeHead(404).end();
-      return;
-    }
-    req.url = `${TWIN_PREFIX}${pathname}`;
-    return handler(req, res, undefined, { twin: load.twin });
-  });
+  void loadPage(pathname).then(
+    (load) => {
+      if (load.kind !== 'page') {
+        res.writeHead(404).end();
+        return;
+      }
+      req.url = `${TWIN_PREFIX}${pathname}`;
+      return handler(req, res, undefined, { twin: load.twin });
+    },
+    // A path no twin draws (loadPage throws for it rather than call it missing).
+    () => res.writeHead(404).end(),
+  );
 });
 ssr.listen(0, '127.0.0.1', () => {
   fs.writeFileSync(file, `http://127.0.0.1:${(ssr.address() as { port: number }).port}`, { mode: 0o600 });

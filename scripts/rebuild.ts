@@ -7,10 +7,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import type { AddressInfo } from 'node:net';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import { getConfig, OutDirError } from '../src/config.ts';
 import type { Store } from '../src/store/types.ts';
 import { storeWriterPid } from '../src/store/index.ts';
@@ -37,11 +36,10 @@ import {
   type PageInput,
   type RenderState,
 } from '../src/server/publishing/render-inputs.ts';
-import { createLoopbackRenderer, createPageRenderer } from '../src/server/publishing/service.ts';
+import { createSiteRenderer } from '../src/server/publishing/service.ts';
 import { startRenderThread } from '../src/server/publishing/render-thread.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
-import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { buildFingerprint, outDirOf, sourceStamp } from './build-state.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -323,14 +321,9 @@ async function incrementalBuild(
   pendingSearch: readonly string[],
 ): Promise<{ lines: string[]; summary: string; searchJobsLeft: string[] }> {
   const clientDir = path.join(outDir, 'client');
-  // The bundle (here for the machine files' twin endpoints) must not start a standalone server of its own.
-  process.env.ASTRO_NODE_AUTOSTART = 'disabled';
   const serverEntry = path.join(outDir, 'server/entry.mjs');
-  const { handler } = (await import(pathToFileURL(serverEntry).href)) as { handler: AstroHandler };
   // Pages are loaded from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
-  say(`render twins loaded (${elapsed()})`);
-  phase('twins');
   const inputs = await computePageInputs(store);
   phase('inputs');
   const journal = takeRenderJournal(clientDir);
@@ -356,11 +349,9 @@ async function incrementalBuild(
     if (month) months.add(month);
   };
   if (plan.render.length > 0) {
-    const server = createHttpServer({ clientDir, imagesDir: path.join(path.resolve(getConfig().DATA_DIR), 'images'), handler });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    // As in the server: pages drawn by a render thread from the data loaded here, machine files by their twin endpoints.
+    // As in the server: every file drawn by a render thread from the data loaded here.
     const thread = startRenderThread(serverEntry);
-    const render = createPageRenderer(thread, createLoopbackRenderer(`http://127.0.0.1:${(server.address() as AddressInfo).port}`));
+    const render = createSiteRenderer(thread);
     let lastPrint = performance.now();
     try {
       for (const [n, publicPath] of plan.render.entries()) {
@@ -380,8 +371,6 @@ async function incrementalBuild(
       }
     } finally {
       await thread.close();
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
     }
   }
   for (const publicPath of plan.remove) {

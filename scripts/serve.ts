@@ -100,7 +100,7 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
     const address = server.address();
     const port = typeof address === 'object' && address ? address.port : config.PORT;
     const shown = config.HOST === '0.0.0.0' || config.HOST === '::' ? 'localhost' : config.HOST;
-    // The regeneration worker renders pages by calling this server's twin routes over loopback.
+    // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
     const loopback =
       config.HOST === '0.0.0.0'
         ? '127.0.0.1'
@@ -111,11 +111,9 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
             : config.HOST;
     attachPublishingSite(runtime, {
       clientDir,
-      origin: `http://${loopback}:${port}`,
       serverEntry: entry,
       ...(syncedThrough === undefined ? {} : { syncedThrough }),
     });
-    // `npm run briefing` finds the lock taken and asks this server, at this address, to send.
     announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
     log.info({ host: config.HOST, port }, `Listening on http://${shown}:${port}`);
   });

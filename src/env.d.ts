@@ -9,7 +9,7 @@ declare global {
       /** The signed-in user, when the request carries a valid session cookie. */
       user?: User;
       session?: Session;
-      /** A render twin's page and data, set only by the render thread (src/server/publishing/render-thread-worker.ts). */
+      /** A render twin's page or file and its data, set only by the render thread (src/server/publishing/render-thread-worker.ts). */
       twin?: TwinPage;
       /** The request's id and the route it matched, set by our HTTP server (src/api/node-server.ts); the middleware fills in the route. */
       request?: RequestContext;

@@ -1,5 +1,6 @@
 /** What the feed, sitemap and robots endpoints (and their render twins) answer; bundled by Astro only (it uses import.meta.glob). */
-import { renderMachineFile } from '../server/publishing/feeds.ts';
+import type { MachineFile } from '../schemas/pages.ts';
+import { drawMachineFile, loadMachineFile } from '../server/publishing/feeds.ts';
 
 /** Top-level pages that are not article data: found at build time, so a new static page joins the sitemap by itself. */
 const NOT_IN_SITEMAP = new Set(['index', '404', '500', 'article-404', 'login', 'search']);
@@ -9,9 +10,15 @@ export const STATIC_PAGES: readonly string[] = Object.keys(import.meta.glob('../
   .sort()
   .map((name) => `/${name}`);
 
-/** An endpoint's answer for a machine-readable path (404 when it does not exist). */
+/** A machine file drawn from its data, as an endpoint answers it. */
+export function respondWithFile(file: MachineFile): Response {
+  const { body, contentType } = drawMachineFile(file, STATIC_PAGES);
+  return new Response(body, { headers: { 'Content-Type': contentType } });
+}
+
+/** The build's answer for a machine-readable path, from the store (404 when it does not exist). */
 export async function respondWithMachineFile(pathname: string): Promise<Response> {
-  const file = await renderMachineFile(pathname, { staticPages: STATIC_PAGES });
-  if (!file) return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
-  return new Response(file.body, { headers: { 'Content-Type': file.contentType } });
+  const load = await loadMachineFile(pathname);
+  if (load.kind !== 'file') return new Response('Not found', { status: 404, headers: { 'Content-Type': 'text/plain; charset=utf-8' } });
+  return respondWithFile(load.file);
 }

@@ -9,7 +9,6 @@ import path from 'node:path';
 import send from 'send';
 import { isCompressedTwin } from '../server/publishing/compress.ts';
 import { onServedFileChange } from '../server/publishing/files.ts';
-import { TWIN_PREFIX } from '../server/publishing/render-secret.ts';
 import type { Logger, RequestContext, RequestScope } from '../server/log.ts';
 import type { Metrics } from '../server/metrics.ts';
 import { clientAddressOf } from './http.ts';
@@ -188,8 +187,6 @@ export function createRequestListener(options: ServerOptions): RequestListener {
     };
     const message = `${method} ${line.path} ${status}`;
     if (status >= 500) log.error(line, message);
-    // The worker's own loopback renders of machine files: one per job, already told by the job's line.
-    else if (line.path.startsWith(TWIN_PREFIX)) log.debug(line, message);
     else log.info(line, message);
   };
 

@@ -1,5 +1,5 @@
 /** What each reader page is rendered from: the contract between the page-data loaders and the views. */
-import type { Article, ArticleSummary, Correction } from './article.ts';
+import type { Article, ArticleRecord, ArticleSummary, Correction } from './article.ts';
 import type { Section } from './common.ts';
 
 export type SectionPageData = {
@@ -28,12 +28,32 @@ export type CorrectionListing = Correction & { articleTitle: string; articleSlug
 /** The data of /corrections: every correction of a published article, newest first. */
 export type CorrectionsPageData = { corrections: CorrectionListing[] };
 
+/** What a sitemap entry shows of an article. */
+export type SitemapEntry = Pick<ArticleRecord, 'slug' | 'updatedAt'>;
+
+/** What an RSS item or a news sitemap entry shows of an article (and whether it may show it). */
+export type FeedItem = Pick<ArticleRecord, 'slug' | 'title' | 'dek' | 'publishedAt' | 'authorName' | 'section' | 'status'>;
+
+/** The data of a machine-readable file (feeds, sitemaps, robots.txt, a listing's pages.json), by kind. */
+export type MachineFile =
+  | { kind: 'robots' }
+  | { kind: 'sitemap-index'; periods: Array<{ period: string; lastmod: string }> }
+  | { kind: 'pages-sitemap' }
+  | { kind: 'month-sitemap'; articles: SitemapEntry[] }
+  | { kind: 'news-sitemap'; articles: FeedItem[]; now: number }
+  | { kind: 'rss'; articles: FeedItem[]; section?: Section }
+  | { kind: 'pages-json'; manifest: { pages: number } };
+
+/** Folder of the render twins: /render-twin/article/x draws what /article/x shows. */
+export const TWIN_PREFIX = '/render-twin';
+
 /**
- * A reader page handed to its render twin: which view, and the data it shows. The regeneration
- * worker loads the data on the thread that holds the store and the render thread draws it, so a
- * twin never reads the store itself.
+ * A generated file handed to its render twin: a reader page's view and the data it shows, or a
+ * machine file's data. The regeneration worker loads the data on the thread that holds the store and
+ * the render thread draws it, so a twin never reads the store itself.
  */
 export type TwinPage =
   | { route: 'article'; props: ArticlePageData }
   | { route: 'section'; props: SectionPageData }
-  | { route: 'corrections'; props: CorrectionsPageData };
+  | { route: 'corrections'; props: CorrectionsPageData }
+  | { route: 'file'; props: MachineFile };

@@ -250,20 +250,44 @@ describe('runtime regeneration', () => {
     expect(queued).toBe(`[publish] ${lastBatchPages} pages queued for 1 article change(s)`);
   });
 
-  it('render twins refuse outside callers', async () => {
+  it('render twins answer an outside request 404 whatever it sends (only the render thread reaches them)', async () => {
     const article = await createArticle(admin, { title: 'Twin check', section: 'culture', status: 'published' });
     await waitFor('the page', async () => fs.existsSync(fileOf(server, `/article/${article.slug}`)));
-    for (const twin of [
+    const month = article.publishedAt!.slice(0, 7);
+    // Every twin route: the pages, and the machine files the render thread now draws too.
+    const twins = [
       `/render-twin/article/${article.slug}`,
       '/render-twin/section/culture',
-      '/render-twin/sitemap.xml',
+      '/render-twin/section/culture/page/2',
+      '/render-twin/corrections',
+      '/render-twin/rss.xml',
       '/render-twin/section/culture/rss.xml',
-    ]) {
-      const plain = await fetch(new URL(twin, server.url));
-      expect(plain.status, twin).toBe(404);
-      const forged = await fetch(new URL(twin, server.url), { headers: { 'x-meridian-render': 'guess' } });
-      expect(forged.status, twin).toBe(404);
-      expect(forged.headers.get('x-meridian-render-result')).toBeNull();
+      '/render-twin/section/culture/pages.json',
+      '/render-twin/sitemap.xml',
+      '/render-twin/sitemaps/pages.xml',
+      `/render-twin/sitemaps/${month}.xml`,
+      '/render-twin/news-sitemap.xml',
+      '/render-twin/robots.txt',
+    ];
+    const file = JSON.stringify({ twin: { route: 'file', props: { kind: 'robots' } } });
+    // No header and the old secret's header, locals as headers, cookies and forwarding, a query string, a HEAD.
+    const attempts: Array<{ headers?: Record<string, string>; method?: string; query?: string }> = [
+      {},
+      { headers: { 'x-meridian-render': 'guess' } },
+      { headers: { 'x-astro-locals': file, 'x-meridian-render-result': 'missing' } },
+      { headers: { cookie: `twin=${encodeURIComponent(file)}`, 'x-forwarded-for': '127.0.0.1', 'x-real-ip': '127.0.0.1' } },
+      { query: `?twin=${encodeURIComponent(file)}` },
+      { method: 'HEAD' },
+    ];
+    for (const twin of twins) {
+      for (const { headers = {}, method = 'GET', query = '' } of attempts) {
+        const response = await fetch(new URL(`${twin}${query}`, server.url), { method, headers });
+        const body = await response.text();
+        const label = `${method} ${twin}${query} ${JSON.stringify(headers)}`;
+        expect(response.status, label).toBe(404);
+        expect(response.headers.get('x-meridian-render-result'), label).toBeNull();
+        expect(body, label).not.toMatch(/<\?xml|User-agent|"pages":|Twin check/);
+      }
     }
   });
 
@@ -498,7 +522,12 @@ describe('jobs, restarts and scheduled publishing', () => {
         async () => [first, second].every((a) => received.some((b) => b.paths.includes(`/article/${a.slug}`))),
         30_000,
       );
-      expect(server.output()).toMatch(/\[publish\] purge hook answers again after \d+ failed tries/);
+      // The endpoint counts the request before its answer reaches the server, and the line reaches us through a pipe after.
+      await waitFor(
+        'the recovery line',
+        async () => /\[publish\] purge hook answers again after \d+ failed tries/.test(server.output()),
+        15_000,
+      );
       expect(server.output()).toMatch(
         /\[publish\] purge hook failed for \d+ path\(s\) \(no answer within 5 s\); \d+ path\(s\) wait, next try in 5 s/,
       );

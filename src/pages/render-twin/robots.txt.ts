@@ -1,8 +1,7 @@
-/** On-demand twin of /robots.txt for the regeneration worker; outside callers get 404. */
+/** On-demand twin of /robots.txt for the render thread: draws the file from the data the worker loaded; anyone else gets 404. */
 import type { APIRoute } from 'astro';
-import { respondToTwin } from '../../api/render-twin.ts';
-import { respondWithMachineFile } from '../../api/machine-files.ts';
+import { respondToFileTwin } from '../../api/render-twin.ts';
 
 export const prerender = false;
 
-export const GET: APIRoute = ({ request }) => respondToTwin(request, () => respondWithMachineFile('/robots.txt'));
+export const GET: APIRoute = ({ locals }) => respondToFileTwin(locals, ['robots']);

@@ -2,6 +2,7 @@
 import { SECTIONS, type Section } from '../../schemas/common.ts';
 import { articlePeriod, periodRange, type ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
+import type { FeedItem, MachineFile, SitemapEntry } from '../../schemas/pages.ts';
 import { getConfig, type Config } from '../../config.ts';
 import { SECTION_INFO, loadSectionManifest } from '../page-data.ts';
 import { useReadStore } from '../runtime.ts';
@@ -112,14 +113,14 @@ export function newsFingerprint(article: ArticleRecord): string {
 }
 
 /** Whether an article belongs in the news sitemap at `now` (published within the window). */
-export function isNewsworthy(article: ArticleRecord, now: number): boolean {
+export function isNewsworthy(article: Pick<ArticleRecord, 'status' | 'publishedAt'>, now: number): boolean {
   if (article.status !== 'published' || !article.publishedAt) return false;
   const published = Date.parse(article.publishedAt);
   return published >= now - NEWS_WINDOW_MS && published <= now + 60_000;
 }
 
 /** RSS 2.0 feed of the newest articles, site-wide or of one section. */
-export function buildRss(config: Config, articles: readonly ArticleRecord[], section?: Section): string {
+export function buildRss(config: Config, articles: readonly FeedItem[], section?: Section): string {
   const info = section ? SECTION_INFO[section] : undefined;
   const title = info ? `${info.title} | ${config.SITE_NAME}` : config.SITE_NAME;
   const link = absolute(config, section ? `/section/${section}` : '/');
@@ -174,12 +175,12 @@ export function buildSitemapIndex(config: Config, periods: ReadonlyArray<{ perio
 const URLSET_OPEN = ['<?xml version="1.0" encoding="UTF-8"?>', '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
 const URLSET_CLOSE = ['</urlset>', ''];
 
-function sitemapArticleLine(url: (slug: string) => string, article: ArticleRecord): string {
+function sitemapArticleLine(url: (slug: string) => string, article: SitemapEntry): string {
   return `<url><loc>${escapeXml(url(article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`;
 }
 
 /** A sitemap (urlset): the static pages and section listings when given, and the given articles with their last change. */
-export function buildSitemap(config: Config, articles: readonly ArticleRecord[], staticPages: readonly string[] = []): string {
+export function buildSitemap(config: Config, articles: readonly SitemapEntry[], staticPages: readonly string[] = []): string {
   const lines = [...URLSET_OPEN];
   for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
   if (staticPages.length)
@@ -191,31 +192,34 @@ export function buildSitemap(config: Config, articles: readonly ArticleRecord[],
 }
 
 /**
- * One month's sitemap (the lines buildSitemap writes for the month's articles), or undefined for a
- * month without published articles. A month grows with the archive (6,700 articles at 100,000), and
- * listing and writing it at once held the event loop on every publish of that month (docs/performance.md, 2026-11-25): it is
- * read from the store a batch at a time, with a turn of the event loop whenever a slice is used up.
- * An article published meanwhile queues this file again, so a batch boundary shifted by it is
- * rewritten at once.
+ * The entries of one month's sitemap, or undefined for a month without published articles. A month
+ * grows with the archive (6,700 articles at 100,000), and listing it at once held the event loop on
+ * every publish of that month (docs/performance.md, 2026-11-25): it is read from the store a batch at
+ * a time, with a turn of the event loop whenever a slice is used up. An article published meanwhile
+ * queues this file again, so a batch boundary shifted by it is rewritten at once.
  */
-export async function buildPeriodSitemap(config: Config, store: Store, period: string): Promise<string | undefined> {
+export async function listPeriodSitemap(store: Store, period: string): Promise<SitemapEntry[] | undefined> {
   const filter = periodFilter(period);
   const total = await store.articles.count(filter);
   if (total === 0) return undefined;
   const slice = timeSlicer();
-  const url = articleUrls(config);
-  const lines = [...URLSET_OPEN];
+  const entries: SitemapEntry[] = [];
   for (let offset = 0; offset < total; offset += SITEMAP_BATCH) {
-    for (const article of await store.articles.list(filter, { offset, limit: Math.min(SITEMAP_BATCH, total - offset) }, 'recent'))
-      lines.push(sitemapArticleLine(url, article));
+    const batch = await store.articles.list(filter, { offset, limit: Math.min(SITEMAP_BATCH, total - offset) }, 'recent');
+    for (const { slug, updatedAt } of batch) entries.push({ slug, updatedAt });
     await slice();
   }
-  lines.push(...URLSET_CLOSE);
-  return lines.join('\n');
+  return entries;
+}
+
+/** One month's sitemap (the lines buildSitemap writes for the month's articles), or undefined for a month without published articles. */
+export async function buildPeriodSitemap(config: Config, store: Store, period: string): Promise<string | undefined> {
+  const entries = await listPeriodSitemap(store, period);
+  return entries && buildSitemap(config, entries);
 }
 
 /** news-sitemap.xml (Google News): articles published in the last two days. */
-export function buildNewsSitemap(config: Config, articles: readonly ArticleRecord[], now: number): string {
+export function buildNewsSitemap(config: Config, articles: readonly FeedItem[], now: number): string {
   const lines = [
     '<?xml version="1.0" encoding="UTF-8"?>',
     '<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9" xmlns:news="http://www.google.com/schemas/sitemap-news/0.9">',
@@ -254,42 +258,70 @@ export function buildRobots(config: Config): string {
 }
 
 const XML = 'application/xml; charset=utf-8';
+const RSS = 'application/rss+xml; charset=utf-8';
+
+/** A machine file's data, a file this data has none of (a month without articles), or a path that is no machine file. */
+export type MachineFileLoad = { kind: 'file'; file: MachineFile } | { kind: 'missing' } | { kind: 'unknown' };
+
+/** Only what an RSS item or news entry shows: the data crosses to the render thread, bodies need not. */
+function feedItemOf({ slug, title, dek, publishedAt, authorName, section, status }: ArticleRecord): FeedItem {
+  return {
+    slug,
+    title,
+    authorName,
+    section,
+    status,
+    ...(dek === undefined ? {} : { dek }),
+    ...(publishedAt === undefined ? {} : { publishedAt }),
+  };
+}
 
 /**
- * The body of one machine-readable path, read from the store of this process (the build's
- * snapshot or the server's live store), or undefined for a path that does not exist.
+ * The data of one machine-readable path, read from the store of this process (the build's snapshot
+ * or the server's live store); drawMachineFile turns it into the file.
  */
-export async function renderMachineFile(
-  pathname: string,
-  options: { staticPages?: readonly string[]; now?: number } = {},
-): Promise<{ body: string; contentType: string } | undefined> {
-  const now = options.now ?? Date.now();
-  const config = getConfig();
-  if (pathname === ROBOTS_PATH) return { body: buildRobots(config), contentType: 'text/plain; charset=utf-8' };
-  const store = await useReadStore();
-  if (pathname === SITEMAP_PATH) return { body: buildSitemapIndex(config, await listPeriods(store)), contentType: XML };
-  if (pathname === PAGES_SITEMAP_PATH) return { body: buildSitemap(config, [], options.staticPages ?? []), contentType: XML };
+export async function loadMachineFile(pathname: string, now: number = Date.now()): Promise<MachineFileLoad> {
+  const found = (file: MachineFile): MachineFileLoad => ({ kind: 'file', file });
+  if (pathname === ROBOTS_PATH) return found({ kind: 'robots' });
+  if (pathname === PAGES_SITEMAP_PATH) return found({ kind: 'pages-sitemap' });
   const month = /^\/sitemaps\/(\d{4}-\d{2})\.xml$/.exec(pathname)?.[1];
-  if (month) {
-    const body = await buildPeriodSitemap(config, store, month);
-    return body === undefined ? undefined : { body, contentType: XML };
-  }
   const listing = /^\/section\/([a-z]+)\/pages\.json$/.exec(pathname)?.[1];
+  const section = SECTIONS.find((s) => s === /^\/section\/([a-z]+)\/rss\.xml$/.exec(pathname)?.[1]);
+  const known = pathname === SITEMAP_PATH || pathname === NEWS_SITEMAP_PATH || pathname === RSS_PATH;
+  if (!known && !month && !listing && !section) return { kind: 'unknown' };
+  const store = await useReadStore();
+  if (pathname === SITEMAP_PATH) return found({ kind: 'sitemap-index', periods: await listPeriods(store) });
+  if (month) {
+    const articles = await listPeriodSitemap(store, month);
+    return articles ? found({ kind: 'month-sitemap', articles }) : { kind: 'missing' };
+  }
   if (listing) {
     const manifest = await loadSectionManifest(listing);
-    return manifest ? { body: JSON.stringify(manifest) + '\n', contentType: 'application/json; charset=utf-8' } : undefined;
+    return manifest ? found({ kind: 'pages-json', manifest }) : { kind: 'missing' };
   }
-  if (pathname === NEWS_SITEMAP_PATH) {
-    return { body: buildNewsSitemap(config, await listNewsworthy(store, now), now), contentType: XML };
+  if (pathname === NEWS_SITEMAP_PATH)
+    return found({ kind: 'news-sitemap', articles: (await listNewsworthy(store, now)).map(feedItemOf), now });
+  const articles = (await listPublished(store, section, FEED_SIZE)).map(feedItemOf);
+  return found(section ? { kind: 'rss', articles, section } : { kind: 'rss', articles });
+}
+
+/** A machine file's bytes and type, drawn from its data; `staticPages` are the top-level pages the pages sitemap lists. */
+export function drawMachineFile(file: MachineFile, staticPages: readonly string[]): { body: string; contentType: string } {
+  const config = getConfig();
+  switch (file.kind) {
+    case 'robots':
+      return { body: buildRobots(config), contentType: 'text/plain; charset=utf-8' };
+    case 'sitemap-index':
+      return { body: buildSitemapIndex(config, file.periods), contentType: XML };
+    case 'pages-sitemap':
+      return { body: buildSitemap(config, [], staticPages), contentType: XML };
+    case 'month-sitemap':
+      return { body: buildSitemap(config, file.articles), contentType: XML };
+    case 'news-sitemap':
+      return { body: buildNewsSitemap(config, file.articles, file.now), contentType: XML };
+    case 'rss':
+      return { body: buildRss(config, file.articles, file.section), contentType: RSS };
+    case 'pages-json':
+      return { body: JSON.stringify(file.manifest) + '\n', contentType: 'application/json; charset=utf-8' };
   }
-  if (pathname === RSS_PATH)
-    return { body: buildRss(config, await listPublished(store, undefined, FEED_SIZE)), contentType: 'application/rss+xml; charset=utf-8' };
-  const match = /^\/section\/([a-z]+)\/rss\.xml$/.exec(pathname);
-  const section = SECTIONS.find((s) => s === match?.[1]);
-  if (section)
-    return {
-      body: buildRss(config, await listPublished(store, section, FEED_SIZE), section),
-      contentType: 'application/rss+xml; charset=utf-8',
-    };
-  return undefined;
 }

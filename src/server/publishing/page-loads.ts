@@ -1,21 +1,23 @@
 /**
  * What the regeneration worker renders a public path from, loaded on the thread that holds the
- * store: an HTML page's twin and the data it shows (drawn by the render thread), a machine file (its
- * endpoint twin builds it on this thread), or word that the page does not exist for the current data.
+ * store: the twin of an HTML page or a machine file and the data it shows (the render thread draws
+ * it), or word that the file does not exist for the current data.
  */
 import type { TwinPage } from '../../schemas/pages.ts';
 import { loadCorrectionsPage } from '../corrections.ts';
 import { readArticlePage, readSectionPage } from '../page-data.ts';
+import { loadMachineFile } from './feeds.ts';
 import { CORRECTIONS_PATH } from './paths.ts';
 import { articlePageInput, listingPageInput } from './render-inputs.ts';
 
 export type PageLoad =
   /** `input`: the fingerprint of what the page shows, for the render journal (article and listing pages). */
-  { kind: 'page'; twin: TwinPage; input?: string } | { kind: 'missing' } | { kind: 'machine' };
+  { kind: 'page'; twin: TwinPage; input?: string } | { kind: 'missing' };
 
 const ARTICLE = /^\/article\/([^/]+)$/;
 const LISTING = /^\/section\/([^/]+)(?:\/page\/([0-9]+))?$/;
 
+/** What `publicPath` is drawn from; throws for a path no twin draws. */
 export async function loadPage(publicPath: string): Promise<PageLoad> {
   const article = ARTICLE.exec(publicPath);
   if (article) {
@@ -32,5 +34,9 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
     return { kind: 'page', twin: { route: 'section', props: read.data }, input: listingPageInput(read.records, read.totalPages, page) };
   }
   if (publicPath === CORRECTIONS_PATH) return { kind: 'page', twin: { route: 'corrections', props: await loadCorrectionsPage() } };
-  return { kind: 'machine' };
+  const machine = await loadMachineFile(publicPath);
+  if (machine.kind === 'file') return { kind: 'page', twin: { route: 'file', props: machine.file } };
+  if (machine.kind === 'missing') return { kind: 'missing' };
+  // Never "missing": a path no twin draws must not delete a served file.
+  throw new Error(`no render twin draws ${publicPath}`);
 }

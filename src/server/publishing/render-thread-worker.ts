@@ -1,6 +1,7 @@
 /**
- * The render thread: loads the built Astro bundle and draws reader pages through their render twins
- * from the data the regeneration worker loaded, and compresses the files the worker writes, at a
+ * The render thread: loads the built Astro bundle and draws every generated file (reader pages,
+ * feeds, sitemaps, robots.txt) through its render twin from the data the regeneration worker
+ * loaded, and compresses the files the worker writes, at a
  * lower CPU priority than the server's own thread. A page's server render (Astro and React, in one
  * piece: docs/performance.md, 2026-11-26), its brotli and gzip twins and the garbage they make then stay off the event loop
  * that answers readers and writers, and off libuv's pool, whose threads its file writes wait for.
@@ -11,9 +12,8 @@ import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type http from 'node:http';
 import inject from 'light-my-request';
-import type { TwinPage } from '../../schemas/pages.ts';
+import { TWIN_PREFIX, type TwinPage } from '../../schemas/pages.ts';
 import { lowerThreadPriority } from '../thread-priority.ts';
-import { TWIN_PREFIX } from './render-secret.ts';
 import { compressBodySync, type Twins } from './compress.ts';
 
 export type RenderThreadData = { serverEntry: string; nice: number };

@@ -1,6 +1,6 @@
 /**
- * The server's handle on its render thread (render-thread-worker.ts): hands it a page's twin and
- * data and answers the HTML, or a file's body and answers its compressed twins. The thread is
+ * The server's handle on its render thread (render-thread-worker.ts): hands it a generated file's
+ * twin and data and answers the file, or a file's body and answers its compressed twins. The thread is
  * started on first use and started again after it dies; a request that outlasts its deadline ends
  * the thread, so one stuck page cannot hold the others.
  */
@@ -15,7 +15,7 @@ const WORKER_NAME = './render-thread-worker.ts';
 const WORKER_FILE = new URL(WORKER_NAME, import.meta.url);
 
 export type RenderThread = {
-  /** The HTML of `publicPath`, drawn by its twin from `twin`. */
+  /** The bytes of `publicPath` (a page's HTML, a feed, a sitemap...), drawn by its twin from `twin`. */
   render(publicPath: string, twin: TwinPage): Promise<Uint8Array>;
   /** The brotli and gzip twins of a file about to be written (a Compressor, run on the thread). */
   compress(file: string, body: Uint8Array): Promise<Twins>;

@@ -1,8 +1,8 @@
 /**
  * The publishing pipeline as a background service of the server: the article hook that enqueues
  * regeneration jobs before the API answers, the scheduler, and the worker, which starts once the
- * HTTP server listens. The worker loads each page's data here and has the render thread draw it;
- * machine files (feeds, sitemaps) come from the server's own twin endpoints over loopback.
+ * HTTP server listens. The worker loads each file's data here (pages, feeds, sitemaps) and has the
+ * render thread draw it.
  */
 import path from 'node:path';
 import { articleWritesPending, type ArticleChange, type Runtime } from '../runtime.ts';
@@ -12,7 +12,6 @@ import { withTimeout } from '../metrics.ts';
 import { nowIso, searchDay } from '../clock.ts';
 import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
-import { RENDER_RESULT_HEADER, RENDER_SECRET_HEADER, TWIN_PREFIX, renderSecret } from './render-secret.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { loadPage } from './page-loads.ts';
 import { startRenderThread, type RenderThread } from './render-thread.ts';
@@ -21,8 +20,6 @@ import { startRegenerationWorker, type RegenerationWorker, type Renderer } from 
 export type PublishingSite = {
   /** The served folder (OUT_DIR/client). */
   clientDir: string;
-  /** Loopback origin of this server, e.g. http://127.0.0.1:4321 (its twin endpoints build the machine files). */
-  origin: string;
   /** The built bundle (OUT_DIR/server/entry.mjs) the render thread draws pages with. */
   serverEntry: string;
   /** Several servers: the highest stored-page sequence copied before serving (see followStoredPages). */
@@ -47,32 +44,14 @@ const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, un
   Publishing
 >()) as WeakMap<Runtime, Publishing>;
 
-/** Renders a machine file (feed, sitemap, robots.txt, pages.json): its twin endpoint on this very server, asked with the render secret. */
-export function createLoopbackRenderer(origin: string): Renderer {
-  const secret = renderSecret();
-  return async (publicPath) => {
-    const response = await fetch(`${origin}${TWIN_PREFIX}${publicPath}`, {
-      headers: { [RENDER_SECRET_HEADER]: secret },
-      redirect: 'manual',
-      signal: AbortSignal.timeout(30_000),
-    });
-    if (response.status === 200) return { kind: 'page', body: new Uint8Array(await response.arrayBuffer()) };
-    await response.body?.cancel();
-    // Only the twin's own "missing" removes a file: a misrouted request must never delete pages.
-    if (response.status === 404 && response.headers.get(RENDER_RESULT_HEADER) === 'missing') return { kind: 'missing' };
-    throw new Error(`the twin of ${publicPath} answered HTTP ${response.status}`);
-  };
-}
-
 /**
- * Renders a public path: an HTML page's data is loaded on this thread (which holds the store) and
- * drawn by `thread`; a machine file is built by `machine`; a page the data no longer has is missing.
+ * Renders a public path, a page or a machine file: its data is loaded on this thread (which holds
+ * the store) and drawn by `thread`; a file the data no longer has is missing.
  */
-export function createPageRenderer(thread: RenderThread, machine: Renderer): Renderer {
+export function createSiteRenderer(thread: RenderThread): Renderer {
   return async (publicPath) => {
     const load = await loadPage(publicPath);
     if (load.kind === 'missing') return { kind: 'missing' };
-    if (load.kind === 'machine') return machine(publicPath);
     const body = await thread.render(publicPath, load.twin);
     return { kind: 'page', body, ...(load.input === undefined ? {} : { input: load.input }) };
   };
@@ -190,7 +169,7 @@ export function startPublishing(runtime: Runtime): void {
   });
 }
 
-/** Starts the worker once the server listens: it renders through `origin` into `clientDir`. */
+/** Starts the worker once the server listens: it renders through a render thread into `clientDir`. */
 export function attachPublishingSite(runtime: Runtime, site: PublishingSite): RegenerationWorker | undefined {
   const state = services.get(runtime);
   if (!state || state.worker) return state?.worker;
@@ -202,7 +181,7 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
   runtime.services.set('render-thread', { stop: () => thread.close() });
   state.worker = startRegenerationWorker(runtime, {
     clientDir: site.clientDir,
-    render: createPageRenderer(thread, createLoopbackRenderer(site.origin)),
+    render: createSiteRenderer(thread),
     compress: (file, body) => thread.compress(file, body),
     writesPending: () => articleWritesPending(runtime),
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),

@@ -1,9 +1,7 @@
-/** On-demand twin of /section/{section}/pages.json for the regeneration worker; outside callers get 404. */
+/** On-demand twin of /section/{section}/pages.json for the render thread: draws the file from the worker's data; anyone else gets 404. */
 import type { APIRoute } from 'astro';
-import { respondToTwin } from '../../../../api/render-twin.ts';
-import { respondWithMachineFile } from '../../../../api/machine-files.ts';
+import { respondToFileTwin } from '../../../../api/render-twin.ts';
 
 export const prerender = false;
 
-export const GET: APIRoute = ({ request, params }) =>
-  respondToTwin(request, () => respondWithMachineFile(`/section/${params.section}/pages.json`));
+export const GET: APIRoute = ({ locals }) => respondToFileTwin(locals, ['pages-json']);
