@@ -103,6 +103,26 @@ export function circlesOf(graph: Map<string, string[]>): string[] {
   return circles;
 }
 
+/** The one file that may hold process-wide registries (docs/architecture.md, "Wiring"). */
+const PROCESS_WIDE_FILE = 'src/lib/process-wide.ts';
+/** Registries another change removes (issue 32 item 1, the publishing engine); none may be added to this list. */
+const REGISTRIES_LEAVING = ['src/server/publishing/render-secret.ts', 'src/server/publishing/service.ts'];
+// Moved one at a time onto the runtime built by src/server/app.ts.
+const NOT_YET_MOVED = [
+  'src/server/clock.ts',
+  'src/server/runtime.ts',
+  'src/server/briefing/briefing.ts',
+  'src/server/ingest/feed-fetch.ts',
+  'src/server/mail/mailer.ts',
+];
+
+/** Files in src/ and scripts/ that reach globalThis by a symbol or an index, outside the one file for it. */
+export function registriesOutside(files: ReadonlyMap<string, string>): string[] {
+  return [...files]
+    .filter(([file, text]) => file !== PROCESS_WIDE_FILE && /Symbol\.for\s*\(|globalThis\s*(?:as\b[^;]*?\))?\s*\[/.test(text))
+    .map(([file]) => file);
+}
+
 describe('layers', () => {
   it('finds the imports of a file, static, dynamic and side-effect ones', () => {
     const text = `import a from '../a.ts';\nimport type { B } from "./b.ts";\nimport '../c.css';\nconst d = await import('../../d.ts');\nimport x from 'zod';`;
@@ -122,6 +142,29 @@ describe('layers', () => {
     ]);
     expect(circlesOf(graph)).toEqual(['src/server/a.ts -> src/server/b.ts -> src/server/c.ts -> src/server/a.ts']);
     expect(circlesOf(new Map([...graph, [c!, []]]))).toEqual([]);
+  });
+
+  it('finds a registry on globalThis outside its file', () => {
+    const files = new Map([
+      ['src/server/a.ts', "const KEY = Symbol.for('x');"],
+      ['src/server/b.ts', 'const registry = (globalThis as unknown as Registry)[KEY];'],
+      ['src/server/c.ts', 'globalThis[key] = 1;'],
+      ['src/server/d.ts', 'globalThis.fetch(url);'],
+      [PROCESS_WIDE_FILE, "Symbol.for('meridian-news.toasts')"],
+    ]);
+    expect(registriesOutside(files)).toEqual(['src/server/a.ts', 'src/server/b.ts', 'src/server/c.ts']);
+  });
+
+  // Wiring is visible: services are built in src/server/app.ts and handed down, not found on globalThis.
+  it('keeps process-wide registries in src/lib/process-wide.ts', () => {
+    const files = new Map(
+      [...sourceFiles(path.join(ROOT, 'src')), ...sourceFiles(path.join(ROOT, 'scripts'))].map((file) => [
+        path.relative(ROOT, file).split(path.sep).join('/'),
+        fs.readFileSync(file, 'utf8'),
+      ]),
+    );
+    expect(registriesOutside(files).filter((file) => !REGISTRIES_LEAVING.includes(file) && !NOT_YET_MOVED.includes(file))).toEqual([]);
+    expect(layerOf(path.join(ROOT, PROCESS_WIDE_FILE))).toBe('lib');
   });
 
   // A circle makes the import order decide what is defined when a module runs; one way keeps it simple.
