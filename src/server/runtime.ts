@@ -11,6 +11,7 @@ import { createLog, type Logger, type RequestScope } from './log.ts';
 import { createMetrics, instrumentStore, type Metrics } from './metrics.ts';
 import { HealthRegistry } from './health.ts';
 import { guardStorageFaults } from './storage-faults.ts';
+import type { Mailer } from './mail/transport.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -42,7 +43,18 @@ export type Runtime = {
   draining: boolean;
   /** Degraded states (a full disk, a database that is down): readiness answers 503 with them until they clear. */
   health: HealthRegistry;
+  /** The SMTP transport, made from `config` on first use (src/server/mail/mailer.ts) and closed with the runtime. */
+  mailer?: Mailer;
+  /** The last briefing run asked for: runs take turns, the scheduler's and the internal endpoint's alike (src/server/briefing/briefing.ts). */
+  briefingTurn: Promise<unknown>;
+  /** RSS fetches in flight by source id: the scheduler and fetch-now never fetch one source twice at once (src/server/ingest/feed-fetch.ts). */
+  feedFetches: Map<string, Promise<unknown>>;
 };
+
+/** The parts of a runtime that coordinate work within the process, empty at start. */
+export function createCoordination(): Pick<Runtime, 'briefingTurn' | 'feedFetches'> {
+  return { briefingTurn: Promise.resolve(), feedFetches: new Map() };
+}
 
 export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
   /** The logger and request scope to use (the server makes them first, to log its start); made from the config when absent. */
@@ -81,6 +93,7 @@ export function startRuntime(config: Config = getConfig(), options: RuntimeOptio
       startedAt: Date.now(),
       draining: false,
       health: new HealthRegistry(),
+      ...createCoordination(),
     };
     // A full DATA_DIR answers writers 503 (and is reported) wherever a store call meets it.
     runtime.store = guardStorageFaults(runtime, runtime.store);
