@@ -8,7 +8,7 @@ import { parseConfig } from '../src/config.ts';
 import { articleInputSchema, type ArticleInput, type ArticleRecord } from '../src/schemas/article.ts';
 import { SECTIONS, type Section } from '../src/schemas/common.ts';
 import { buildArticle } from '../src/server/articles.ts';
-import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { openStore, type VoteRecord } from '../src/store/index.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from '../src/server/seed/hero-images.ts';
 
@@ -252,7 +252,7 @@ export async function generateStore(dataDir: string, count: number, log: (line: 
       if ((i + 1) % 5000 === 0) log(`  built ${i + 1}/${count} articles (${((performance.now() - started) / 1000).toFixed(1)} s)`);
     }
   } finally {
-    await stopRuntime();
+    await stopRuntime(runtime);
   }
   const store = await openStore(dataDir, 'read');
   try {

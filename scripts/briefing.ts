@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { getConfig } from '../src/config.ts';
 import { openStore } from '../src/store/index.ts';
 import { storeWriterPid } from '../src/store/index.ts';
-import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { runBriefing } from '../src/server/briefing/briefing.ts';
 import { briefingKey, readServerAddress } from '../src/server/briefing/service.ts';
 import type { BriefingSummary } from '../src/schemas/newsletter.ts';
@@ -83,7 +83,7 @@ async function sendHere(force: boolean): Promise<BriefingSummary> {
   try {
     return await runBriefing(runtime, { force, trigger: 'script' });
   } finally {
-    await stopRuntime();
+    await stopRuntime(runtime);
   }
 }
 

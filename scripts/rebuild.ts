@@ -13,7 +13,8 @@ import { fileURLToPath } from 'node:url';
 import { getConfig, OutDirError } from '../src/config.ts';
 import type { Store } from '../src/store/types.ts';
 import { storeWriterPid } from '../src/store/index.ts';
-import { startRuntime, stopRuntime, useReadStore } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../src/server/app.ts';
+import { useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
 import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
 import {

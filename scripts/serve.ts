@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { getConfig, OutDirError, type Config } from '../src/config.ts';
 import { findProductionProblem, parseProductionConfig } from '../src/server/production.ts';
 import { bootRuntime } from '../src/server/boot.ts';
-import { stopRuntime } from '../src/server/runtime.ts';
+import { stopRuntime } from '../src/server/app.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
 import { attachPublishingSite } from '../src/server/publishing/service.ts';
@@ -70,6 +70,7 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
     clientDir,
     imagesDir: path.join(path.resolve(config.DATA_DIR), 'images'),
     handler,
+    runtime,
     staticCacheBytes: config.STATIC_CACHE_MB * 1024 * 1024,
     log,
     requests: runtime.requests,
@@ -83,7 +84,7 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
     log.fatal(
       `Cannot start: the metrics server cannot listen on ${config.METRICS_HOST}:${config.METRICS_PORT} (${error.code ?? error.message})`,
     );
-    void stopRuntime().finally(() => process.exit(2));
+    void stopRuntime(runtime).finally(() => process.exit(2));
   });
   metricsServer?.listen(config.METRICS_PORT, config.METRICS_HOST, () => {
     const address = metricsServer.address();
@@ -94,7 +95,7 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
   server.once('error', (error: NodeJS.ErrnoException) => {
     if (error.code !== 'EADDRINUSE') throw error;
     process.stderr.write(`${portTakenMessage(config.HOST, config.PORT)}\n`);
-    void stopRuntime().finally(() => process.exit(2));
+    void stopRuntime(runtime).finally(() => process.exit(2));
   });
   server.listen(config.PORT, config.HOST, () => {
     const address = server.address();
@@ -135,7 +136,7 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
     void Promise.race([requestsDone, drainCap])
       .then(() => {
         server.closeAllConnections();
-        return stopRuntime();
+        return stopRuntime(runtime);
       })
       .finally(() => process.exit(0));
     // Within a container's usual 10 s between SIGTERM and SIGKILL.

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConfig, OutDirError } from '../src/config.ts';
 import { prepareDataDir } from '../src/server/boot.ts';
-import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
 import { portTaken, portTakenMessage } from './server-process.ts';
@@ -46,7 +46,7 @@ const runtime = await startRuntime(config, { log: logging }).catch((error: Error
 });
 await prepareDataDir(runtime);
 const store = { id: runtime.store.id, version: await runtime.store.articles.version() };
-await stopRuntime();
+await stopRuntime(runtime);
 
 const reason = needsBuild(root, store);
 if (reason) {

@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import { getConfig } from '../src/config.ts';
 import { generatePassword, upsertUser } from '../src/server/auth.ts';
 import { isAppError } from '../src/server/errors.ts';
-import { startRuntime, stopRuntime } from '../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { ROLES, roleSchema, type Role } from '../src/schemas/auth.ts';
 
 const USAGE = `Usage:
@@ -80,7 +80,7 @@ async function main(): Promise<void> {
     );
     if (password === undefined) console.log(`  password: ${chosen}\n  (shown only once: store it now)`);
   } finally {
-    await stopRuntime();
+    await stopRuntime(runtime);
   }
 }
 

@@ -2,6 +2,7 @@
 import type { Session, User } from './schemas/auth.ts';
 import type { TwinPage } from './schemas/pages.ts';
 import type { RequestContext } from './server/log.ts';
+import type { Runtime } from './server/runtime.ts';
 
 declare global {
   namespace App {
@@ -13,6 +14,8 @@ declare global {
       twin?: TwinPage;
       /** The request's id and the route it matched, set by our HTTP server (src/api/node-server.ts); the middleware fills in the route. */
       request?: RequestContext;
+      /** The process's runtime (src/server/app.ts), set by our HTTP server for every request, by the middleware under `astro dev`. */
+      runtime?: Runtime;
     }
   }
   /** The render state Astro's compiler hands every component's frontmatter; the render twins pass it to renderCspAsMeta. */

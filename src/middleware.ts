@@ -1,8 +1,8 @@
 /** Request pipeline for on-demand routes: origin check, session, security headers. */
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
-import { useRuntime } from './server/runtime.ts';
-import { errorResponse, logUnavailable, unavailablePage } from './api/http.ts';
+import { useDevRuntime } from './server/app.ts';
+import { errorResponse, logUnavailable, runtimeOf, unavailablePage } from './api/http.ts';
 import { serviceUnavailableOf, type AppError } from './server/errors.ts';
 import type { Logger } from './server/log.ts';
 import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
@@ -49,7 +49,7 @@ const loadSession = defineMiddleware(async (context, next) => {
   if (context.isPrerendered) return next();
   const token = context.cookies.get(SESSION_COOKIE)?.value;
   if (token) {
-    const runtime = await useRuntime();
+    const runtime = runtimeOf(context.locals);
     let result: Awaited<ReturnType<typeof validateSessionToken>>;
     try {
       result = await validateSessionToken(runtime, token);
@@ -71,7 +71,7 @@ const loadSession = defineMiddleware(async (context, next) => {
     }
   } else if (context.cookies.has(SIGNED_IN_HINT_COOKIE)) {
     // A hint without a session (it expired, or was cleared elsewhere): stop islands asking.
-    deleteSignedInHint(context.cookies, (await useRuntime()).config);
+    deleteSignedInHint(context.cookies, runtimeOf(context.locals).config);
   }
   return next();
 });
@@ -84,7 +84,7 @@ const answerUnavailable = defineMiddleware(async (context, next) => {
   } catch (error) {
     const unavailable = serviceUnavailableOf(error);
     if (!unavailable) throw error;
-    return unavailableAnswer(context.url.pathname, unavailable, (await useRuntime()).log);
+    return unavailableAnswer(context.url.pathname, unavailable, runtimeOf(context.locals).log);
   }
 });
 
@@ -101,10 +101,16 @@ const keepFrameAncestors = defineMiddleware(async (context, next) => {
   return response;
 });
 
+/** `astro dev` has no server script to hand requests the runtime: the process starts one on first use. */
+const provideDevRuntime = defineMiddleware(async (context, next) => {
+  if (import.meta.env.DEV && !context.isPrerendered) context.locals.runtime ??= await useDevRuntime();
+  return next();
+});
+
 /** Tells our HTTP server which route answered (the route pattern, a bounded label for the request metrics). */
 const nameRoute = defineMiddleware((context, next) => {
   if (context.locals.request) context.locals.request.route = context.routePattern;
   return next();
 });
 
-export const onRequest = sequence(nameRoute, keepFrameAncestors, checkOrigin, answerUnavailable, loadSession);
+export const onRequest = sequence(provideDevRuntime, nameRoute, keepFrameAncestors, checkOrigin, answerUnavailable, loadSession);

@@ -8,7 +8,7 @@ import { asStorageError } from '../server/storage-faults.ts';
 import { readBodyBytes } from './body-limit.ts';
 import { can, type Action } from '../lib/permissions.ts';
 import { assertCan } from '../server/permissions.ts';
-import { useRuntime, type Runtime } from '../server/runtime.ts';
+import type { Runtime } from '../server/runtime.ts';
 import type { User } from '../schemas/auth.ts';
 import { logOncePerMinute, type Logger } from '../server/log.ts';
 import type { Actor, Viewer } from '../server/articles.ts';
@@ -195,6 +195,12 @@ export function allowMethods(handlers: Partial<Record<'GET' | 'POST' | 'PUT' | '
   };
 }
 
+/** The runtime our HTTP server handed this request (src/api/node-server.ts); a request without one is a wiring mistake. */
+export function runtimeOf(locals: App.Locals): Runtime {
+  if (!locals.runtime) throw new Error('No runtime in locals: the server hands it to every request (src/server/app.ts)');
+  return locals.runtime;
+}
+
 export type Handler = (context: APIContext, runtime: Runtime) => Promise<Response> | Response;
 
 /** Wraps an endpoint: provides the runtime and turns thrown errors into JSON answers. */
@@ -202,7 +208,7 @@ export function endpoint(handler: Handler): APIRoute {
   return async (context) => {
     let runtime: Runtime | undefined;
     try {
-      runtime = await useRuntime();
+      runtime = runtimeOf(context.locals);
       return await handler(context, runtime);
     } catch (error) {
       // A write under DATA_DIR outside the store (an upload, an image) that met a full disk: the same 503.

@@ -11,6 +11,7 @@ import { isCompressedTwin } from '../server/publishing/compress.ts';
 import { onServedFileChange } from '../server/publishing/files.ts';
 import type { Logger, RequestContext, RequestScope } from '../server/log.ts';
 import type { Metrics } from '../server/metrics.ts';
+import type { Runtime } from '../server/runtime.ts';
 import { clientAddressOf } from './http.ts';
 import { answerMetrics, isMetricsRequestAllowed } from './metrics.ts';
 import { StaticFiles } from './static-files.ts';
@@ -28,6 +29,8 @@ export type ServerOptions = {
   /** Folder with processed images (DATA_DIR/images), served under /images/. */
   imagesDir: string;
   handler: AstroHandler;
+  /** The process's runtime, handed to every request as `locals.runtime` (absent in the rebuild's own server, which answers only twins). */
+  runtime?: Runtime;
   /** Memory for hot static files and their compressed twins, in bytes. @default 64 MiB */
   staticCacheBytes?: number;
   /** The server's logger: one access line per request, and every failure. Absent, nothing is logged (the rebuild's own server). */
@@ -257,7 +260,9 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       setSecurityHeaders(res);
       // The middleware names the route it matched in `context.route` (the metrics' label).
       context.route = undefined;
-      void Promise.resolve(options.handler(req, res, undefined, { request: context })).catch((error: unknown) => {
+      void Promise.resolve(
+        options.handler(req, res, undefined, { request: context, ...(options.runtime ? { runtime: options.runtime } : {}) }),
+      ).catch((error: unknown) => {
         log?.error({ err: error }, '[server] handler failed');
         if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
         res.end(JSON.stringify({ error: 'Internal server error' }));

@@ -4,7 +4,8 @@ import path from 'node:path';
 import type { Config } from '../config.ts';
 import { ensureFirstAdmin } from './auth.ts';
 import type { Logger, RequestScope } from './log.ts';
-import { startRuntime, type Runtime } from './runtime.ts';
+import { startRuntime } from './app.ts';
+import type { Runtime } from './runtime.ts';
 import { startBackgroundServices } from './services.ts';
 
 /** Where a generated first-admin password goes when no terminal is there to show it (a service, a container). */

@@ -1,19 +1,16 @@
 /** The current time as an ISO string; one place so tests and services agree on the format, and tests can move it. */
 
-const KEY = Symbol.for('meridian-news.clock');
-type Registry = { [KEY]?: () => number };
-// On globalThis: the server script and the Astro bundle each load their own copy of this module.
-const registry = globalThis as unknown as Registry;
+// This module's own: only tests move the clock, in their own process, where one copy of this module runs.
+let movedClock: (() => number) | undefined;
 
 /** Replaces the clock (milliseconds since the epoch) for tests; undefined restores the real one. */
 export function setClock(now: (() => number) | undefined): void {
-  if (now) registry[KEY] = now;
-  else delete registry[KEY];
+  movedClock = now;
 }
 
 /** Milliseconds since the epoch, from the injectable clock. */
 export function nowMs(): number {
-  return registry[KEY]?.() ?? Date.now();
+  return movedClock?.() ?? Date.now();
 }
 
 export function nowIso(): string {

@@ -1,16 +1,18 @@
 /**
  * The running application: configuration, the open store and the hooks other subsystems plug into.
- * It is registered on globalThis because the server script and the Astro bundle each load their own
- * copy of this module, and both must share one store (one lock, one set of in-memory indexes).
+ * src/server/app.ts builds it once per process; the server hands it to every request (`locals.runtime`),
+ * scripts to what they call, so the server script and the Astro bundle (each with its own copy of
+ * this module) share one store: one lock, one set of in-memory indexes.
  */
 import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
+import { getProcessWide } from '../lib/process-wide.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
-import { createLog, type Logger, type RequestScope } from './log.ts';
-import { createMetrics, instrumentStore, type Metrics } from './metrics.ts';
-import { HealthRegistry } from './health.ts';
-import { guardStorageFaults } from './storage-faults.ts';
+import type { Logger, RequestScope } from './log.ts';
+import type { Metrics } from './metrics.ts';
+import type { HealthRegistry } from './health.ts';
+import type { Mailer } from './mail/transport.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -42,7 +44,18 @@ export type Runtime = {
   draining: boolean;
   /** Degraded states (a full disk, a database that is down): readiness answers 503 with them until they clear. */
   health: HealthRegistry;
+  /** The SMTP transport, made from `config` on first use (src/server/mail/mailer.ts) and closed with the runtime. */
+  mailer?: Mailer;
+  /** The last briefing run asked for: the scheduler's and the internal endpoint's runs take turns (src/server/briefing/briefing.ts). */
+  briefingTurn: Promise<unknown>;
+  /** RSS fetches in flight by source id: the scheduler and fetch-now never fetch a source twice at once (ingest/feed-fetch.ts). */
+  feedFetches: Map<string, Promise<unknown>>;
 };
+
+/** The parts of a runtime that coordinate work within the process, empty at start. */
+export function createCoordination(): Pick<Runtime, 'briefingTurn' | 'feedFetches'> {
+  return { briefingTurn: Promise.resolve(), feedFetches: new Map() };
+}
 
 export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
   /** The logger and request scope to use (the server makes them first, to log its start); made from the config when absent. */
@@ -52,73 +65,12 @@ export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
 /** How long a query made for a request waits for its answer (docs/reliability.md: no answer later than 10 s). */
 export const REQUEST_QUERY_TIMEOUT_MS = 7000;
 
-const KEY = Symbol.for('meridian-news.runtime');
-const READ_KEY = Symbol.for('meridian-news.read-store');
-type Registry = { [KEY]?: Promise<Runtime>; [READ_KEY]?: Promise<Store> };
-const registry = globalThis as unknown as Registry;
-
-/** Opens the store for writing and registers the runtime for this process. */
-export function startRuntime(config: Config = getConfig(), options: RuntimeOptions = {}): Promise<Runtime> {
-  if (registry[KEY]) throw new Error('The runtime is already started in this process');
-  const { log, requests } = options.log ?? createLog(config);
-  const storeLog = log.child({ component: 'store' });
-  const started = openStore(config.DATA_DIR, 'write', {
-    databaseUrl: config.DATABASE_URL,
-    log: { info: (line) => storeLog.info(line), error: (line) => storeLog.error(line) },
-    // A request's queries give up on a database that hangs, so it answers 503 within 10 s; background work is not cut short.
-    queryTimeoutMs: () => (requests.getStore() ? REQUEST_QUERY_TIMEOUT_MS : undefined),
-    ...(options.lazyTextIndex === undefined ? {} : { lazyTextIndex: options.lazyTextIndex }),
-  }).then((opened): Runtime => {
-    const metrics = createMetrics({ readQueueDepth: () => opened.jobs.size() });
-    const runtime: Runtime = {
-      config,
-      store: instrumentStore(opened, metrics.storeSeconds),
-      hooks: { articlesChanged: [], writesInFlight: 0 },
-      services: new Map(),
-      log,
-      requests,
-      metrics,
-      startedAt: Date.now(),
-      draining: false,
-      health: new HealthRegistry(),
-    };
-    // A full DATA_DIR answers writers 503 (and is reported) wherever a store call meets it.
-    runtime.store = guardStorageFaults(runtime, runtime.store);
-    return runtime;
-  });
-  registry[KEY] = started;
-  started.catch(() => {
-    delete registry[KEY];
-  });
-  return started;
-}
-
-/** The runtime of this process; started on first use when nothing registered one (astro dev). */
-export function useRuntime(): Promise<Runtime> {
-  return registry[KEY] ?? startRuntime();
-}
-
 /**
- * The store for rendering pages: the live one inside the server, or a read-only snapshot in a
- * build process (which must not take the lock: the server may be running while cron rebuilds).
+ * The store for rendering pages: the live one of the runtime this process started (src/server/app.ts),
+ * or a read-only snapshot in a build process (which must not take the lock: the server may be running while cron rebuilds).
  */
-export async function useReadStore(): Promise<Store> {
-  const live = registry[KEY];
-  if (live) return (await live).store;
-  registry[READ_KEY] ??= openStore(getConfig().DATA_DIR, 'read', { databaseUrl: getConfig().DATABASE_URL });
-  return registry[READ_KEY];
-}
-
-/** Stops background services and closes the store. */
-export async function stopRuntime(): Promise<void> {
-  const started = registry[KEY];
-  if (!started) return;
-  const runtime = await started;
-  for (const service of runtime.services.values()) await service.stop();
-  runtime.services.clear();
-  runtime.health.close();
-  await runtime.store.close();
-  delete registry[KEY];
+export function useReadStore(): Promise<Store> {
+  return getProcessWide('renderStore', () => openStore(getConfig().DATA_DIR, 'read', { databaseUrl: getConfig().DATABASE_URL }));
 }
 
 /** Tells the subscribed subsystems which articles changed; counted in flight while the hooks run. */

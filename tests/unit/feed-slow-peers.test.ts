@@ -103,8 +103,8 @@ describe('slow and hostile feeds', () => {
         await expect.poll(async () => (await stored(name)).lastFetchedAt, { timeout: 5000, interval: 100 }).toBeDefined();
         expect((await stored(name)).lastError, name).toBeUndefined();
       }
-      expect(isFetching(sources.get('trickle')!.id)).toBe(true);
-      expect(isFetching(sources.get('hang')!.id)).toBe(true);
+      expect(isFetching(rt, sources.get('trickle')!.id)).toBe(true);
+      expect(isFetching(rt, sources.get('hang')!.id)).toBe(true);
       expect(await runtime.store.articles.count({})).toBe(8);
 
       // The endless body is cut at the size limit, long before the timeout.
@@ -124,7 +124,7 @@ describe('slow and hostile feeds', () => {
       await expect
         .poll(() => [...closed].sort(), { timeout: 5000, interval: 100 })
         .toEqual(expect.arrayContaining(['endless', 'hang', 'trickle']));
-      expect(isFetching(sources.get('trickle')!.id)).toBe(false);
+      expect(isFetching(rt, sources.get('trickle')!.id)).toBe(false);
     } finally {
       await scheduler.stop();
     }

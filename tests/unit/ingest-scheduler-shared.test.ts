@@ -21,9 +21,10 @@ import { openStore } from ${JSON.stringify(path.join(ROOT, 'src/store/index.ts')
 import { startFeedScheduler } from ${JSON.stringify(path.join(ROOT, 'src/server/ingest/feed-scheduler.ts'))};
 import { createLog } from ${JSON.stringify(path.join(ROOT, 'src/server/log.ts'))};
 import { createMetrics } from ${JSON.stringify(path.join(ROOT, 'src/server/metrics.ts'))};
+import { createCoordination } from ${JSON.stringify(path.join(ROOT, 'src/server/runtime.ts'))};
 const config = parseConfig(process.env);
 const store = await openStore(config.DATA_DIR, 'write', { databaseUrl: config.DATABASE_URL });
-const runtime = { config, store, hooks: { articlesChanged: [], writesInFlight: 0 }, services: new Map(), ...createLog(config), metrics: createMetrics({ defaults: false }) };
+const runtime = { config, store, hooks: { articlesChanged: [], writesInFlight: 0 }, services: new Map(), ...createLog(config), metrics: createMetrics({ defaults: false }), ...createCoordination() };
 const scheduler = startFeedScheduler(runtime);
 await scheduler.tick();
 await scheduler.stop();

@@ -103,6 +103,22 @@ export function circlesOf(graph: Map<string, string[]>): string[] {
   return circles;
 }
 
+/** The composition root, and the only files that may start a runtime: the entry points (docs/architecture.md, "Wiring"). */
+const COMPOSITION_ROOT = 'src/server/app.ts';
+const STARTS_RUNTIMES = [/^scripts\//, /^src\/server\/boot\.ts$/, /^src\/middleware\.ts$/];
+
+/** The one file that may hold process-wide registries (docs/architecture.md, "Wiring"). */
+const PROCESS_WIDE_FILE = 'src/lib/process-wide.ts';
+/** Registries another change removes (issue 32 item 1, the publishing engine); none may be added to this list. */
+const REGISTRIES_LEAVING = ['src/server/publishing/render-secret.ts', 'src/server/publishing/service.ts'];
+
+/** Files in src/ and scripts/ that reach globalThis by a symbol or an index, outside the one file for it. */
+export function registriesOutside(files: ReadonlyMap<string, string>): string[] {
+  return [...files]
+    .filter(([file, text]) => file !== PROCESS_WIDE_FILE && /Symbol\.for\s*\(|globalThis\s*(?:as\b[^;]*?\))?\s*\[/.test(text))
+    .map(([file]) => file);
+}
+
 describe('layers', () => {
   it('finds the imports of a file, static, dynamic and side-effect ones', () => {
     const text = `import a from '../a.ts';\nimport type { B } from "./b.ts";\nimport '../c.css';\nconst d = await import('../../d.ts');\nimport x from 'zod';`;
@@ -122,6 +138,39 @@ describe('layers', () => {
     ]);
     expect(circlesOf(graph)).toEqual(['src/server/a.ts -> src/server/b.ts -> src/server/c.ts -> src/server/a.ts']);
     expect(circlesOf(new Map([...graph, [c!, []]]))).toEqual([]);
+  });
+
+  it('finds a registry on globalThis outside its file', () => {
+    const files = new Map([
+      ['src/server/a.ts', "const KEY = Symbol.for('x');"],
+      ['src/server/b.ts', 'const registry = (globalThis as unknown as Registry)[KEY];'],
+      ['src/server/c.ts', 'globalThis[key] = 1;'],
+      ['src/server/d.ts', 'globalThis.fetch(url);'],
+      [PROCESS_WIDE_FILE, "Symbol.for('meridian-news.toasts')"],
+    ]);
+    expect(registriesOutside(files)).toEqual(['src/server/a.ts', 'src/server/b.ts', 'src/server/c.ts']);
+  });
+
+  // Wiring is visible: services are built in src/server/app.ts and handed down, not found on globalThis.
+  it('keeps process-wide registries in src/lib/process-wide.ts', () => {
+    const files = new Map(
+      [...sourceFiles(path.join(ROOT, 'src')), ...sourceFiles(path.join(ROOT, 'scripts'))].map((file) => [
+        path.relative(ROOT, file).split(path.sep).join('/'),
+        fs.readFileSync(file, 'utf8'),
+      ]),
+    );
+    expect(registriesOutside(files).filter((file) => !REGISTRIES_LEAVING.includes(file))).toEqual([]);
+    expect(layerOf(path.join(ROOT, PROCESS_WIDE_FILE))).toBe('lib');
+  });
+
+  // Everything else is handed its runtime: a domain module that started one would open a second store.
+  it('starts runtimes only at the entry points, from src/server/app.ts', () => {
+    const importers = [...importGraph()]
+      .filter(([, targets]) => targets.includes(path.join(ROOT, COMPOSITION_ROOT)))
+      .map(([file]) => path.relative(ROOT, file).split(path.sep).join('/'));
+    expect(importers).toContain('src/middleware.ts');
+    expect(importers.filter((file) => !STARTS_RUNTIMES.some((allowed) => allowed.test(file)))).toEqual([]);
+    expect(layerOf(path.join(ROOT, COMPOSITION_ROOT))).toBe('server');
   });
 
   // A circle makes the import order decide what is defined when a module runs; one way keeps it simple.

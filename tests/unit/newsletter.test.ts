@@ -263,7 +263,8 @@ describe('a mail server that is down', () => {
     // The mail server is back: the run resumes, retrying those it certainly never handed over.
     const smtp = await startSmtp();
     try {
-      const back = { ...runtime, config: { ...runtime.config, SMTP_URL: smtp.url } };
+      // A new mailer for the new address: the one on the runtime was made for the old one.
+      const back = { ...runtime, mailer: undefined, config: { ...runtime.config, SMTP_URL: smtp.url } };
       expect(await runBriefing(back, { trigger: 'script' })).toMatchObject({
         outcome: 'sent',
         recipients: 9,

@@ -12,7 +12,7 @@ import { SECTIONS } from '../../src/schemas/common.ts';
 import { HERO_WIDTHS } from '../../src/schemas/image.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { sanitizeBodyHtml } from '../../src/server/html.ts';
-import { startRuntime, stopRuntime } from '../../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../../src/server/app.ts';
 import { seedDemoContent } from '../../src/server/seed.ts';
 
 const HOUR = 3_600_000;
@@ -49,7 +49,7 @@ async function seedInto(): Promise<Snapshot> {
       subscribers: await store.subscribers.count(),
     };
   } finally {
-    await stopRuntime();
+    await stopRuntime(runtime);
   }
 }
 

@@ -5,7 +5,7 @@ import path from 'node:path';
 import { parseConfig } from '../../src/config.ts';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
-import type { ArticleChange, Runtime } from '../../src/server/runtime.ts';
+import { createCoordination, type ArticleChange, type Runtime } from '../../src/server/runtime.ts';
 import { isAppError, type AppError } from '../../src/server/errors.ts';
 import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 import { createLog, createSilentLog, type Logger } from '../../src/server/log.ts';
@@ -38,9 +38,13 @@ export async function makeRuntime(
   };
 }
 
-/** The logging and metrics parts of a hand-made runtime: a logger that writes nothing, a registry without the process defaults. */
-export function quietObservability(): Pick<Runtime, 'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health'> {
+/** The parts of a hand-made runtime beside its config, store and hooks: a logger that writes nothing, a registry without the process defaults, empty coordination. */
+export function quietObservability(): Pick<
+  Runtime,
+  'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health' | 'briefingTurn' | 'feedFetches'
+> {
   return {
+    ...createCoordination(),
     ...createSilentLog(),
     metrics: createMetrics({ defaults: false }),
     startedAt: Date.now(),

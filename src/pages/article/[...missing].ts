@@ -3,13 +3,13 @@
  * server found no file and handed the request on, so answer 404 with the prerendered 'Article Not Found'.
  */
 import type { APIRoute } from 'astro';
-import { useRuntime } from '../../server/runtime.ts';
+import { runtimeOf } from '../../api/http.ts';
 import { readMissingArticlePage } from '../../server/publishing/missing-article.ts';
 
 export const prerender = false;
 
-export const ALL: APIRoute = async () => {
-  const page = await readMissingArticlePage(await useRuntime());
+export const ALL: APIRoute = async ({ locals }) => {
+  const page = await readMissingArticlePage(runtimeOf(locals));
   // Without the file (astro dev, an old build), Astro answers its generic 404 screen.
   if (!page) return new Response(null, { status: 404 });
   return new Response(new Uint8Array(page), {

@@ -286,14 +286,11 @@ export type RunOptions = { force?: boolean; trigger: BriefingRun['trigger']; now
  * keeps other processes out.
  */
 export function runBriefing(runtime: Runtime, options: RunOptions): Promise<BriefingSummary> {
-  // On globalThis: the server script and the Astro bundle each load this module, and the scheduler
-  // (one copy) and the internal endpoint (the other) must still take turns.
-  const registry = globalThis as unknown as { [QUEUE]?: Promise<unknown> };
-  const run = (registry[QUEUE] ?? Promise.resolve()).then(() => runBriefingNow(runtime, options));
-  registry[QUEUE] = run.catch(() => {});
+  // The turn is the runtime's: the scheduler and the internal endpoint may be different copies of this module.
+  const run = runtime.briefingTurn.then(() => runBriefingNow(runtime, options));
+  runtime.briefingTurn = run.catch(() => {});
   return run;
 }
-const QUEUE = Symbol.for('meridian-news.briefing-queue');
 
 async function runBriefingNow(runtime: Runtime, options: RunOptions): Promise<BriefingSummary> {
   const now = options.now ?? new Date(nowMs());

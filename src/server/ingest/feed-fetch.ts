@@ -38,23 +38,21 @@ export function userAgentFor(config: Config): string {
 }
 
 /**
- * Fetches in flight, by source id, shared through globalThis: the scheduler (server script) and
- * fetch-now (Astro bundle) load separate copies of this module but must never fetch a source twice at once.
+ * Fetches in flight, by source id, kept on the runtime: the scheduler (server script) and fetch-now
+ * (Astro bundle) load separate copies of this module but must never fetch a source twice at once.
  */
-const IN_FLIGHT = Symbol.for('meridian-news.ingest.in-flight');
-function inFlight(): Map<string, Promise<FetchOutcome>> {
-  const registry = globalThis as unknown as { [IN_FLIGHT]?: Map<string, Promise<FetchOutcome>> };
-  return (registry[IN_FLIGHT] ??= new Map());
+function inFlight(runtime: Runtime): Map<string, Promise<FetchOutcome>> {
+  return runtime.feedFetches as Map<string, Promise<FetchOutcome>>;
 }
 
 /** Whether a fetch of this source is running (the scheduler skips it). */
-export function isFetching(sourceId: string): boolean {
-  return inFlight().has(sourceId);
+export function isFetching(runtime: Runtime, sourceId: string): boolean {
+  return inFlight(runtime).has(sourceId);
 }
 
 /** Waits for every fetch in flight (shutdown must not close the store under one). */
-export async function settleFetches(): Promise<void> {
-  await Promise.allSettled([...inFlight().values()]);
+export async function settleFetches(runtime: Runtime): Promise<void> {
+  await Promise.allSettled([...inFlight(runtime).values()]);
 }
 
 /** Seconds (or an HTTP date) of a Retry-After header as an absolute time, capped. */
@@ -84,7 +82,7 @@ export async function fetchNewsSource(runtime: Runtime, sourceId: string): Promi
   if (!source) throw notFound('News source');
   if (source.type !== 'rss') throw badRequest('API sources are not fetched yet (API (Future))');
   if (!source.enabled) throw badRequest('This news source is disabled; enable it before fetching');
-  const running = inFlight().get(sourceId);
+  const running = inFlight(runtime).get(sourceId);
   if (running) return running;
   if (source.retryAfter && Date.parse(source.retryAfter) > Date.now()) {
     const seconds = (Date.parse(source.retryAfter) - Date.now()) / 1000;
@@ -95,7 +93,7 @@ export async function fetchNewsSource(runtime: Runtime, sourceId: string): Promi
 
 /** Fetches a source unless a fetch of it is already running (then joins that one). */
 export function runExclusive(runtime: Runtime, source: NewsSource): Promise<FetchOutcome> {
-  const map = inFlight();
+  const map = inFlight(runtime);
   const running = map.get(source.id);
   if (running) return running;
   const task = observeFetch(runtime, source, fetchAndIngest(runtime, source)).finally(() => map.delete(source.id));

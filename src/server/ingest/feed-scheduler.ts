@@ -53,12 +53,12 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
     const now = Date.now();
     const sources = await runtime.store.sources.list();
     const due = sources
-      .filter((s) => s.type === 'rss' && s.enabled && !isFetching(s.id) && nextDueAt(s, intervalMs) <= now)
+      .filter((s) => s.type === 'rss' && s.enabled && !isFetching(runtime, s.id) && nextDueAt(s, intervalMs) <= now)
       .sort((a, b) => nextDueAt(a, intervalMs) - nextDueAt(b, intervalMs));
     for (const source of due) {
       if (stopped) return;
       while (active.size >= MAX_CONCURRENT_FETCHES) await Promise.race(active);
-      if (isFetching(source.id)) continue;
+      if (isFetching(runtime, source.id)) continue;
       // Servers sharing a store (PostgreSQL) all see the source due: the first to claim this slot
       // (its due time, from the lastFetchedAt every server read) fetches it, the others skip it.
       const claim = await runtime.store.limits.hit(`feed-slot:${source.id}:${nextDueAt(source, intervalMs)}`, intervalMs, Date.now());
@@ -99,7 +99,7 @@ export function startFeedScheduler(runtime: Runtime): FeedScheduler {
       clearInterval(timer);
       await running;
       await Promise.allSettled([...active]);
-      await settleFetches();
+      await settleFetches(runtime);
     },
   };
 }
