@@ -42,6 +42,11 @@ export type Runtime = {
   draining: boolean;
   /** Degraded states (a full disk, a database that is down): readiness answers 503 with them until they clear. */
   health: HealthRegistry;
+  /** The publishing service's state (publishing/service.ts), here because the Astro bundle loads its own copy of that module. */
+  publishing?: {
+    worker?: { wake(): void; reconcile(reason: string): Promise<void>; stop(): Promise<void>; stats(): { reconcilePending: number } };
+    counters: { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+  };
 };
 
 export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {
