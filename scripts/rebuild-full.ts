@@ -10,7 +10,8 @@ import type { Store } from '../src/store/types.ts';
 import { listPublicPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
 import { buildSearchIndex, closeSearchIndexer } from '../src/server/publishing/search-index.ts';
 import { searchDay } from '../src/server/clock.ts';
-import { computePageInputs, renderStateFileFor, writeRenderState } from '../src/server/publishing/render-inputs.ts';
+import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
+import { readRenderStateHeader, renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { pageStatesOf } from '../src/server/publishing/regenerator.ts';
 import { sourceStamp } from './build-state.ts';
@@ -143,12 +144,18 @@ export async function fullBuild(outDir: string, dataDir: string, data: DataSnaps
     const kept = keepOldAssets(path.join(outDir, 'client'), path.join(stagingDir, 'client'));
 
     const clientDir = path.join(outDir, 'client');
+    // The slugs the new search index was built with travel with it (the render state of the staging folder).
+    const { dayTier } = readRenderStateHeader(renderStateFileFor(path.join(stagingDir, 'client')));
     swapIn(outDir, stagingDir);
     fs.writeFileSync(
       path.join(outDir, '.build-info.json'),
       JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
     );
-    writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: pageStatesOf(clientDir, inputs) });
+    writeRenderStateFile(
+      renderStateFileFor(clientDir),
+      ({ dayTier: _old, ...header }) => ({ ...header, rebuild: { build, storeId: data.id }, ...(dayTier ? { dayTier } : {}) }),
+      pageStatesOf(clientDir, inputs),
+    );
     // Every page is the build's now: what the server's worker wrote into the old folder is moot.
     takeRenderJournal(clientDir).discard();
     const lines = [

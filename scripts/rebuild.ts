@@ -22,6 +22,7 @@ import { createLoopbackRenderer, createPageRenderer } from '../src/server/publis
 import { startRenderThread } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, type Renderer } from '../src/server/publishing/regenerator.ts';
 import { openSharedQueue } from '../src/server/publishing/shared-rebuild.ts';
+import { migrateRenderState } from '../src/server/publishing/render-state.ts';
 import type { FileOutcome } from '../src/server/publishing/files.ts';
 import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { buildFingerprint, outDirOf } from './build-state.ts';
@@ -216,6 +217,7 @@ async function main(): Promise<void> {
   say(`data ready (${elapsed()})`);
   phase('data');
   const build = buildFingerprint(root);
+  if (migrateRenderState(path.join(outDir, 'client'))) say('moved the render manifest and page records into render-state.json');
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   phase('fingerprint');
   const fullBecause = args.includes('--full')

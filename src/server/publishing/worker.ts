@@ -32,6 +32,7 @@ import { createRegenerator, type Renderer } from './regenerator.ts';
 import { createPageLane } from './page-lane.ts';
 import { createSearchLane } from './search-lane.ts';
 import { createReconcile } from './reconcile.ts';
+import { migrateRenderState, RENDER_STATE_FILE } from './render-state.ts';
 
 export type { RenderOutcome, Renderer } from './regenerator.ts';
 
@@ -559,6 +560,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function checkOnStart(): Promise<void> {
+    // A folder from before render-state.json: its manifest and page records move in, so nothing is re-checked for the upgrade.
+    if (migrateRenderState(clientDir))
+      log.info(`[publish] moved the render manifest, page records and search day tier into ${RENDER_STATE_FILE}`);
     if (shared) {
       log.info({ owner }, `[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
