@@ -5,7 +5,7 @@ import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
-import { renderStateFileFor } from '../src/server/publishing/render-inputs.ts';
+import { migrateRenderState, renderStateFileFor } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 
 /** The build output folder (OUT_DIR, default dist), inside the project or an OutDirError (see buildOutDir). */
@@ -79,6 +79,7 @@ export function needsBuild(root: string, store: { id: string; version: number })
   if (!info) return 'no build info';
   if (info.sourceStamp < sourceStamp(root)) return 'sources changed';
   // The server's worker keeps the pages current and records it in the render manifest.
+  migrateRenderState(path.join(outDirOf(root), 'client'));
   if (manifestMatches(readRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client'))), store, parseConfig().SITE_URL))
     return undefined;
   if (info.storeId !== store.id || info.storeVersion !== store.version) return 'data changed';

@@ -1,52 +1,34 @@
 /**
  * `npm run rebuild` (CI and cron): publishes scheduled articles that came due, then either renders
  * only the pages whose inputs changed since the last rebuild (the default, when the code is the same)
- * through the built render twins into the served folder, or (`--full`, or when the code changed)
- * builds everything into a staging folder, indexes it with Pagefind and swaps it in for OUT_DIR.
- * A running server keeps serving complete files throughout: every file is replaced by a rename.
+ * through the publishing engine (`regenerator.ts`, as the server's worker does) into the served
+ * folder, or (`--full`, or when the code changed) builds everything into a staging folder, indexes it
+ * with Pagefind and swaps it in for OUT_DIR (`rebuild-full.ts`). A running server keeps serving
+ * complete files throughout: every file is replaced by a rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { getConfig, OutDirError } from '../src/config.ts';
-import type { Store } from '../src/store/types.ts';
 import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
-import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import {
-  buildSearchIndex,
-  closeSearchIndexer,
-  searchJobOf,
-  searchJobPath,
-  syncSearchBundles,
-} from '../src/server/publishing/search-index.ts';
-import { searchDay } from '../src/server/clock.ts';
+import { closeSearchIndexer } from '../src/server/publishing/search-index.ts';
 import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
-import {
-  computePageInputs,
-  planRender,
-  readRenderState,
-  renderStateFileFor,
-  statOf,
-  writeRenderState,
-  type PageInput,
-  type RenderState,
-} from '../src/server/publishing/render-inputs.ts';
+import { readRenderState, renderStateFileFor, writeRenderState, type RenderState } from '../src/server/publishing/render-inputs.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
 import { startRenderThread } from '../src/server/publishing/render-thread.ts';
-import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
-import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
-import { buildFingerprint, outDirOf, sourceStamp } from './build-state.ts';
+import { createRegenerator, type Renderer } from '../src/server/publishing/regenerator.ts';
+import { openSharedQueue } from '../src/server/publishing/shared-rebuild.ts';
+import { migrateRenderState } from '../src/server/publishing/render-state.ts';
+import type { FileOutcome } from '../src/server/publishing/files.ts';
+import { buildFingerprint, outDirOf } from './build-state.ts';
+import { createProgress } from './progress.ts';
+import { elapsed, fullBuild, RebuildError, say, type DataSnapshot } from './rebuild-full.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
-const started = performance.now();
-const elapsed = () => `${((performance.now() - started) / 1000).toFixed(1)} s`;
-const say = (line: string) => console.log(`[rebuild] ${line}`);
 
 /** Where the time went: each phase from the end of the one before (the first from Node's start, so loading the modules counts). */
 const phases: Array<[name: string, ms: number]> = [];
@@ -55,65 +37,6 @@ function phase(name: string): void {
   const now = performance.now();
   phases.push([name, now - phaseStart]);
   phaseStart = now;
-}
-
-class RebuildError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'RebuildError';
-  }
-}
-
-/** The data a rebuild reads: its store (the write runtime's, or a read snapshot beside a running server) until released. */
-type DataSnapshot = { id: string; version: number; serverPid: number | undefined; store: Store; release: () => Promise<void> };
-
-/**
- * Several servers on one database (`store.pages.shared`): the rebuild takes each page it renders or
- * removes as a job of the shared queue, as a server's worker does. It claims the job (a server
- * holding it renders the page itself), stores the bytes or the removal and announces them, so
- * every server copies them into its own folder, then completes the job; a write that lands
- * meanwhile re-queues it, and a server renders it again with a later sequence, so the rebuild
- * never puts older bytes over a server's newer ones.
- */
-type SharedQueue = {
-  /** Takes the job of `publicPath`; false when a server holds it (that server renders, stores and announces the page). */
-  claim(publicPath: string): Promise<boolean>;
-  /** Stores the page's bytes (undefined: removed) for the other servers unless its file was unchanged, and gives the job up. */
-  done(publicPath: string, outcome: FileOutcome, body: Uint8Array | undefined): Promise<void>;
-  /** Tells every server to re-index a search bundle in its own folder (the rebuild re-indexed it in OUT_DIR). */
-  reindexed(bundle: string): Promise<void>;
-  counts: { stored: number; leftToServers: number };
-};
-
-async function openSharedQueue(store: Store, paths: readonly string[], leaseMs: number): Promise<SharedQueue> {
-  const owner = `rebuild-${randomUUID()}`;
-  // Queued (and so started) one millisecond before now: a write after this re-queues the job.
-  const startedAt = new Date(Date.now() - 1).toISOString();
-  await store.jobs.enqueue(paths, startedAt);
-  const wanted = new Set(paths);
-  const jobs = new Map<string, string>();
-  for (const job of await store.jobs.list(await store.jobs.size())) if (wanted.has(job.path)) jobs.set(job.path, job.id);
-  const counts = { stored: 0, leftToServers: 0 };
-  return {
-    counts,
-    async claim(publicPath) {
-      const id = jobs.get(publicPath);
-      const held = id !== undefined && (await store.jobs.claim(id, owner, Date.now() + leaseMs, Date.now()));
-      if (!held) counts.leftToServers++;
-      return held;
-    },
-    async done(publicPath, outcome, body) {
-      // As the worker: a removal is stored even when this folder had no file (the servers' folders may).
-      if (outcome !== 'unchanged') {
-        await store.pages.put(publicPath, outcome === 'written' ? body : undefined, owner);
-        counts.stored++;
-      }
-      await store.jobs.complete(jobs.get(publicPath)!, startedAt);
-    },
-    async reindexed(bundle) {
-      await store.pages.put(searchJobPath(bundle), undefined, owner);
-    },
-  };
 }
 
 /** Publishes due articles (unless a server owns the data) and keeps the store open for what follows. */
@@ -144,172 +67,20 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
   }
 }
 
-/**
- * Why a full build does not reach the other servers: it is new code (or a first build) swapped in
- * whole, and a server keeps rendering with the bundle it started with, so it needs the new folder
- * and a restart, not pages copied one by one into its old one.
- */
-const SHARED_FULL_BUILD =
-  "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (docs/postgresql.md: Several servers on one database)";
-
 /** Why an incremental rebuild beside a server on its DATA_DIR cannot hand its pages to the other servers. */
 const SHARED_READ_ONLY =
   'a server holds this DATA_DIR, so the database is open read-only and the pages reach OUT_DIR only: give the rebuild a DATA_DIR of its own to hand them to every server';
 
-/** Runs `astro build` into `stagingDir`, printing pages done / expected as it goes. */
-function runAstroBuild(stagingDir: string, dataDir: string, expected: number): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], {
-      cwd: root,
-      // A development NODE_ENV (vitest sets "test") would bundle React's dev JSX runtime into the server build.
-      env: { ...process.env, NODE_ENV: 'production', OUT_DIR: stagingDir, DATA_DIR: dataDir },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let done = 0;
-    let lastPrint = 0;
-    const tail: string[] = [];
-    let buffered = '';
-    const onLine = (line: string) => {
-      tail.push(line);
-      if (tail.length > 60) tail.shift();
-      // Astro prints one "├─ /path (+Nms)" line per prerendered file.
-      if (/[├└]─ \//.test(line)) {
-        done++;
-        const now = performance.now();
-        if (now - lastPrint > 1000) {
-          lastPrint = now;
-          say(`pages ${done}/${Math.max(done, expected)} (${elapsed()})`);
-        }
-      } else if (/error|warn/i.test(line)) {
-        console.log(line);
-      }
-    };
-    const onData = (chunk: Buffer) => {
-      buffered += chunk.toString();
-      const lines = buffered.split('\n');
-      buffered = lines.pop()!;
-      for (const line of lines) onLine(line);
-    };
-    child.stdout.on('data', onData);
-    child.stderr.on('data', onData);
-    child.once('error', (error) => reject(new RebuildError('could not start astro build', { cause: error })));
-    child.once('exit', (code) => {
-      if (buffered) onLine(buffered);
-      if (code === 0) {
-        say(`pages ${done}/${done} (${elapsed()})`);
-        resolve(done);
-      } else {
-        console.error(tail.join('\n'));
-        reject(new RebuildError(`astro build exited with code ${code} (last lines above)`));
-      }
-    });
-  });
-}
-
-/** Keeps hashed assets of the current build, so pages a running server renders with its old bundle still find them. */
-function keepOldAssets(currentClient: string, stagingClient: string): number {
-  const from = path.join(currentClient, '_astro');
-  const to = path.join(stagingClient, '_astro');
-  if (!fs.existsSync(from)) return 0;
-  fs.mkdirSync(to, { recursive: true });
-  let kept = 0;
-  for (const name of fs.readdirSync(from)) {
-    if (fs.existsSync(path.join(to, name))) continue;
-    fs.copyFileSync(path.join(from, name), path.join(to, name));
-    kept++;
-  }
-  return kept;
-}
-
-/** Replaces OUT_DIR/{client,server} with the staged ones: one rename each, the old folder removed after. */
-function swapIn(outDir: string, stagingDir: string): void {
-  fs.mkdirSync(outDir, { recursive: true });
-  const trash: string[] = [];
-  for (const name of ['server', 'client']) {
-    const target = path.join(outDir, name);
-    const old = path.join(outDir, `.old-${name}-${process.pid}`);
-    if (fs.existsSync(target)) {
-      fs.renameSync(target, old);
-      trash.push(old);
-    }
-    fs.renameSync(path.join(stagingDir, name), target);
-  }
-  for (const dir of trash) fs.rmSync(dir, { recursive: true, force: true });
-}
-
-/** The page states of a finished render: what each file was rendered from and how it looks on disk. */
-function stateOf(
-  clientDir: string,
-  inputs: ReadonlyMap<string, PageInput>,
-  keep: RenderState['pages'] = {},
-  rendered: ReadonlySet<string> | undefined = undefined,
-): RenderState['pages'] {
-  const pages: RenderState['pages'] = {};
-  for (const [publicPath, input] of inputs) {
-    if (rendered && !rendered.has(publicPath) && keep[publicPath]) {
-      pages[publicPath] = keep[publicPath];
-      continue;
-    }
-    const stat = statOf(clientDir, publicPath);
-    if (stat) pages[publicPath] = { i: input.i, ...stat, ...(input.p ? { p: input.p } : {}) };
-  }
-  return pages;
-}
-
-/** The whole site into a staging folder, swapped in whole (today's clean build). */
-async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string): Promise<string[]> {
-  const stagingDir = `${outDir}.staging-${process.pid}`;
-  const stamp = sourceStamp(root);
-  fs.rmSync(stagingDir, { recursive: true, force: true });
-  try {
-    // Inputs are taken before the build reads the data: a write during the build leaves them older
-    // than the pages, so the next incremental rebuild renders those pages again (never the reverse).
-    const inputs = await computePageInputs(data.store);
-    const pages = (await listPublicPaths(data.store)).length;
-    const searchPeriods = await listSearchBundles(data.store, searchDay());
-    const shared = data.store.pages.shared;
-    if (shared) say(SHARED_FULL_BUILD);
-    // The build is a process of its own reading a snapshot; this one's store is not needed meanwhile.
-    await data.release();
-    say(`building about ${pages} data pages (articles, listings, feeds, sitemaps) into a staging folder`);
-    const buildStarted = performance.now();
-    const files = await runAstroBuild(stagingDir, dataDir, pages);
-    const buildMs = performance.now() - buildStarted;
-
-    say(`indexing the pages for search (Pagefind, ${searchPeriods.size} bundles: today's head, this month so far, closed months)`);
-    const search = await buildSearchIndex(path.join(stagingDir, 'client'), searchPeriods);
-    await closeSearchIndexer();
-    const kept = keepOldAssets(path.join(outDir, 'client'), path.join(stagingDir, 'client'));
-
-    const clientDir = path.join(outDir, 'client');
-    swapIn(outDir, stagingDir);
-    fs.writeFileSync(
-      path.join(outDir, '.build-info.json'),
-      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
-    );
-    writeRenderState(renderStateFileFor(clientDir), { build, storeId: data.id, pages: stateOf(clientDir, inputs) });
-    // Every page is the build's now: what the server's worker wrote into the old folder is moot.
-    takeRenderJournal(clientDir).discard();
-    const lines = [
-      `  files prerendered   ${files} (astro build ${(buildMs / 1000).toFixed(1)} s)`,
-      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
-    ];
-    // Indexing cost per bundle size (the bench reads these lines).
-    for (const bundle of search.bundles)
-      lines.push(`  search bundle       ${bundle.period}: ${bundle.pages} pages in ${(bundle.ms / 1000).toFixed(2)} s`);
-    if (kept) lines.push(`  previous assets     ${kept} kept for pages rendered by the running server`);
-    if (shared) lines.push(`  other servers       NOT updated: ${SHARED_FULL_BUILD}`);
-    say(`full build: ${files} files, ${search.pages} pages indexed`);
-    return lines;
-  } finally {
-    fs.rmSync(stagingDir, { recursive: true, force: true });
-  }
+/** The renderer the server's worker uses, built here from the built bundle: every file drawn by a render thread from the data loaded in this process. */
+function startRenderer(outDir: string): { render: Renderer; close: () => Promise<void> } {
+  const thread = startRenderThread(path.join(outDir, 'server/entry.mjs'));
+  return { render: createSiteRenderer(thread), close: () => thread.close() };
 }
 
 /**
- * Renders the pages whose inputs changed through the built render twins (the worker's path), into
- * the served folder, one atomic rename each; removes the pages the data no longer has; re-indexes
- * the search bundles of the articles that changed (and builds the ones a new day asks for).
+ * Renders the pages whose inputs changed into the served folder, one atomic rename each; removes the
+ * pages the data no longer has; re-indexes the search bundles of the articles that changed (and builds
+ * the ones a new day asks for).
  *
  * `pendingSearch`: search jobs a stopped server left in the manifest (see RenderManifest). Those
  * naming a bundle of today's plan are re-indexed here; the rest (a compaction, a stale bundle name)
@@ -322,16 +93,21 @@ async function incrementalBuild(
   pendingSearch: readonly string[],
 ): Promise<{ lines: string[]; summary: string; searchJobsLeft: string[] }> {
   const clientDir = path.join(outDir, 'client');
-  const serverEntry = path.join(outDir, 'server/entry.mjs');
   // Pages are loaded from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
-  const inputs = await computePageInputs(store);
-  phase('inputs');
-  const journal = takeRenderJournal(clientDir);
-  const plan = planRender(inputs, state.pages, listRenderedPaths(clientDir, inputs), clientDir, journal.entries);
+  const renderer = { render: undefined as Renderer | undefined, close: async () => {} };
+  // Started only when a page is to be rendered (the thread costs a second).
+  const regenerator = createRegenerator({
+    clientDir,
+    render: async (publicPath) => {
+      if (!renderer.render) Object.assign(renderer, startRenderer(outDir));
+      return renderer.render!(publicPath);
+    },
+  });
+  const plan = await regenerator.planChanged(store, state);
   phase('plan');
   say(
-    `incremental: ${plan.render.length} of ${inputs.size} pages to render, ${plan.remove.length} to remove, ${plan.adopt.length} kept as the server rendered them (${elapsed()})`,
+    `incremental: ${plan.render.length} of ${plan.inputs.size} pages to render, ${plan.remove.length} to remove, ${plan.adopt.length} kept as the server rendered them (${elapsed()})`,
   );
 
   // Beside a server on this DATA_DIR the database is open read-only (no job can be claimed, no page stored).
@@ -346,60 +122,38 @@ async function incrementalBuild(
   const months = new Set<string>();
   const touch = (publicPath: string) => {
     if (!publicPath.startsWith('/article/')) return;
-    const month = inputs.get(publicPath)?.p ?? state.pages[publicPath]?.p;
+    const month = plan.inputs.get(publicPath)?.p ?? state.pages[publicPath]?.p;
     if (month) months.add(month);
   };
-  if (plan.render.length > 0) {
-    // As in the server: every file drawn by a render thread from the data loaded here.
-    const thread = startRenderThread(serverEntry);
-    const render = createSiteRenderer(thread);
-    let lastPrint = performance.now();
-    try {
-      for (const [n, publicPath] of plan.render.entries()) {
-        // Left to the server that holds the job; not recorded as rendered, so the next rebuild looks again.
-        if (shared && !(await shared.claim(publicPath))) continue;
-        const outcome = await render(publicPath);
-        const file = fileForPath(clientDir, publicPath);
-        const result = outcome.kind === 'page' ? await writeFileAtomic(file, outcome.body) : await deleteServedFile(file, clientDir);
-        await shared?.done(publicPath, result, outcome.kind === 'page' ? outcome.body : undefined);
-        counts[result]++;
-        rendered.add(publicPath);
-        if (result !== 'unchanged') touch(publicPath);
-        if (performance.now() - lastPrint > 1000) {
-          lastPrint = performance.now();
-          say(`pages ${n + 1}/${plan.render.length} (${elapsed()})`);
-        }
-      }
-    } finally {
-      await thread.close();
+  const progress = createProgress('[rebuild]', 'pages');
+  try {
+    for (const [n, publicPath] of plan.render.entries()) {
+      progress.update('render', n, plan.render.length);
+      // Left to the server that holds the job; not recorded as rendered, so the next rebuild looks again.
+      if (shared && !(await shared.claim(publicPath))) continue;
+      const { outcome, body } = await regenerator.regenerate(publicPath);
+      await shared?.done(publicPath, outcome, body);
+      counts[outcome]++;
+      rendered.add(publicPath);
+      if (outcome !== 'unchanged') touch(publicPath);
     }
+    if (plan.render.length) progress.update('render', plan.render.length, plan.render.length);
+  } finally {
+    progress.stop();
+    await renderer.close();
   }
   for (const publicPath of plan.remove) {
     if (shared && !(await shared.claim(publicPath))) continue;
-    const result = await deleteServedFile(fileForPath(clientDir, publicPath), clientDir);
-    await shared?.done(publicPath, result, undefined);
-    counts[result]++;
+    const outcome = await regenerator.remove(publicPath);
+    await shared?.done(publicPath, outcome, undefined);
+    counts[outcome]++;
     touch(publicPath);
   }
   phase('render');
 
   const searchStarted = performance.now();
-  // The server's tiers for today (so its output equals a --full build's): a changed article of a
-  // closed month re-indexes that month; one of this month re-indexes this month so far and the head.
-  const today = searchDay();
-  const bundles = await listSearchBundles(store, today);
-  const dirty = new Set<string>();
-  for (const month of months) {
-    if (month < today.slice(0, 7)) dirty.add(month);
-    else for (const name of bundles.keys()) if (name.startsWith('head-') || name.startsWith(`${month}-`)) dirty.add(name);
-  }
-  const searchJobsLeft: string[] = [];
-  for (const jobPath of pendingSearch) {
-    const job = searchJobOf(jobPath);
-    if (job?.kind === 'bundle' && bundles.has(job.bundle)) dirty.add(job.bundle);
-    else if (job) searchJobsLeft.push(jobPath);
-  }
-  const { results: search } = await syncSearchBundles(clientDir, bundles, dirty);
+  // The server's tiers for today (so its output equals a --full build's).
+  const { results: search, left: searchJobsLeft } = await regenerator.reindexChanged(store, months, pendingSearch);
   await closeSearchIndexer();
   // Search bundles are per server: each re-indexes its own folder, as after a search job another server ran.
   for (const result of search) await shared?.reindexed(result.period);
@@ -408,11 +162,11 @@ async function incrementalBuild(
 
   // Adopted pages get a state like rendered ones: today's input and the file's stat.
   const current = new Set([...rendered, ...plan.adopt]);
-  writeRenderState(renderStateFileFor(clientDir), { ...state, pages: stateOf(clientDir, inputs, state.pages, current) });
-  journal.discard();
+  writeRenderState(renderStateFileFor(clientDir), { ...state, pages: regenerator.stateOf(plan.inputs, state.pages, current) });
+  plan.discardJournal();
   phase('state');
   const lines = [
-    `  pages rendered      ${rendered.size} of ${inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
+    `  pages rendered      ${rendered.size} of ${plan.inputs.size} (${counts.written} written, ${counts.unchanged} unchanged)`,
     `  pages kept          ${plan.adopt.length} as the server rendered them (render journal)`,
     `  pages removed       ${counts.deleted}`,
     ...(readOnlyShared ? [`  other servers       NOT updated: ${SHARED_READ_ONLY}`] : []),
@@ -425,7 +179,7 @@ async function incrementalBuild(
   ];
   return {
     lines,
-    summary: `incremental: ${rendered.size} of ${inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search bundle(s)`,
+    summary: `incremental: ${rendered.size} of ${plan.inputs.size} pages rendered (${counts.written} written), ${counts.deleted} removed, ${search.length} search bundle(s)`,
     searchJobsLeft,
   };
 }
@@ -443,6 +197,7 @@ async function main(): Promise<void> {
   say(`data ready (${elapsed()})`);
   phase('data');
   const build = buildFingerprint(root);
+  if (migrateRenderState(path.join(outDir, 'client'))) say('moved the render manifest and page records into render-state.json');
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   phase('fingerprint');
   const fullBecause = args.includes('--full')

@@ -14,7 +14,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { parseConfig } from '../../src/config.ts';
-import { startRuntime, stopRuntime } from '../../src/server/runtime.ts';
+import { startRuntime, stopRuntime } from '../../src/server/app.ts';
 import { startRenderThread } from '../../src/server/publishing/render-thread.ts';
 import { createSiteRenderer } from '../../src/server/publishing/service.ts';
 import type { Renderer } from '../../src/server/publishing/worker.ts';

@@ -45,8 +45,8 @@ export type ServerEnv = Record<string, string>;
 export function copySite(buildDir: string, siteDir: string): string {
   const clientDir = path.join(siteDir, 'client');
   fs.cpSync(path.join(buildDir, 'client'), clientDir, { recursive: true });
-  const manifest = path.join(buildDir, 'render-manifest.json');
-  if (fs.existsSync(manifest)) fs.copyFileSync(manifest, path.join(siteDir, 'render-manifest.json'));
+  const state = path.join(buildDir, 'render-state.json');
+  if (fs.existsSync(state)) fs.copyFileSync(state, path.join(siteDir, 'render-state.json'));
   return clientDir;
 }
 

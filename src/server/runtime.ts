@@ -50,6 +50,11 @@ export type Runtime = {
   briefingTurn: Promise<unknown>;
   /** RSS fetches in flight by source id: the scheduler and fetch-now never fetch a source twice at once (ingest/feed-fetch.ts). */
   feedFetches: Map<string, Promise<unknown>>;
+  /** The publishing service's state (publishing/service.ts), here because the Astro bundle loads its own copy of that module. */
+  publishing?: {
+    worker?: { wake(): void; reconcile(reason: string): Promise<void>; stop(): Promise<void>; stats(): { reconcilePending: number } };
+    counters: { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+  };
 };
 
 /** The parts of a runtime that coordinate work within the process, empty at start. */

@@ -15,6 +15,7 @@ import { databaseFor, storeEnvFor, testingPostgres } from '../helpers/postgres.t
 import { TestClient, adminClient, createArticle, read, startApiServer, waitFor, waitForIdleQueue, withTestDatabase } from './support.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
+import { manifestFileFor, readRenderManifest } from '../../src/server/publishing/manifest.ts';
 
 type ScriptRun = { code: number | null; stdout: string; stderr: string };
 
@@ -219,8 +220,8 @@ describe('npm run backup during a burst of writes, and npm run restore', () => {
     // backed up: the restored store has an id of its own, so it must not pass for them and renders again.
     const site = `${target.dataDir}-site`;
     fs.cpSync(path.dirname(original.clientDir), site, { recursive: true, filter: (source) => !source.endsWith('serve-lock') });
-    const manifestFile = path.join(site, 'render-manifest.json');
-    const originalId = (JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { storeId: string }).storeId;
+    const manifestFile = manifestFileFor(path.join(site, 'client'));
+    const originalId = readRenderManifest(manifestFile)!.storeId;
     const copy = await startServer({
       dataDir: target.dataDir,
       env: { TRUST_PROXY: 'true', ...SERVER_ENV, SERVE_DIR: path.join(site, 'client') },
@@ -229,8 +230,7 @@ describe('npm run backup during a burst of writes, and npm run restore', () => {
     await waitForIdleQueue(copy.url, 120_000);
     expect(copy.output()).toMatch(/\[publish\] reconciling \d+ pages/);
     await waitFor('the copy to write its render manifest', async () => {
-      const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { storeId: string };
-      return manifest.storeId !== originalId;
+      return readRenderManifest(manifestFile)?.storeId !== originalId;
     });
     const first = await pagesOf(original, seeded);
     expect(first['search:harbour']).toMatch(/Harbour reopens/);

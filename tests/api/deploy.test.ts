@@ -209,7 +209,7 @@ describe.skipIf(testingPostgres())('the production steps on a fresh data folder 
     expect(result.status, result.stdout.slice(-2000) + result.stderr).toBe(0);
     expect(result.stdout).toContain('full build');
     // The server starts on pages it knows are current: no re-check of every page at its first start.
-    expect(fs.existsSync(path.join(siteDir, 'render-manifest.json'))).toBe(true);
+    expect(fs.existsSync(path.join(siteDir, 'render-state.json'))).toBe(true);
     expect(fs.existsSync(path.join(siteDir, 'server/entry.mjs'))).toBe(true);
     // The configuration reached the pages: canonical links on the https address.
     expect(fs.readFileSync(path.join(siteDir, 'client/about/index.html'), 'utf8')).toContain(`https://${SITE_HOST}/about`);

@@ -175,8 +175,8 @@ function siteCopyIn(root: string): string {
   const outDir = path.resolve(ROOT, process.env.OUT_DIR ?? 'dist');
   const clientDir = path.join(root, 'site', 'client');
   fs.cpSync(path.join(outDir, 'client'), clientDir, { recursive: true });
-  const manifest = path.join(outDir, 'render-manifest.json');
-  if (fs.existsSync(manifest)) fs.copyFileSync(manifest, path.join(root, 'site', 'render-manifest.json'));
+  const state = path.join(outDir, 'render-state.json');
+  if (fs.existsSync(state)) fs.copyFileSync(state, path.join(root, 'site', 'render-state.json'));
   return clientDir;
 }
 

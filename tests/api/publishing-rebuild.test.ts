@@ -12,6 +12,7 @@ import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../
 import type { Article } from '../../src/schemas/article.ts';
 import { adminClient, createArticle, readDataFile, waitFor } from './support.ts';
 import { storeEnvFor } from '../helpers/postgres.ts';
+import { manifestFileFor, readRenderManifest } from '../../src/server/publishing/manifest.ts';
 
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
@@ -35,9 +36,8 @@ async function runRebuild(outDir: string, dataDir: string, args: string[] = []):
 async function waitForIdle(server: TestServer): Promise<void> {
   await waitFor('the regeneration queue to drain', async () => {
     if ((await readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs')).jobs.length > 0) return false;
-    const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
-    if (!fs.existsSync(manifestFile)) return false;
-    const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
+    const manifest = readRenderManifest(manifestFileFor(server.clientDir));
+    if (!manifest) return false;
     return manifest.version === (await readDataFile<{ version: number }>(server.dataDir, 'articles')).version;
   });
 }
@@ -133,7 +133,7 @@ describe('npm run rebuild', () => {
     expect(fs.readFileSync(fileIn(client, '/sitemap.xml'), 'utf8')).toContain('<sitemapindex');
     expect(fs.readFileSync(fileIn(client, '/robots.txt'), 'utf8')).toMatch(/Sitemap: .*\/sitemap\.xml/);
     expect(fs.readFileSync(fileIn(client, '/section/opinion/rss.xml'), 'utf8')).toContain(`/article/${scheduled.slug}`);
-    const manifest = JSON.parse(fs.readFileSync(path.join(outDir, 'render-manifest.json'), 'utf8')) as { storeId: string; version: number };
+    const manifest = readRenderManifest(manifestFileFor(path.join(outDir, 'client')))!;
     expect(manifest.version).toBe((await readDataFile<{ version: number }>(dataDir, 'articles')).version);
     expect(manifest.storeId).toBe((await readDataFile<{ storeId: string }>(dataDir, 'meta')).storeId);
     expect(fs.readdirSync(path.dirname(outDir)).filter((n) => n.startsWith(`${path.basename(outDir)}.staging`))).toEqual([]);
@@ -218,7 +218,7 @@ describe('npm run rebuild', () => {
   it('on a foreign DATA_DIR a server removes the pages of the other data', async () => {
     const site = path.join(makeDataDir('meridian-rebuild-site-'), 'client');
     fs.cpSync(path.join(outDir, 'client'), site, { recursive: true });
-    fs.copyFileSync(path.join(outDir, 'render-manifest.json'), path.join(site, '..', 'render-manifest.json'));
+    fs.copyFileSync(path.join(outDir, 'render-state.json'), path.join(site, '..', 'render-state.json'));
     const foreign = await startServer({ env: { OUT_DIR: outDir, SERVE_DIR: site } });
     try {
       await waitFor('the reconcile summary', async () => foreign.output().includes('reconciled'));

@@ -12,6 +12,7 @@ import type { Article } from '../../src/schemas/article.ts';
 import type { TestClient } from './support.ts';
 import { adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
 import { waitFor } from './support.ts';
+import { manifestFileFor, readRenderManifest } from '../../src/server/publishing/manifest.ts';
 
 const fileOf = (server: TestServer, publicPath: string) =>
   path.join(server.clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
@@ -33,7 +34,7 @@ function expectMissingArticleScreen(answer: { status: number; text: string; head
 
 /** Waits for the worker to drain: the queue empty and the manifest written after the last job. */
 async function waitForIdle(server: TestServer): Promise<void> {
-  const manifestFile = path.join(server.clientDir, '..', 'render-manifest.json');
+  const manifestFile = manifestFileFor(server.clientDir);
   // What the last check saw, for the timeout message (reading the store is asynchronous on PostgreSQL).
   let state = 'nothing read yet';
   await waitFor(
@@ -41,11 +42,10 @@ async function waitForIdle(server: TestServer): Promise<void> {
     async () => {
       const jobs = (await readDataFile<{ jobs: unknown[] }>(server.dataDir, 'jobs')).jobs;
       const version = (await readDataFile<{ version: number }>(server.dataDir, 'articles')).version;
-      state = `jobs ${JSON.stringify(jobs)}, articles v${version}, manifest ${fs.existsSync(manifestFile) ? fs.readFileSync(manifestFile, 'utf8') : 'none'}`;
+      const manifest = readRenderManifest(manifestFile);
+      state = `jobs ${JSON.stringify(jobs)}, articles v${version}, manifest ${manifest ? JSON.stringify(manifest) : 'none'}`;
       if (jobs.length > 0) return false;
-      if (!fs.existsSync(manifestFile)) return false;
-      const manifest = JSON.parse(fs.readFileSync(manifestFile, 'utf8')) as { version: number };
-      return manifest.version === version;
+      return manifest?.version === version;
     },
   );
 }
@@ -335,8 +335,7 @@ describe('runtime regeneration', () => {
     expect((await fetch(new URL(`/pagefind/${month}/pagefind-ui.js`, server.url))).status).toBe(404);
     // No half-built or retired bundle left behind (the day tier's record is the one dot file that stays)
     // once the worker settles: a later re-index of the head may be building while this first one is checked.
-    const leftovers = () =>
-      fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.') && name !== '.day-tier.json');
+    const leftovers = () => fs.readdirSync(path.join(server.clientDir, 'pagefind')).filter((name) => name.startsWith('.'));
     await waitFor(
       () => `no half-built or retired bundle (${leftovers().join(', ')})`,
       async () => leftovers().length === 0,

@@ -59,7 +59,7 @@ describe('npm run rebuild with two servers on one PostgreSQL database', () => {
     const serverData = dataDir(`meridian-rebuild-multi-${name}-`);
     const site = `${serverData}-site`;
     fs.cpSync(path.join(outDir, 'client'), path.join(site, 'client'), { recursive: true });
-    fs.copyFileSync(path.join(outDir, 'render-manifest.json'), path.join(site, 'render-manifest.json'));
+    fs.copyFileSync(path.join(outDir, 'render-state.json'), path.join(site, 'render-state.json'));
     // A long settle keeps the servers' workers off the jobs the rebuild queues, so what the servers
     // serve below can only have come through the database (with the default they may take some).
     return startServer({

@@ -51,8 +51,8 @@ export function siteCopyFor(dataDir: string): string {
   if (!fs.existsSync(clientDir)) {
     const outDir = path.resolve(ROOT, process.env.OUT_DIR ?? 'dist');
     fs.cpSync(path.join(outDir, 'client'), clientDir, { recursive: true });
-    const manifest = path.join(outDir, 'render-manifest.json');
-    if (fs.existsSync(manifest)) fs.copyFileSync(manifest, path.join(site, 'render-manifest.json'));
+    const state = path.join(outDir, 'render-state.json');
+    if (fs.existsSync(state)) fs.copyFileSync(state, path.join(site, 'render-state.json'));
   }
   return clientDir;
 }

@@ -388,7 +388,7 @@ describe('paths and files', () => {
   });
 
   it('reads back the render manifest it wrote and compares it with a store', () => {
-    const file = path.join(dir, 'render-manifest.json');
+    const file = path.join(dir, 'render-state.json');
     expect(readRenderManifest(file)).toBeUndefined();
     writeRenderManifest(file, { storeId: 's1', version: 4, renderedAt: new Date().toISOString(), by: 'build' });
     expect(manifestMatches(readRenderManifest(file), { id: 's1', version: 4 })).toBe(true);

@@ -1,52 +1,24 @@
 /**
  * The render manifest: which store, at which article version, the served pages were rendered from.
- * It sits beside the client folder (OUT_DIR/render-manifest.json), where the static server never looks.
+ * It is the first line of the render state (OUT_DIR/render-state.json, render-state.ts), beside the
+ * client folder, where the static server never looks.
  */
-import fs from 'node:fs';
-import path from 'node:path';
-import { z } from 'zod';
+import { readRenderStateHeader, renderStateFileFor, updateRenderStateHeader, type RenderManifest } from './render-state.ts';
 
-export const renderManifestSchema = z.object({
-  storeId: z.string(),
-  version: z.number().int(),
-  renderedAt: z.string(),
-  /** SITE_URL the pages were rendered with (canonical links, feeds): another one makes them stale too. */
-  siteUrl: z.string().optional(),
-  /** What wrote it: the build or the server's regeneration worker. */
-  by: z.enum(['build', 'server']),
-  /**
-   * Search jobs of this folder still to run (job paths such as `/pagefind/2026-10`): a server on
-   * PostgreSQL holds its own in memory, and a stop with some left names them here so the next start
-   * runs them instead of re-checking every page.
-   */
-  searchJobs: z.array(z.string()).optional(),
-});
-export type RenderManifest = z.infer<typeof renderManifestSchema>;
+export type { RenderManifest } from './render-state.ts';
 
+/** The file the manifest of `clientDir` is kept in (the render state). */
 export function manifestFileFor(clientDir: string): string {
-  return path.join(path.dirname(path.resolve(clientDir)), 'render-manifest.json');
+  return renderStateFileFor(clientDir);
 }
 
 export function readRenderManifest(file: string): RenderManifest | undefined {
-  try {
-    const parsed = renderManifestSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  return readRenderStateHeader(file).manifest;
 }
 
-/** Writes the manifest atomically (temp + rename) so a crash never leaves half of it. */
+/** Writes the manifest atomically (temp + rename) so a crash never leaves half of it; the rest of the state stays. */
 export function writeRenderManifest(file: string, manifest: RenderManifest): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  try {
-    fs.writeFileSync(temp, JSON.stringify(manifest, null, 2) + '\n');
-    fs.renameSync(temp, file);
-  } catch (error) {
-    // A full disk: the previous manifest stays, the partial temp file goes.
-    fs.rmSync(temp, { force: true });
-    throw error;
-  }
+  updateRenderStateHeader(file, (header) => ({ ...header, manifest }));
 }
 
 /** Whether the served pages were rendered from this store at this version (and, when known, for this SITE_URL). */

@@ -1,17 +1,16 @@
 /**
- * What each served page was rendered from, as a fingerprint per page, kept beside the client folder
- * (OUT_DIR/render-pages.json) so `npm run rebuild` renders only the pages whose inputs changed.
+ * What each served page was rendered from, as a fingerprint per page, kept in the render state beside
+ * the client folder (OUT_DIR/render-state.json) so `npm run rebuild` renders only the pages whose inputs changed.
  */
 import fs from 'node:fs';
-import path from 'node:path';
 import { createHash } from 'node:crypto';
-import { z } from 'zod';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
 import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import type { JournalEntry } from './render-journal.ts';
+import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
   articlePath,
@@ -26,42 +25,21 @@ import {
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
 
-const pageStateSchema = z.object({
-  /** Fingerprint of the data the page was rendered from. */
-  i: z.string(),
-  /** mtime and size of the file as written: a file changed by anything else is rendered again. */
-  m: z.number(),
-  s: z.number(),
-  /** The search month of an article page, so a removed article's month is re-indexed. */
-  p: z.string().optional(),
-});
-export const renderStateSchema = z.object({
-  /** Fingerprint of the code, templates and site settings: another one means a full build. */
-  build: z.string(),
-  storeId: z.string(),
-  pages: z.record(z.string(), pageStateSchema),
-});
-export type RenderState = z.infer<typeof renderStateSchema>;
+/** What a rebuild recorded: the build fingerprint (another one means a full build), the store, and each page's input and stat. */
+export type RenderState = { build: string; storeId: string; pages: Record<string, PageState> };
 export type PageInput = { i: string; p?: string };
 
-export function renderStateFileFor(clientDir: string): string {
-  return path.join(path.dirname(path.resolve(clientDir)), 'render-pages.json');
-}
+export { renderStateFileFor };
 
+/** The rebuild's record in the render state, or undefined when no rebuild recorded one. */
 export function readRenderState(file: string): RenderState | undefined {
-  try {
-    const parsed = renderStateSchema.safeParse(JSON.parse(fs.readFileSync(file, 'utf8')));
-    return parsed.success ? parsed.data : undefined;
-  } catch {
-    return undefined;
-  }
+  const { rebuild } = readRenderStateHeader(file);
+  return rebuild ? { ...rebuild, pages: readRenderStatePages(file) } : undefined;
 }
 
-/** Writes the state atomically (temp + rename). */
+/** Writes the rebuild's record atomically (temp + rename); the manifest and the day tier stay. */
 export function writeRenderState(file: string, state: RenderState): void {
-  const temp = `${file}.${process.pid}.tmp`;
-  fs.writeFileSync(temp, JSON.stringify(state) + '\n');
-  fs.renameSync(temp, file);
+  writeRenderStateFile(file, (header) => ({ ...header, rebuild: { build: state.build, storeId: state.storeId } }), state.pages);
 }
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);

@@ -13,6 +13,7 @@ import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
 import { BACKGROUND_NICE, lowerProcessPriority } from '../thread-priority.ts';
 import { closePagefind, pagefindPids, watchPagefind } from './pagefind-process.ts';
+import { readRenderStateHeader, renderStateFileFor, updateRenderStateHeader } from './render-state.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
@@ -30,8 +31,6 @@ export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3
  */
 export const HEAD_MAX = 24;
 const DAY_BLOCK = /^(\d{4}-\d{2}-\d{2})-b\d{3}$/;
-/** The slugs each bundle of today's tier was indexed with (a dot file: never served). */
-const DAY_TIER_FILE = '.day-tier.json';
 /** Slugs per addDirectory glob. */
 const GLOB_CHUNK = 2000;
 /** Slugs are [A-Za-z0-9._~-] (paths.ts), so none can change a glob's meaning. */
@@ -346,12 +345,9 @@ export async function buildSearchPeriods(
   return results;
 }
 
+/** The slugs each day-tier bundle was indexed with, from the render state beside the served folder. */
 async function readDayTier(root: string): Promise<Record<string, string[]>> {
-  try {
-    return JSON.parse(await fs.readFile(path.join(root, PAGEFIND_DIR, DAY_TIER_FILE), 'utf8')) as Record<string, string[]>;
-  } catch {
-    return {};
-  }
+  return readRenderStateHeader(renderStateFileFor(root)).dayTier ?? {};
 }
 
 /** Notes the slugs the day-tier bundles among `indexed` were built from, and forgets bundles no longer listed. */
@@ -363,16 +359,10 @@ async function recordDayTier(root: string, indexed: ReadonlyMap<string, readonly
   for (const [name, slugs] of indexed) if (keep.has(name) && (name.startsWith('head-') || DAY_BLOCK.test(name))) after[name] = [...slugs];
   // Sorted, so a full build and an incremental one write the same bytes.
   const sorted = Object.fromEntries(Object.entries(after).sort((a, b) => compareBundles(a[0], b[0])));
-  const body = JSON.stringify(sorted);
-  if (body === JSON.stringify(before)) return;
-  const file = path.join(root, PAGEFIND_DIR, DAY_TIER_FILE);
-  if (Object.keys(sorted).length === 0) {
-    await fs.rm(file, { force: true });
-    return;
-  }
-  const temp = `${file}.${process.pid}.${Date.now()}.tmp`;
-  await fs.mkdir(path.dirname(file), { recursive: true });
-  await writeThenRename(temp, body, file);
+  if (JSON.stringify(sorted) === JSON.stringify(before)) return;
+  updateRenderStateHeader(renderStateFileFor(root), ({ dayTier: _old, ...header }) =>
+    Object.keys(sorted).length === 0 ? header : { ...header, dayTier: sorted },
+  );
 }
 
 /** Writes `temp` and renames it over `file`; on a failure (a full disk) the temp file goes and `file` stays as it was. */
@@ -447,7 +437,7 @@ export async function syncSearchBundles(
   await recordDayTier(root, new Map(results.filter((r) => !r.removed).map((r) => [r.period, plan.get(r.period)!])), periods);
   const removed: string[] = [];
   for (const name of await fs.readdir(dir)) {
-    if (name === PERIODS_FILE || name === DAY_TIER_FILE || plan.has(name)) continue;
+    if (name === PERIODS_FILE || plan.has(name)) continue;
     // Named until this swap: a page that read the old periods.json may still fetch its files.
     if (previous.has(name) && !periods.includes(name)) continue;
     // Bundles of the previous day's tiers, of months without articles, of another layout, leftovers of a crash.

@@ -15,7 +15,7 @@ import { bundleOf, searchJobPath } from './search-index.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { loadPage } from './page-loads.ts';
 import { startRenderThread, type RenderThread } from './render-thread.ts';
-import { startRegenerationWorker, type RegenerationWorker, type Renderer } from './worker.ts';
+import { startRegenerationWorker, type Renderer } from './worker.ts';
 
 export type PublishingSite = {
   /** The served folder (OUT_DIR/client). */
@@ -29,20 +29,8 @@ export type PublishingSite = {
 /** How long a change whose pages could not be queued waits before the next try, doubling to the last. */
 const QUEUE_RETRY_MS = [250, 500, 1000, 2000] as const;
 
-type Publishing = {
-  worker: RegenerationWorker | undefined;
-  counters: PublishCounters;
-};
-
 /** Pages queued by article writes: what a publish costs in files, read by the bench through /api/health. */
 export type PublishCounters = { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
-
-// Shared through the global registry: the server's Astro bundle has its own copy of this module.
-const SERVICES_KEY = Symbol.for('meridian-news.publishing-services');
-const services: WeakMap<Runtime, Publishing> = ((globalThis as Record<symbol, unknown>)[SERVICES_KEY] ??= new WeakMap<
-  Runtime,
-  Publishing
->()) as WeakMap<Runtime, Publishing>;
 
 /**
  * Renders a public path, a page or a machine file: its data is loaded on this thread (which holds
@@ -60,11 +48,8 @@ export function createSiteRenderer(thread: RenderThread): Renderer {
 /** Registers the article hook and the scheduler; the worker waits for attachPublishingSite(). */
 export function startPublishing(runtime: Runtime): void {
   const log = runtime.log.child({ component: 'publish' });
-  const state: Publishing = {
-    worker: undefined,
-    counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 },
-  };
-  services.set(runtime, state);
+  const state: NonNullable<Runtime['publishing']> = { counters: { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 } };
+  runtime.publishing = state;
 
   const enqueue = async (paths: string[]) => {
     if (paths.length === 0) return;
@@ -170,9 +155,9 @@ export function startPublishing(runtime: Runtime): void {
 }
 
 /** Starts the worker once the server listens: it renders through a render thread into `clientDir`. */
-export function attachPublishingSite(runtime: Runtime, site: PublishingSite): RegenerationWorker | undefined {
-  const state = services.get(runtime);
-  if (!state || state.worker) return state?.worker;
+export function attachPublishingSite(runtime: Runtime, site: PublishingSite): void {
+  const state = runtime.publishing;
+  if (!state || state.worker) return;
   // On the runtime (not in this module's state): the Astro bundle holds its own copy of this module.
   runtime.servedDir = path.resolve(site.clientDir);
   const settleMs = runtime.config.REGENERATION_SETTLE_MS;
@@ -187,12 +172,11 @@ export function attachPublishingSite(runtime: Runtime, site: PublishingSite): Re
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
   });
-  return state.worker;
 }
 
 /** The pages-per-publish counters of this runtime (zero before publishing starts). */
 export function publishCounters(runtime: Runtime): PublishCounters {
-  return { ...(services.get(runtime)?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
+  return { ...(runtime.publishing?.counters ?? { batches: 0, pagesQueued: 0, lastBatchPages: 0, maxBatchPages: 0 }) };
 }
 
 /** How long /api/health and /api/ready wait for the queue's depth: a database that is down must not hold them. */
@@ -213,7 +197,7 @@ export async function describePublishing(
 ): Promise<{ jobs: number | null; reconciling: number; publishing: PublishCounters }> {
   return {
     jobs: await queueDepth(runtime),
-    reconciling: services.get(runtime)?.worker?.stats().reconcilePending ?? 0,
+    reconciling: runtime.publishing?.worker?.stats().reconcilePending ?? 0,
     publishing: publishCounters(runtime),
   };
 }

@@ -17,39 +17,24 @@ import type { Job } from '../../schemas/misc.ts';
 import type { Runtime } from '../runtime.ts';
 import { errorMessage, logOncePerMinute, type Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
-import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import type { Compressor } from './compress.ts';
-import { createRenderJournal } from './render-journal.ts';
+import type { FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
-import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { createPurgeBatch } from './purge-batch.ts';
 import { createPurger } from './purge.ts';
 import { followStoredPages } from './shared-pages.ts';
 import { searchDay } from '../clock.ts';
 import { isAppError } from '../errors.ts';
 import { isStorageFault, reportStorageFault } from '../storage-faults.ts';
-import {
-  bundleOf,
-  bundleRange,
-  isBundleOfDay,
-  isDayTier,
-  planDayTier,
-  staleDayBundles,
-  buildSearchPeriods,
-  closeSearchIndexer,
-  COMPACT_JOB,
-  readPeriodsFile,
-  REINDEX_ALL_JOB,
-  removeSearchLeftovers,
-  searchJobOf,
-  searchJobPath,
-  syncSearchBundles,
-} from './search-index.ts';
+import { closeSearchIndexer, COMPACT_JOB, REINDEX_ALL_JOB, removeSearchLeftovers, searchJobOf, searchJobPath } from './search-index.ts';
+import { createRegenerator, type Renderer } from './regenerator.ts';
+import { createPageLane } from './page-lane.ts';
+import { createSearchLane } from './search-lane.ts';
+import { createReconcile } from './reconcile.ts';
+import { migrateRenderState, RENDER_STATE_FILE } from './render-state.ts';
 
-/** A page rendered for the current data, or word that it does not exist (its file is removed). */
-export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string } | { kind: 'missing' };
-export type Renderer = (publicPath: string) => Promise<RenderOutcome>;
+export type { RenderOutcome, Renderer } from './regenerator.ts';
 
 export type WorkerOptions = {
   /** The served folder (OUT_DIR/client). */
@@ -166,7 +151,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const { store } = runtime;
   const clientDir = path.resolve(options.clientDir);
   const manifestFile = manifestFileFor(clientDir);
-  const journal = createRenderJournal(clientDir);
   const siteUrl = runtime.config.SITE_URL;
   const timing: JobTiming = {
     settleMs: options.settleMs ?? 100,
@@ -209,10 +193,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const wakeUp = (lane?: Lane) => {
     for (const name of lane ? [lane] : (['pages', 'search'] as const)) sleepers[name].wake();
   };
-  const lastRendered = new Map<string, number>();
   const retryAt = new Map<string, number>();
-  let reconcileQueue: string[] = [];
-  let reconcileSummary: { reason: string; started: number; total: number; counts: Record<FileOutcome, number> } | undefined;
   /** Something was rendered since the manifest was last written. */
   let manifestStale = false;
   /** The manifest as this worker last wrote or accepted it; a different one on disk came from elsewhere. */
@@ -266,83 +247,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     if (paths.length) wakeUp('search');
   }
 
-  /** The day the last compaction ran for: a new day queues one (the head folds into its month). */
-  let compactedDay: string | undefined;
-
-  /** The published slugs of one bundle, read by date range (bounded by the bundle, not the archive). */
-  async function slugsOf(bundle: string): Promise<string[]> {
-    const { from, to } = bundleRange(bundle);
-    const filter = { statuses: ['published'] as const, dateFrom: from, dateTo: to };
-    const total = await store.articles.count(filter);
-    return total === 0 ? [] : (await store.articles.list(filter, { offset: 0, limit: total }, 'recent')).map((a) => a.slug);
-  }
-
-  /**
-   * Re-indexes what changed in today's tier: the head (every publish changes it) and any full block
-   * that is new, holds other articles than it was built from, or has a page rendered since (see
-   * staleDayBundles); blocks that went away are unlisted. So a publish indexes at most HEAD_MAX pages
-   * (twice that when the head fills), whatever the archive or the day holds.
-   */
-  async function runDayTier(today: string): Promise<{ outcome: FileOutcome; ms: number }> {
-    const started = performance.now();
-    const { from, to } = bundleRange(`head-${today}`);
-    const filter = { statuses: ['published'] as const, dateFrom: from, dateTo: to };
-    const total = await store.articles.count(filter);
-    const day = total === 0 ? [] : await store.articles.list(filter, { offset: 0, limit: total }, 'recent');
-    const tier = new Map([...planDayTier(day, today)].map(([name, members]) => [name, members.map((a) => a.slug)]));
-    const stale = new Map((await staleDayBundles(clientDir, tier)).map((name) => [name, tier.get(name)!]));
-    // The head when the day has no article left: indexing it with none removes it.
-    if (!tier.has(`head-${today}`)) stale.set(`head-${today}`, []);
-    const listed = await readPeriodsFile(clientDir);
-    const gone = listed.filter((name) => isDayTier(name, today) && !tier.has(name) && name !== `head-${today}`);
-    const results = await buildSearchPeriods(clientDir, stale, gone);
-    for (const result of results) logSearchBuild(result, result.period);
-    const ms = performance.now() - started;
-    stats.searchBuilds += results.length;
-    stats.lastSearchMs = ms;
-    return { outcome: results.some((r) => !r.removed) ? 'written' : 'deleted', ms };
-  }
-
-  /** Runs one search job: re-index a bundle in place, or compact / re-index the whole plan for today. */
-  async function runSearchJob(jobPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
-    const job = searchJobOf(jobPath)!;
-    const today = searchDay();
-    // Today's head or one of its blocks: the tier is re-planned and what changed in it re-indexed.
-    if (job.kind === 'bundle' && isDayTier(job.bundle, today)) return runDayTier(today);
-    if (job.kind === 'bundle') {
-      const listed = await readPeriodsFile(clientDir);
-      // Today's head, or a listed bundle of today's plan (an old article edited): re-indexed in place.
-      // Anything else (yesterday's head, a month the compaction has not built) is the compaction's work:
-      // re-indexing it alone could list an article in two bundles.
-      if (job.bundle === `head-${today}` || (listed.includes(job.bundle) && isBundleOfDay(job.bundle, today))) {
-        const [result] = await buildSearchPeriods(clientDir, new Map([[job.bundle, await slugsOf(job.bundle)]]));
-        stats.searchBuilds++;
-        stats.lastSearchMs = result!.ms;
-        logSearchBuild(result!, job.bundle);
-        return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
-      }
-    }
-    // Compaction: the plan for today, missing bundles built unseen, then one periods.json swap.
-    const plan = await listSearchBundles(store, today);
-    const synced = await syncSearchBundles(clientDir, plan, job.kind === 'all' ? 'all' : 'missing', 'later');
-    compactedDay = today;
-    stats.searchBuilds += synced.results.length;
-    for (const result of synced.results) logSearchBuild(result, result.period);
-    log.info(
-      { built: synced.results.length, removed: synced.removed, ms: Math.round(synced.ms) },
-      `[publish] search bundles compacted for ${today} in ${synced.ms.toFixed(0)} ms: ${synced.results.length} built, ${synced.removed.length} removed (${synced.removed.join(', ') || 'none'}), now ${synced.periods.join(', ')}`,
-    );
-    return { outcome: synced.results.length || synced.removed.length ? 'written' : 'unchanged', ms: synced.ms };
-  }
-
-  /** One line per search bundle indexed; the job's own time goes to the metrics when it ends. */
-  function logSearchBuild(result: { pages: number; ms: number }, bundle: string): void {
-    log.info(
-      { bundle, pages: result.pages, ms: Math.round(result.ms) },
-      `[publish] search index rebuilt: ${result.pages} pages in ${result.ms.toFixed(0)} ms (bundle ${bundle})`,
-    );
-  }
-
   // Never awaited by a job: a hanging PURGE_URL costs the worker nothing (the purger bounds and retries it).
   const purger = runtime.config.PURGE_URL
     ? createPurger({ url: runtime.config.PURGE_URL, siteUrl: runtime.config.SITE_URL, log })
@@ -352,45 +256,47 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
   const flushPurge = () => sendPurgeOf(purgeBatch.take());
 
-  /** Renders one path and brings its file in line; answers what happened to the file. */
-  async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
-    if (searchJobOf(publicPath)) return runSearchJob(publicPath);
-    if (!isRegenerablePath(publicPath)) throw new Error(`Refusing to regenerate ${publicPath}`);
-    const started = performance.now();
-    const rendered = await options.render(publicPath);
-    const file = fileForPath(clientDir, publicPath);
-    const outcome =
-      rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body, options.compress) : await deleteServedFile(file, clientDir);
-    if (outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
-      // Only spares the next rebuild a render: a failure here costs that render, never the page.
-      await journal
-        .record(publicPath, rendered.input, file)
-        .catch((error: unknown) => log.warn(`[publish] render journal: ${String(error)}`));
-    }
-    // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
-    if (shared && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
-      await store.pages.put(publicPath, rendered.kind === 'page' ? rendered.body : undefined, owner);
-    }
-    const ms = performance.now() - started;
-    lastRendered.set(publicPath, Date.now());
-    stats.renderMs += ms;
-    metrics.pagesRendered.inc({ outcome });
-    metrics.renderSeconds.observe(ms / 1000);
-    manifestStale = true;
-    if (outcome === 'written' || outcome === 'deleted') {
-      stats[outcome]++;
+  const regenerator = createRegenerator({
+    clientDir,
+    render: options.render,
+    ...(options.compress ? { compress: options.compress } : {}),
+    journal: { warn: (message) => log.warn(`[publish] ${message}`) },
+  });
+  const pageLane = createPageLane({
+    regenerator,
+    store,
+    metrics,
+    stats,
+    sharedOwner: shared ? owner : undefined,
+    purge: (publicPath) => {
       const full = purgeBatch.add(publicPath);
       if (full) sendPurgeOf(full);
-      // The article's bundle must read this page: queue it (again) now that the file is on disk.
-      // (A reconcile re-indexes every bundle when it ends.)
-      if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
-        const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
-        if (article?.status === 'published') await queueSearch([bundleOf(article, searchDay())]).catch(tolerateDiskFull);
-      }
-    } else if (outcome === 'unchanged') {
-      stats.unchanged++;
-    }
-    return { outcome, ms };
+    },
+    queueSearch: (bundles) => queueSearch(bundles).catch(tolerateDiskFull),
+  });
+  const searchLane = createSearchLane({ store, clientDir, log, stats });
+  const reconciler = createReconcile({
+    check: async (publicPath) => {
+      const { outcome } = await regenerate(publicPath, true);
+      stats.reconciled++;
+      return outcome;
+    },
+    isDiskFull,
+    onFailed: () => {
+      stats.failed++;
+      metrics.pagesRendered.inc({ outcome: 'failed' });
+    },
+    // Every page is current: index every bundle again (and drop bundles without articles).
+    onDone: () => queueSearch([REINDEX_ALL_JOB]),
+    log,
+  });
+
+  /** Runs one job path in its lane; answers what happened to the file (or the search bundles). */
+  async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
+    if (searchJobOf(publicPath)) return searchLane.run(publicPath);
+    const done = await pageLane.render(publicPath, inReconcile);
+    manifestStale = true;
+    return done;
   }
 
   /** Completes a job of this server's own search queue, unless it was queued again meanwhile. */
@@ -482,43 +388,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function runReconcileStep(): Promise<void> {
-    const publicPath = reconcileQueue.shift()!;
-    const summary = reconcileSummary!;
-    try {
-      const { outcome } = await regenerate(publicPath, true);
-      summary.counts[outcome]++;
-      stats.reconciled++;
-    } catch (error) {
-      if (serviceUnavailableOf(error)) {
-        // The database went away: the page is checked again once it is back, not skipped.
-        reconcileQueue.unshift(publicPath);
-        throw error;
-      }
-      // The page keeps its old file; it will be retried by the next reconcile or by a job.
-      stats.failed++;
-      metrics.pagesRendered.inc({ outcome: 'failed' });
-      if (isDiskFull(error)) {
-        // A full disk: the page goes back to the front and the lane waits for space (woken when the disk takes writes).
-        reconcileQueue.unshift(publicPath);
-        await sleepers.pages.sleep(STORAGE_RETRY_MS);
-        return;
-      }
-      log.error(
-        { path: publicPath, err: (error as Error).message },
-        `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`,
-      );
-    }
-    if (reconcileQueue.length === 0) {
-      // Every page is current: index every bundle again (and drop bundles without articles).
-      await queueSearch([REINDEX_ALL_JOB]);
-      const { counts, total, started, reason } = summary;
-      log.info(
-        { reason, total, ...counts, ms: Date.now() - started },
-        `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
-          `${counts.written} written, ${counts.deleted} deleted, ${counts.unchanged} unchanged`,
-      );
-      reconcileSummary = undefined;
-    }
+    // A full disk: the page stays first and the lane waits for space (woken when the disk takes writes).
+    if ((await reconciler.step()) === 'no-space') await sleepers.pages.sleep(STORAGE_RETRY_MS);
   }
 
   async function currentState(): Promise<{ id: string; version: number }> {
@@ -536,7 +407,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
    * write not yet queued still leave it as it was.
    */
   async function recordDrainedState(queued: 'none' | 'kept' = 'none'): Promise<{ id: string; version: number } | 'written' | undefined> {
-    if (options.writesPending() || reconcileQueue.length > 0) return undefined;
+    if (options.writesPending() || reconciler.pending() > 0) return undefined;
     if (localJobs.size > 0 && queued === 'none') return undefined;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
@@ -588,24 +459,19 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function reconcile(reason: string): Promise<void> {
-    const wanted = await listPublicPaths(store);
-    const orphans = listRenderedPaths(clientDir, new Set(wanted));
-    // Orphans first: pages of other data disappear within moments; then listings, feeds, articles.
-    reconcileQueue = [...orphans, ...wanted];
-    reconcileSummary = {
-      reason,
-      started: Date.now(),
-      total: reconcileQueue.length,
-      counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
-    };
-    log.info({ reason, total: reconcileQueue.length }, `[publish] reconciling ${reconcileQueue.length} pages: ${reason}`);
+    reconciler.start(reason, await regenerator.planAll(store));
     wakeUp('pages');
   }
 
   /** The job `lane` runs next; `queued` counts that lane's jobs, `total` every job of both lanes. */
   async function nextJob(lane: Lane): Promise<{ job: Job | undefined; queued: number; total: number; waitMs: number }> {
     const jobs = [...(await store.jobs.list(1000)), ...localJobs.values()];
-    const picked = pickJob(jobs, timing, { now: Date.now(), lastRendered, retryAt, reconciling: reconcileQueue.length > 0 }, lane);
+    const picked = pickJob(
+      jobs,
+      timing,
+      { now: Date.now(), lastRendered: pageLane.lastRendered, retryAt, reconciling: reconciler.pending() > 0 },
+      lane,
+    );
     return { ...picked, queued: jobs.filter((job) => laneOf(job.path) === lane).length, total: jobs.length };
   }
 
@@ -649,7 +515,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
           await runJob(job);
           continue;
         }
-        if (reconcileQueue.length > 0) {
+        if (reconciler.pending() > 0) {
           busy = true;
           await runReconcileStep();
           continue;
@@ -659,7 +525,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
         busy = false;
         if (queued === 0) flushPurge();
         if (total === 0) await onDrained();
-        if (reconcileQueue.length > 0) continue;
+        if (reconciler.pending() > 0) continue;
         await sleepers.pages.sleep(Math.max(1, waitMs));
       } catch (error) {
         await pauseAfter('pages', error, serviceUnavailableOf(error) ? outages++ : 0);
@@ -673,8 +539,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     while (!stopped) {
       try {
         // A new day (UTC): yesterday's head folds into its month, as a low-priority job of its own.
+        const compactedDay = searchLane.compactedDay();
         if (compactedDay !== undefined && searchDay() !== compactedDay) {
-          compactedDay = searchDay();
+          searchLane.markCompacted(searchDay());
           await queueSearch([COMPACT_JOB]);
         }
         const { job, waitMs } = await nextJob('search');
@@ -693,6 +560,9 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   }
 
   async function checkOnStart(): Promise<void> {
+    // A folder from before render-state.json: its manifest and page records move in, so nothing is re-checked for the upgrade.
+    if (migrateRenderState(clientDir))
+      log.info(`[publish] moved the render manifest, page records and search day tier into ${RENDER_STATE_FILE}`);
     if (shared) {
       log.info({ owner }, `[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
@@ -735,8 +605,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     // The bundles today's plan names that are missing (a fresh build, another layout, a new day) are built
     // by a compaction job; with nothing missing it only rewrites periods.json. A reconcile re-indexes
     // every bundle when it ends anyway.
-    if (reconcileQueue.length === 0) await queueSearch([COMPACT_JOB]);
-    compactedDay = searchDay();
+    if (reconciler.pending() === 0) await queueSearch([COMPACT_JOB]);
+    searchLane.markCompacted(searchDay());
   }
 
   const running = checkOnStart()
@@ -746,7 +616,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   return {
     wake: () => wakeUp(),
     reconcile,
-    stats: () => ({ ...stats, reconcilePending: reconcileQueue.length }),
+    stats: () => ({ ...stats, reconcilePending: reconciler.pending() }),
     async stop() {
       stopped = true;
       stopWatchingSpace();

@@ -1,0 +1,66 @@
+/**
+ * The worker's page lane, one page at a time: renders a public path through the regenerator, stores
+ * the bytes for the other servers (several servers on one database), counts it, batches the CDN purge,
+ * and queues the search bundle of an article page it wrote. Which page runs when is the worker's.
+ */
+import type { Store } from '../../store/types.ts';
+import type { Metrics } from '../metrics.ts';
+import { searchDay } from '../clock.ts';
+import type { FileOutcome } from './files.ts';
+import type { Regenerator } from './regenerator.ts';
+import { bundleOf } from './search-index.ts';
+
+/** The figures the lane adds to the worker's stats. */
+export type PageStats = { written: number; deleted: number; unchanged: number; renderMs: number };
+
+export type PageLaneDeps = {
+  regenerator: Regenerator;
+  store: Store;
+  metrics: Metrics;
+  stats: PageStats;
+  /** Several servers on one database: this server's name in the stored pages (undefined: one server). */
+  sharedOwner: string | undefined;
+  /** Takes a written or removed path for the CDN purge. */
+  purge: (publicPath: string) => void;
+  /** Queues the search bundles named (run after the pages). */
+  queueSearch: (bundles: string[]) => Promise<void>;
+};
+
+export type PageLane = {
+  /** Renders one page and brings its file in line; `inReconcile`: part of a reconcile (which re-indexes every bundle when it ends). */
+  render(publicPath: string, inReconcile?: boolean): Promise<{ outcome: FileOutcome; ms: number }>;
+  /** When each path was last rendered (Date.now()), for the job picker's settle time. */
+  lastRendered: Map<string, number>;
+};
+
+export function createPageLane(deps: PageLaneDeps): PageLane {
+  const { regenerator, store, metrics, stats, sharedOwner } = deps;
+  const lastRendered = new Map<string, number>();
+
+  async function render(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
+    const { outcome, body, ms } = await regenerator.regenerate(publicPath);
+    // Stored before the job completes: a server killed in between leaves the job, and the next one stores it.
+    if (sharedOwner !== undefined && (outcome === 'written' || outcome === 'deleted' || (outcome === 'absent' && !inReconcile))) {
+      await store.pages.put(publicPath, body, sharedOwner);
+    }
+    lastRendered.set(publicPath, Date.now());
+    stats.renderMs += ms;
+    metrics.pagesRendered.inc({ outcome });
+    metrics.renderSeconds.observe(ms / 1000);
+    if (outcome === 'written' || outcome === 'deleted') {
+      stats[outcome]++;
+      deps.purge(publicPath);
+      // The article's bundle must read this page: queue it (again) now that the file is on disk.
+      // (A reconcile re-indexes every bundle when it ends.)
+      if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
+        const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
+        if (article?.status === 'published') await deps.queueSearch([bundleOf(article, searchDay())]);
+      }
+    } else if (outcome === 'unchanged') {
+      stats.unchanged++;
+    }
+    return { outcome, ms };
+  }
+
+  return { render, lastRendered };
+}

@@ -1,0 +1,231 @@
+/**
+ * The render state: one file beside the served folder (OUT_DIR/render-state.json) saying what the
+ * served files were rendered from. Its first line is the small part both writers rewrite: the manifest
+ * (store, article version, SITE_URL; the worker's when its queue runs empty, the rebuild's), the
+ * rebuild's build fingerprint and the slugs today's search bundles were indexed with. One line per page
+ * follows (the input and stat a rebuild recorded), so reading the manifest never parses the pages.
+ *
+ * Two files stay apart: render-journal.ndjson, because the worker appends a line per page it writes
+ * while a rebuild may be taking the file over (render-journal.ts), and pagefind/periods.json, because
+ * browsers read it (it is part of the served search index).
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { z } from 'zod';
+
+export const RENDER_STATE_FILE = 'render-state.json';
+
+export const renderManifestSchema = z.object({
+  storeId: z.string(),
+  version: z.number().int(),
+  renderedAt: z.string(),
+  /** SITE_URL the pages were rendered with (canonical links, feeds): another one makes them stale too. */
+  siteUrl: z.string().optional(),
+  /** What wrote it: the build or the server's regeneration worker. */
+  by: z.enum(['build', 'server']),
+  /**
+   * Search jobs of this folder still to run (job paths such as `/pagefind/2026-10`): a server on
+   * PostgreSQL holds its own in memory, and a stop with some left names them here so the next start
+   * runs them instead of re-checking every page.
+   */
+  searchJobs: z.array(z.string()).optional(),
+});
+export type RenderManifest = z.infer<typeof renderManifestSchema>;
+
+export const pageStateSchema = z.object({
+  /** Fingerprint of the data the page was rendered from. */
+  i: z.string(),
+  /** mtime and size of the file as written: a file changed by anything else is rendered again. */
+  m: z.number(),
+  s: z.number(),
+  /** The search month of an article page, so a removed article's month is re-indexed. */
+  p: z.string().optional(),
+});
+export type PageState = z.infer<typeof pageStateSchema>;
+
+const headerSchema = z.object({
+  format: z.literal(1),
+  manifest: renderManifestSchema.optional(),
+  /** The rebuild's record: the fingerprint of the code, templates and site settings, and the store it rendered. */
+  rebuild: z.object({ build: z.string(), storeId: z.string() }).optional(),
+  /** The slugs each bundle of today's search tier was indexed with (search-index.ts). */
+  dayTier: z.record(z.string(), z.array(z.string())).optional(),
+});
+export type RenderStateHeader = z.infer<typeof headerSchema>;
+const pageLineSchema = pageStateSchema.extend({ path: z.string() });
+
+const EMPTY: RenderStateHeader = { format: 1 };
+
+export function renderStateFileFor(clientDir: string): string {
+  return path.join(path.dirname(path.resolve(clientDir)), RENDER_STATE_FILE);
+}
+
+/** The file's bytes, or undefined when there is none. */
+function readBytes(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
+/** The first line of the file (the header) without reading the pages after it. */
+function readFirstLine(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = fs.openSync(file, 'r');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+  try {
+    const chunks: Buffer[] = [];
+    const chunk = Buffer.alloc(64 * 1024);
+    for (;;) {
+      const read = fs.readSync(fd, chunk, 0, chunk.length, null);
+      const end = chunk.subarray(0, read).indexOf(10);
+      if (end >= 0 || read === 0) {
+        chunks.push(Buffer.from(chunk.subarray(0, end >= 0 ? end : read)));
+        return Buffer.concat(chunks).toString('utf8');
+      }
+      chunks.push(Buffer.from(chunk.subarray(0, read)));
+    }
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function parseHeader(line: string | undefined): RenderStateHeader {
+  if (!line) return { ...EMPTY };
+  try {
+    const parsed = headerSchema.safeParse(JSON.parse(line));
+    return parsed.success ? parsed.data : { ...EMPTY };
+  } catch {
+    return { ...EMPTY };
+  }
+}
+
+/** The header of the state file (an empty one when there is no file, or it does not parse: the pages are then re-checked). */
+export function readRenderStateHeader(file: string): RenderStateHeader {
+  return parseHeader(readFirstLine(file));
+}
+
+/** Writes `text` to a temp file and renames it over `file`; on a failure (a full disk) the temp goes and `file` stays. */
+function replaceFile(file: string, text: string | Buffer[]): void {
+  const temp = `${file}.${process.pid}.tmp`;
+  try {
+    fs.mkdirSync(path.dirname(file), { recursive: true });
+    if (typeof text === 'string') fs.writeFileSync(temp, text);
+    else {
+      const fd = fs.openSync(temp, 'w');
+      try {
+        for (const part of text) fs.writeSync(fd, part);
+      } finally {
+        fs.closeSync(fd);
+      }
+    }
+    fs.renameSync(temp, file);
+  } catch (error) {
+    fs.rmSync(temp, { force: true });
+    throw error;
+  }
+}
+
+/**
+ * Changes the header and keeps the page lines as they are (copied as bytes, not parsed). Read and
+ * written in one synchronous step, so the window in which another process's write could be lost stays small.
+ */
+export function updateRenderStateHeader(file: string, change: (header: RenderStateHeader) => RenderStateHeader): void {
+  const bytes = readBytes(file);
+  const end = bytes ? bytes.indexOf(10) : -1;
+  const header = change(parseHeader(bytes?.subarray(0, end >= 0 ? end : bytes.length).toString('utf8')));
+  const pages = bytes && end >= 0 ? bytes.subarray(end + 1) : Buffer.alloc(0);
+  replaceFile(file, [Buffer.from(`${JSON.stringify(header)}\n`), pages]);
+}
+
+/** The page lines of the state file (empty when there is none); lines that do not parse are skipped (those pages are re-checked). */
+export function readRenderStatePages(file: string): Record<string, PageState> {
+  const pages: Record<string, PageState> = {};
+  const text = readBytes(file)?.toString('utf8') ?? '';
+  for (const line of text.split('\n').slice(1)) {
+    if (line === '') continue;
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const page = pageLineSchema.safeParse(parsed);
+    if (page.success) {
+      const { path: publicPath, ...state } = page.data;
+      pages[publicPath] = state;
+    }
+  }
+  return pages;
+}
+
+/** Replaces the whole file: the header `change` makes of the current one, then one line per page. */
+export function writeRenderStateFile(
+  file: string,
+  change: (header: RenderStateHeader) => RenderStateHeader,
+  pages: Readonly<Record<string, PageState>>,
+): void {
+  const lines = [JSON.stringify(change(readRenderStateHeader(file)))];
+  for (const [publicPath, state] of Object.entries(pages)) lines.push(JSON.stringify({ path: publicPath, ...state }));
+  replaceFile(file, `${lines.join('\n')}\n`);
+}
+
+/** Where the layout before render-state.json kept its parts (OUT_DIR/..., and the day tier in the served index). */
+function legacyFiles(clientDir: string): { manifest: string; pages: string; dayTier: string } {
+  const outDir = path.dirname(path.resolve(clientDir));
+  return {
+    manifest: path.join(outDir, 'render-manifest.json'),
+    pages: path.join(outDir, 'render-pages.json'),
+    dayTier: path.join(path.resolve(clientDir), 'pagefind', '.day-tier.json'),
+  };
+}
+
+function readJson(file: string): unknown {
+  const bytes = readBytes(file);
+  if (!bytes) return undefined;
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Moves a folder in the layout before render-state.json (render-manifest.json, render-pages.json and
+ * pagefind/.day-tier.json, as 1.0.0 writes them) into render-state.json, once, then removes the old
+ * files; the render journal and periods.json stay where they are. So the first start after the
+ * upgrade trusts the pages as the old manifest did, instead of re-checking every one. Answers
+ * whether it migrated anything. A part that does not parse is left out (what it described is re-checked).
+ */
+export function migrateRenderState(clientDir: string): boolean {
+  const file = renderStateFileFor(clientDir);
+  const old = legacyFiles(clientDir);
+  const present = Object.values(old).filter((f) => fs.existsSync(f));
+  if (present.length === 0) return false;
+  if (!fs.existsSync(file)) {
+    const manifest = renderManifestSchema.safeParse(readJson(old.manifest));
+    const rebuild = z
+      .object({ build: z.string(), storeId: z.string(), pages: z.record(z.string(), pageStateSchema) })
+      .safeParse(readJson(old.pages));
+    const dayTier = z.record(z.string(), z.array(z.string())).safeParse(readJson(old.dayTier));
+    writeRenderStateFile(
+      file,
+      () => ({
+        format: 1,
+        ...(manifest.success ? { manifest: manifest.data } : {}),
+        ...(rebuild.success ? { rebuild: { build: rebuild.data.build, storeId: rebuild.data.storeId } } : {}),
+        ...(dayTier.success ? { dayTier: dayTier.data } : {}),
+      }),
+      rebuild.success ? rebuild.data.pages : {},
+    );
+  }
+  // Removed only once the new file holds what they said (a crash before leaves them for the next try).
+  for (const f of present) fs.rmSync(f, { force: true });
+  return true;
+}

@@ -1,0 +1,81 @@
+/**
+ * The reconcile over a real served folder (the regenerator with a fake `Renderer`): it checks every
+ * path once in order, skips a page that fails, keeps a page that met a full disk or a store outage
+ * first in line, and runs its end (the worker's re-index of every bundle) once.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { createReconcile } from '../../src/server/publishing/reconcile.ts';
+import { createRegenerator } from '../../src/server/publishing/regenerator.ts';
+import { ServiceUnavailableError } from '../../src/server/errors.ts';
+import { collectingLog, makeTempDir } from './support.ts';
+
+function setUp(fail: Map<string, () => Error>) {
+  const clientDir = path.join(makeTempDir('meridian-reconcile-'), 'client');
+  const engine = createRegenerator({
+    clientDir,
+    render: async (publicPath) => {
+      const error = fail.get(publicPath)?.();
+      if (error) throw error;
+      return publicPath.startsWith('/article/gone') ? { kind: 'missing' } : { kind: 'page', body: new TextEncoder().encode(publicPath) };
+    },
+  });
+  const logged: string[] = [];
+  const checked: string[] = [];
+  let failed = 0;
+  let done = 0;
+  const reconcile = createReconcile({
+    check: async (publicPath) => {
+      checked.push(publicPath);
+      return (await engine.regenerate(publicPath)).outcome;
+    },
+    isDiskFull: (error) => (error as NodeJS.ErrnoException).code === 'ENOSPC',
+    onFailed: () => void failed++,
+    onDone: async () => void done++,
+    log: collectingLog(logged),
+  });
+  return { clientDir, reconcile, logged, checked, counts: () => ({ failed, done }) };
+}
+
+describe('reconcile', () => {
+  it('brings every path in line in order, logs a failed page and goes on, and ends once', async () => {
+    const fail = new Map([['/section/world', () => new Error('the twin broke')]]);
+    const { clientDir, reconcile, logged, checked, counts } = setUp(fail);
+    fs.mkdirSync(path.join(clientDir, 'article', 'gone'), { recursive: true });
+    fs.writeFileSync(path.join(clientDir, 'article', 'gone', 'index.html'), 'old');
+
+    reconcile.start('a test', ['/article/gone', '/section/world', '/article/kept']);
+    expect(reconcile.pending()).toBe(3);
+    while (reconcile.pending() > 0) expect(await reconcile.step()).toBe('checked');
+    expect(checked).toEqual(['/article/gone', '/section/world', '/article/kept']);
+    expect(fs.existsSync(path.join(clientDir, 'article', 'gone'))).toBe(false);
+    expect(fs.readFileSync(path.join(clientDir, 'article', 'kept', 'index.html'), 'utf8')).toBe('/article/kept');
+    expect(counts()).toEqual({ failed: 1, done: 1 });
+    expect(logged).toContain('[publish] reconcile /section/world failed: the twin broke');
+    expect(logged.at(-1)).toMatch(/^\[publish\] reconciled 3 pages \(a test\) in [\d.]+ s: 1 written, 1 deleted, 0 unchanged$/);
+    // Nothing left: a step does nothing and does not end it again.
+    expect(await reconcile.step()).toBe('checked');
+    expect(counts().done).toBe(1);
+  });
+
+  it('keeps a page that met a full disk or a store outage first in line, and checks it again', async () => {
+    const fail = new Map<string, () => Error>([
+      ['/article/a', () => Object.assign(new Error('no space left on device'), { code: 'ENOSPC' })],
+    ]);
+    const { reconcile, checked, counts } = setUp(fail);
+    reconcile.start('a test', ['/article/a', '/article/b']);
+    expect(await reconcile.step()).toBe('no-space');
+    expect(reconcile.pending()).toBe(2);
+
+    fail.set('/article/a', () => new ServiceUnavailableError('the store is unavailable'));
+    await expect(reconcile.step()).rejects.toThrow(/unavailable/);
+    expect(reconcile.pending()).toBe(2);
+    expect(counts().failed).toBe(1);
+
+    fail.clear();
+    while (reconcile.pending() > 0) await reconcile.step();
+    expect(checked).toEqual(['/article/a', '/article/a', '/article/a', '/article/b']);
+    expect(counts()).toEqual({ failed: 1, done: 1 });
+  });
+});
