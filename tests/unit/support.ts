@@ -38,7 +38,7 @@ export async function makeRuntime(
   };
 }
 
-/** The parts of a hand-made runtime beside its config, store and hooks: a logger that writes nothing, a registry without the process defaults, empty coordination. */
+/** The rest of a hand-made runtime: a logger that writes nothing, a registry without the process defaults, empty coordination. */
 export function quietObservability(): Pick<
   Runtime,
   'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health' | 'briefingTurn' | 'feedFetches'
