@@ -9,6 +9,10 @@
  * database (`store.pages.shared`) a job is claimed with a lease before it runs, each rendered page
  * is stored for the other servers, and the pages they render are copied into this server's folder;
  * search bundles are per server (each re-indexes its own).
+ *
+ * What a job does is in its part: `page-lane.ts` (a page, through the engine in `regenerator.ts`),
+ * `search-lane.ts` (a search bundle or the compaction) and `reconcile.ts`; this module holds the queue,
+ * the two loops, the claims and leases, and the render manifest.
  */
 import fs from 'node:fs';
 import path from 'node:path';
