@@ -23,7 +23,7 @@ import { errorMessage, logOncePerMinute, type Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
 import type { Compressor } from './compress.ts';
 import type { FileOutcome } from './files.ts';
-import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
+import { manifestFileFor, manifestMatches, readRenderManifest, saveRenderManifest, type RenderManifest } from './manifest.ts';
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
 import { createPurgeBatch } from './purge-batch.ts';
 import { createPurger } from './purge.ts';
@@ -432,7 +432,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       siteUrl,
       ...(searchJobs.length ? { searchJobs } : {}),
     };
-    writeRenderManifest(manifestFile, manifest);
+    await saveRenderManifest(manifestFile, manifest);
     knownManifest = JSON.stringify(manifest);
     writtenVersion = state.version;
     writtenSearchJobs = searchJobs;
