@@ -10,6 +10,7 @@
  * browsers read it (it is part of the served search index).
  */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -142,6 +143,47 @@ export function updateRenderStateHeader(file: string, change: (header: RenderSta
   const header = change(parseHeader(bytes?.subarray(0, end >= 0 ? end : bytes.length).toString('utf8')));
   const pages = bytes && end >= 0 ? bytes.subarray(end + 1) : Buffer.alloc(0);
   replaceFile(file, [Buffer.from(`${JSON.stringify(header)}\n`), pages]);
+}
+
+/** Header changes of this process, one at a time per file: the worker's two lanes both change it. */
+const pendingChanges = new Map<string, Promise<void>>();
+let tempSeq = 0;
+
+/**
+ * As updateRenderStateHeader, for the server: the page lines (about 14 MB at 110,000 pages) are read
+ * and copied by libuv's pool, off the event loop, and this process's changes to one file run in turn.
+ */
+export function updateRenderStateHeaderAsync(file: string, change: (header: RenderStateHeader) => RenderStateHeader): Promise<void> {
+  const run = async () => {
+    const bytes = await fsp.readFile(file).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return undefined;
+      throw error;
+    });
+    const end = bytes ? bytes.indexOf(10) : -1;
+    const header = change(parseHeader(bytes?.subarray(0, end >= 0 ? end : bytes.length).toString('utf8')));
+    const temp = `${file}.${process.pid}.${++tempSeq}.tmp`;
+    try {
+      await fsp.mkdir(path.dirname(file), { recursive: true });
+      const handle = await fsp.open(temp, 'w');
+      try {
+        await handle.write(`${JSON.stringify(header)}\n`);
+        if (bytes && end >= 0) await handle.write(bytes.subarray(end + 1));
+      } finally {
+        await handle.close();
+      }
+      await fsp.rename(temp, file);
+    } catch (error) {
+      await fsp.rm(temp, { force: true });
+      throw error;
+    }
+  };
+  const next = (pendingChanges.get(file) ?? Promise.resolve()).then(run, run);
+  const settled = next.catch(() => {});
+  pendingChanges.set(file, settled);
+  void settled.then(() => {
+    if (pendingChanges.get(file) === settled) pendingChanges.delete(file);
+  });
+  return next;
 }
 
 /** The page lines of the state file (empty when there is none); lines that do not parse are skipped (those pages are re-checked). */

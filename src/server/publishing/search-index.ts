@@ -13,7 +13,7 @@ import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
 import { BACKGROUND_NICE, lowerProcessPriority } from '../thread-priority.ts';
 import { closePagefind, pagefindPids, watchPagefind } from './pagefind-process.ts';
-import { readRenderStateHeader, renderStateFileFor, updateRenderStateHeader } from './render-state.ts';
+import { readRenderStateHeader, renderStateFileFor, updateRenderStateHeaderAsync } from './render-state.ts';
 
 export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
@@ -360,7 +360,7 @@ async function recordDayTier(root: string, indexed: ReadonlyMap<string, readonly
   // Sorted, so a full build and an incremental one write the same bytes.
   const sorted = Object.fromEntries(Object.entries(after).sort((a, b) => compareBundles(a[0], b[0])));
   if (JSON.stringify(sorted) === JSON.stringify(before)) return;
-  updateRenderStateHeader(renderStateFileFor(root), ({ dayTier: _old, ...header }) =>
+  await updateRenderStateHeaderAsync(renderStateFileFor(root), ({ dayTier: _old, ...header }) =>
     Object.keys(sorted).length === 0 ? header : { ...header, dayTier: sorted },
   );
 }

@@ -9,6 +9,10 @@
  * database (`store.pages.shared`) a job is claimed with a lease before it runs, each rendered page
  * is stored for the other servers, and the pages they render are copied into this server's folder;
  * search bundles are per server (each re-indexes its own).
+ *
+ * What a job does is in its part: `page-lane.ts` (a page, through the engine in `regenerator.ts`),
+ * `search-lane.ts` (a search bundle or the compaction) and `reconcile.ts`; this module holds the queue,
+ * the two loops, the claims and leases, and the render manifest.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -19,7 +23,7 @@ import { errorMessage, logOncePerMinute, type Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
 import type { Compressor } from './compress.ts';
 import type { FileOutcome } from './files.ts';
-import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest, type RenderManifest } from './manifest.ts';
+import { manifestFileFor, manifestMatches, readRenderManifest, saveRenderManifest, type RenderManifest } from './manifest.ts';
 import { laneOf, pickJob, retryDelayMs, type JobTiming, type Lane } from './job-picking.ts';
 import { createPurgeBatch } from './purge-batch.ts';
 import { createPurger } from './purge.ts';
@@ -428,7 +432,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       siteUrl,
       ...(searchJobs.length ? { searchJobs } : {}),
     };
-    writeRenderManifest(manifestFile, manifest);
+    await saveRenderManifest(manifestFile, manifest);
     knownManifest = JSON.stringify(manifest);
     writtenVersion = state.version;
     writtenSearchJobs = searchJobs;
