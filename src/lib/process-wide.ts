@@ -8,12 +8,6 @@
 export const PROCESS_WIDE = {
   /** Islands are separate browser bundles that may each include the toast store: one channel per page. */
   toasts: 'meridian-news.toasts',
-  /**
-   * The store this process renders from: the machine files' twin endpoints (feeds, sitemaps) run in the
-   * Astro bundle, its own copy of our modules, called over loopback by the server and `npm run rebuild`,
-   * which opened the store in theirs. Goes when those files render on the render thread (issue 32, item 1).
-   */
-  renderStore: 'meridian-news.render-store',
   /** `astro dev` only: Vite evaluates a changed module again, and the runtime must open the store once per process. */
   devRuntime: 'meridian-news.dev-runtime',
 } as const;
@@ -26,17 +20,4 @@ export function getProcessWide<T>(name: keyof typeof PROCESS_WIDE, create: () =>
   const key = Symbol.for(PROCESS_WIDE[name]);
   if (!(key in registry)) registry[key] = create();
   return registry[key] as T;
-}
-
-/** The value registered under `name`, or undefined when none is. */
-export function peekProcessWide<T>(name: keyof typeof PROCESS_WIDE): T | undefined {
-  return (globalThis as unknown as Registry)[Symbol.for(PROCESS_WIDE[name])] as T | undefined;
-}
-
-/** Registers `value` under `name` (undefined removes it). */
-export function setProcessWide(name: keyof typeof PROCESS_WIDE, value: unknown): void {
-  const registry = globalThis as unknown as Registry;
-  const key = Symbol.for(PROCESS_WIDE[name]);
-  if (value === undefined) delete registry[key];
-  else registry[key] = value;
 }

@@ -5,12 +5,12 @@
  */
 import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
-import { setProcessWide, getProcessWide, peekProcessWide } from '../lib/process-wide.ts';
+import { getProcessWide } from '../lib/process-wide.ts';
 import { openStore } from '../store/index.ts';
 import { HealthRegistry } from './health.ts';
 import { createLog } from './log.ts';
 import { createMetrics, instrumentStore } from './metrics.ts';
-import { createCoordination, REQUEST_QUERY_TIMEOUT_MS, type Runtime, type RuntimeOptions } from './runtime.ts';
+import { createCoordination, REQUEST_QUERY_TIMEOUT_MS, setReadStore, type Runtime, type RuntimeOptions } from './runtime.ts';
 import { guardStorageFaults } from './storage-faults.ts';
 
 // The runtime this copy of the module started: a process opens its store for writing once.
@@ -48,11 +48,11 @@ export function startRuntime(config: Config = getConfig(), options: RuntimeOptio
   });
   started = opening;
   const store = opening.then((runtime) => runtime.store);
-  // Pages and machine files of this process render from the live store (src/lib/process-wide.ts says why it is registered).
-  setProcessWide('renderStore', store);
+  // Pages and machine files of this process load their data from the live store.
+  setReadStore(store);
   opening.catch(() => {
     started = undefined;
-    if (peekProcessWide('renderStore') === store) setProcessWide('renderStore', undefined);
+    setReadStore(undefined, store);
   });
   return opening;
 }
@@ -67,7 +67,7 @@ export async function stopRuntime(runtime?: Runtime): Promise<void> {
   await stopping.store.close();
   if (started && (await started.catch(() => undefined)) === stopping) {
     started = undefined;
-    setProcessWide('renderStore', undefined);
+    setReadStore(undefined);
   }
 }
 

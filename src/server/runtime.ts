@@ -6,7 +6,6 @@
  */
 import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
-import { getProcessWide } from '../lib/process-wide.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
 import type { Logger, RequestScope } from './log.ts';
@@ -75,8 +74,16 @@ export const REQUEST_QUERY_TIMEOUT_MS = 7000;
  * or a read-only snapshot in a build process (which must not take the lock: the server may be running while cron rebuilds).
  */
 export function useReadStore(): Promise<Store> {
-  return getProcessWide('renderStore', () => openStore(getConfig().DATA_DIR, 'read', { databaseUrl: getConfig().DATABASE_URL }));
+  readStore ??= openStore(getConfig().DATA_DIR, 'read', { databaseUrl: getConfig().DATABASE_URL });
+  return readStore;
 }
+
+/** Pages render from this process's live store once its runtime opens it (src/server/app.ts); `undefined` forgets it. */
+export function setReadStore(store: Promise<Store> | undefined, only?: Promise<Store>): void {
+  if (only === undefined || readStore === only) readStore = store;
+}
+
+let readStore: Promise<Store> | undefined;
 
 /** Tells the subscribed subsystems which articles changed; counted in flight while the hooks run. */
 export async function emitArticleChanges(runtime: Runtime, changes: ArticleChange[]): Promise<void> {
