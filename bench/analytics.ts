@@ -58,10 +58,13 @@ async function measureStore(label: string, store: Store): Promise<void> {
     device: DEVICES[i % DEVICES.length]!,
   }));
   const started = performance.now();
+  let recordMs = 0;
   try {
     for (let done = 0; done < totalViews;) {
       const batch = Math.min(BATCH, totalViews - done);
+      const t0 = performance.now();
       for (let i = 0; i < batch; i++) recorder.record(views[(done + i) & 4095]!);
+      recordMs += performance.now() - t0;
       await recorder.flush();
       done += batch;
       clock += 61_000;
@@ -76,7 +79,7 @@ async function measureStore(label: string, store: Store): Promise<void> {
     value: Math.round(totalViews / seconds),
     unit: 'views/s',
     target: '>= 50,000',
-    note: `${totalViews} views, flushed ${Math.ceil(totalViews / BATCH)} times, load ${load()}`,
+    note: `${totalViews} views, flushed ${Math.ceil(totalViews / BATCH)} times; recording ${Math.round(recordMs)} ms, storing ${Math.round(seconds * 1000 - recordMs)} ms; load ${load()}`,
   });
 }
 
@@ -111,6 +114,12 @@ async function seedArticles(dataDir: string): Promise<string[]> {
   return ids;
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux): what a request costs whatever the machine's load. */
+function cpuSeconds(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 async function measureHttp(): Promise<void> {
   process.env.OUT_DIR ??= fs.existsSync(path.join(ROOT, 'dist/server/entry.mjs')) ? 'dist' : '.out/test';
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-analytics-'));
@@ -126,14 +135,25 @@ async function measureHttp(): Promise<void> {
       headers: { 'Content-Type': 'text/plain;charset=UTF-8', 'User-Agent': BROWSER, Origin: server.url },
     };
     const votes = { url: server.url, connections: 4, durationS, votes: { articleIds: ids, origin: server.url } };
+    const pid = server.process.pid!;
+    let cpu = cpuSeconds(pid);
     const quiet = await runLoad(votes);
+    const voteCpuMs = ((cpuSeconds(pid) - cpu) * 1000) / Math.max(1, quiet.ok);
     rows.push({
       figure: 'vote p99, quiet server',
       value: quiet.p99ExactMs,
       unit: 'ms',
       note: `${Math.round(quiet.rps)} votes/s, load ${load()}`,
     });
+    cpu = cpuSeconds(pid);
     const burst = await runLoad(beacon);
+    const beaconCpuMs = ((cpuSeconds(pid) - cpu) * 1000) / Math.max(1, burst.ok);
+    rows.push({
+      figure: "server CPU per beacon (the server's user + system time / beacons answered)",
+      value: Math.round(beaconCpuMs * 1000),
+      unit: 'us',
+      note: `about ${Math.round(1000 / beaconCpuMs)} beacons/s per free core; a vote costs ${Math.round(voteCpuMs * 1000)} us`,
+    });
     rows.push({
       figure: 'beacons a second over HTTP (50 connections)',
       value: Math.round(burst.rps),
@@ -152,6 +172,7 @@ async function measureHttp(): Promise<void> {
   } finally {
     await server.stop();
     fs.rmSync(dataDir, { recursive: true, force: true });
+    fs.rmSync(server.clientDir, { recursive: true, force: true });
   }
 }
 

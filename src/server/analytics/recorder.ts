@@ -32,6 +32,8 @@ export class ViewRecorder {
   #stopped = false;
   /** The buckets of the current minute, worked out once a minute rather than once a view. */
   #minute = { at: -1, minute: '', hour: '', day: '' };
+  /** The counts a kind of view adds to in the current minute's batch, so a repeated view is one lookup, not six. */
+  #byView = new Map<string, ViewCount[]>();
 
   constructor(analytics: AnalyticsRepository, timeZone: string, log: Log) {
     this.#analytics = analytics;
@@ -43,6 +45,7 @@ export class ViewRecorder {
   record(view: PageView, at = nowMs()): void {
     const minuteIndex = Math.floor(at / 60_000);
     if (minuteIndex !== this.#minute.at) {
+      this.#byView.clear();
       this.#minute = {
         at: minuteIndex,
         minute: isoMinute(minuteIndex * 60_000),
@@ -50,27 +53,34 @@ export class ViewRecorder {
         day: newsroomDay(at, this.#timeZone),
       };
     }
-    const { minute, hour, day } = this.#minute;
-    this.#add('minute', minute, 'section', view.section);
-    this.#add('hour', hour, 'section', view.section);
-    this.#add('day', day, 'section', view.section);
-    if (view.articleId) {
-      this.#add('hour', hour, 'article', view.articleId);
-      this.#add('day', day, 'article', view.articleId);
+    const signature = `${view.section}\t${view.articleId ?? ''}\t${view.referrer.kind}\t${view.referrer.host}\t${view.device}`;
+    let counts = this.#byView.get(signature);
+    if (!counts) {
+      const { minute, hour, day } = this.#minute;
+      counts = [
+        this.#count('minute', minute, 'section', view.section),
+        this.#count('hour', hour, 'section', view.section),
+        this.#count('day', day, 'section', view.section),
+        this.#count('day', day, 'referrer', `${view.section}\t${view.referrer.kind}\t${view.referrer.host}`),
+        this.#count('day', day, 'device', `${view.section}\t${view.device}`),
+      ];
+      if (view.articleId)
+        counts.push(this.#count('hour', hour, 'article', view.articleId), this.#count('day', day, 'article', view.articleId));
+      this.#byView.set(signature, counts);
     }
-    this.#add('day', day, 'referrer', `${view.section}\t${view.referrer.kind}\t${view.referrer.host}`);
-    this.#add('day', day, 'device', `${view.section}\t${view.device}`);
+    for (const count of counts) count.views++;
     if (!this.#timer && !this.#stopped) {
       this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
       this.#timer.unref();
     }
   }
 
-  #add(grain: ViewGrain, start: string, dim: ViewDimension, key: string): void {
+  /** The pending count of a bucket and key (created at 0). */
+  #count(grain: ViewGrain, start: string, dim: ViewDimension, key: string): ViewCount {
     const id = `${grain}\u0000${start}\u0000${dim}\u0000${key}`;
-    const count = this.#pending.get(id);
-    if (count) count.views++;
-    else this.#pending.set(id, { grain, start, dim, key, views: 1 });
+    let count = this.#pending.get(id);
+    if (!count) this.#pending.set(id, (count = { grain, start, dim, key, views: 0 }));
+    return count;
   }
 
   /** Views recorded and not yet stored. */
@@ -92,8 +102,10 @@ export class ViewRecorder {
     if (this.#pending.size > 0) {
       const batch = this.#pending;
       this.#pending = new Map();
+      // The cached counts belong to the batch being stored.
+      this.#byView.clear();
       try {
-        await this.#analytics.addViews([...batch.values()]);
+        await this.#analytics.addViews([...batch.values()].filter((count) => count.views > 0));
       } catch (error) {
         // Put back for the next flush (a database that is down for a moment loses nothing).
         for (const [id, count] of batch) {
