@@ -4,7 +4,7 @@
  */
 import type { Device, ViewCount, ViewDimension, ViewGrain } from '../../schemas/analytics.ts';
 import { MAX_RANGE_DAYS } from '../../schemas/analytics.ts';
-import type { AnalyticsRepository } from '../../store/types.ts';
+import type { AnalyticsRepository, CounterRepository } from '../../store/types.ts';
 import { nowMs } from '../clock.ts';
 import type { Runtime } from '../runtime.ts';
 import { addDays, hourStartMs, isoMinute, newsroomDay } from './calendar.ts';
@@ -35,7 +35,13 @@ export class ViewRecorder {
   /** The counts a kind of view adds to in the current minute's batch, so a repeated view is one lookup, not six. */
   #byView = new Map<string, ViewCount[]>();
 
-  constructor(analytics: AnalyticsRepository, timeZone: string, log: Log) {
+  readonly #counters: CounterRepository | undefined;
+  /** Views per article for the running `views` total, stored with the buckets. */
+  #totals = new Map<string, number>();
+
+  /** `counters`: where the articles' running totals go (the server's recorder); without it only the buckets are kept. */
+  constructor(analytics: AnalyticsRepository, timeZone: string, log: Log, counters?: CounterRepository) {
+    this.#counters = counters;
     this.#analytics = analytics;
     this.#timeZone = timeZone;
     this.#log = log;
@@ -69,6 +75,7 @@ export class ViewRecorder {
       this.#byView.set(signature, counts);
     }
     for (const count of counts) count.views++;
+    if (view.articleId && this.#counters) this.#totals.set(view.articleId, (this.#totals.get(view.articleId) ?? 0) + 1);
     if (!this.#timer && !this.#stopped) {
       this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
       this.#timer.unref();
@@ -114,7 +121,16 @@ export class ViewRecorder {
           else this.#pending.set(id, count);
         }
         this.#log.error({ err: error, counts: batch.size }, 'page views not stored yet; retrying at the next flush');
-        return;
+      }
+    }
+    if (this.#totals.size > 0 && this.#counters) {
+      const totals = this.#totals;
+      this.#totals = new Map();
+      try {
+        await this.#counters.addViews(totals);
+      } catch (error) {
+        for (const [id, views] of totals) this.#totals.set(id, (this.#totals.get(id) ?? 0) + views);
+        this.#log.error({ err: error, articles: totals.size }, "articles' view totals not stored yet; retrying at the next flush");
       }
     }
     const now = nowMs();
@@ -137,7 +153,7 @@ export class ViewRecorder {
     this.#timer = undefined;
     await this.flush();
     // A flush that was under way when stop began may have left views recorded meanwhile.
-    if (this.#pending.size > 0) await this.flush();
+    if (this.#pending.size > 0 || this.#totals.size > 0) await this.flush();
   }
 }
 
@@ -147,7 +163,12 @@ const SERVICE = 'view-recorder';
 export function viewRecorderOf(runtime: Runtime): ViewRecorder {
   let recorder = runtime.services.get(SERVICE) as ViewRecorder | undefined;
   if (!recorder) {
-    recorder = new ViewRecorder(runtime.store.analytics, runtime.config.BRIEFING_TZ, runtime.log.child({ component: 'analytics' }));
+    recorder = new ViewRecorder(
+      runtime.store.analytics,
+      runtime.config.BRIEFING_TZ,
+      runtime.log.child({ component: 'analytics' }),
+      runtime.store.counters,
+    );
     runtime.services.set(SERVICE, recorder);
   }
   return recorder;
