@@ -17,6 +17,8 @@ export const ACTIONS = [
   'article.delete',
   /** The dashboard's counts over the whole archive. */
   'article.stats',
+  /** Page views over time (issue 33): `own` is the figures of one's own articles only. */
+  'analytics.read',
   'votes.adjust',
   'comment.moderate',
   'image.upload',
@@ -39,6 +41,7 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'article.schedule': 'all',
     'article.delete': 'all',
     'article.stats': 'all',
+    'analytics.read': 'all',
     'votes.adjust': 'all',
     'comment.moderate': 'all',
     'image.upload': 'all',
@@ -51,6 +54,7 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'article.publish': 'own',
     'article.schedule': 'own',
     'article.delete': 'own',
+    'analytics.read': 'own',
     'image.upload': 'all',
   },
   contributor: {
@@ -72,6 +76,7 @@ export const ACTION_TEXT: Record<Action, string> = {
   'article.schedule': 'schedule this article',
   'article.delete': 'delete this article',
   'article.stats': 'read the newsroom statistics',
+  'analytics.read': 'read the site-wide analytics',
   'votes.adjust': 'adjust likes and dislikes',
   'comment.moderate': 'moderate comments',
   'image.upload': 'upload images',

@@ -7,7 +7,12 @@ export const pageviewInputSchema = z.strictObject({
     .min(1)
     .max(512)
     .regex(/^\/[^\s]*$/, 'Expected a site path'),
+  /** The campaign tag of the page's URL (`ref` or `utm_source`, e.g. `newsletter`). */
+  ref: z.string().max(100).optional(),
+  /** The page's own referrer (document.referrer): a beacon's Referer header names the page itself. */
+  referrer: z.string().max(1024).optional(),
 });
+export type PageviewInput = z.infer<typeof pageviewInputSchema>;
 
 export const normalizeImageInputSchema = z.strictObject({
   imageUrl: z.string().trim().min(1).max(2048),

@@ -450,20 +450,6 @@ export async function adjustArticleVotes(runtime: Runtime, id: string, kind: Vot
   return runtime.store.counters.adjust(id, kind, amount);
 }
 
-/** Counts a page view; article pages also increment the article's views. */
-export async function recordPageView(runtime: Runtime, path: string): Promise<void> {
-  const match = /^\/article\/([^/?#]+)\/?$/.exec(path);
-  if (!match) return;
-  let slug: string;
-  try {
-    slug = decodeURIComponent(match[1]!);
-  } catch {
-    return;
-  }
-  const record = await runtime.store.articles.getBySlug(slug);
-  if (record && record.status === 'published') await runtime.store.counters.incrementViews(record.id);
-}
-
 /** Published articles matching a search query, by relevance then recency. */
 export async function searchArticles(runtime: Runtime, query: SearchQuery): Promise<{ items: ArticleSummary[]; total: number }> {
   const filter: ArticleFilter = { statuses: ['published'], section: query.section === 'all' ? undefined : query.section };

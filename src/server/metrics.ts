@@ -124,6 +124,7 @@ const REPOSITORIES = [
   'meta',
   'revisions',
   'trash',
+  'analytics',
   'pages',
 ] as const satisfies readonly (keyof Store)[];
 

@@ -118,6 +118,7 @@ const REPOSITORIES = [
   'meta',
   'revisions',
   'trash',
+  'analytics',
 ] as const satisfies readonly (keyof Store)[];
 
 function guardRepository<T extends object>(runtime: FaultContext, repository: T): T {

@@ -7,6 +7,7 @@ import type { Session, User } from '../schemas/auth.ts';
 import type { AuditEntry } from '../schemas/audit.ts';
 import type { Job } from '../schemas/misc.ts';
 import type { Revision, TrashEntry } from '../schemas/revision.ts';
+import type { ViewCount, ViewDimension, ViewGrain } from '../schemas/analytics.ts';
 
 export type Page = { offset: number; limit: number };
 
@@ -264,6 +265,21 @@ export interface LimitRepository {
   update<T>(key: string, now: number, change: (current: T | undefined) => { value: T; expiresAt: number }): Promise<T>;
 }
 
+/**
+ * Page views over time (issue 33): counts per bucket (minute, hour, newsroom day) and dimension.
+ * The recorder batches views in memory and adds them here every few seconds.
+ */
+export interface AnalyticsRepository {
+  /** Adds each count to its bucket (creating it); one call is one write per bucket file or one statement. */
+  addViews(counts: readonly ViewCount[]): Promise<void>;
+  /** The buckets of one grain and dimension whose start is in [from, to) (strings compared as stored), only `keys` when given. */
+  listViews(grain: ViewGrain, dim: ViewDimension, from: string, to: string, keys?: readonly string[]): Promise<ViewCount[]>;
+  /** Removes the buckets of a grain that start before `before`; answers how many buckets (lowdb: files) went. */
+  prune(grain: ViewGrain, before: string): Promise<number>;
+  /** Every stored count, for db:export and db:import. */
+  exportAll(): Promise<ViewCount[]>;
+}
+
 /** Settings the application keeps beside its data (secret, render manifest). */
 export interface MetaRepository {
   get<T>(key: string): Promise<T | undefined>;
@@ -290,6 +306,7 @@ export interface Store {
   readonly revisions: RevisionRepository;
   readonly trash: TrashRepository;
   readonly pages: RenderedPageRepository;
+  readonly analytics: AnalyticsRepository;
   /** Which implementation holds the data (readiness reports it). */
   readonly kind: 'lowdb' | 'postgres';
   /**

@@ -10,7 +10,6 @@ import {
   listArticles,
   countArticles,
   publishDueArticles,
-  recordPageView,
   searchArticles,
   slugify,
   uniqueSlug,
@@ -19,6 +18,7 @@ import {
   deleteArticle,
 } from '../../src/server/articles.ts';
 import { articleInputSchema } from '../../src/schemas/article.ts';
+import { recordPageView } from '../../src/server/analytics/record.ts';
 import { computeReadingTime } from '../../src/server/html.ts';
 import { purgeTrashed } from '../../src/server/trash.ts';
 import { appErrorOf, articleRecord, makeRuntime } from './support.ts';
@@ -200,6 +200,7 @@ describe('votes and views', () => {
   });
 
   it('counts views of published article paths only', async () => {
+    const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
     const live = await createArticle(runtime, input({ title: 'Viewed', status: 'published' }));
     const draft = await createArticle(runtime, input({ title: 'Unviewed' }));
     for (const path of [
@@ -210,8 +211,11 @@ describe('votes and views', () => {
       '/article/%E0%A4%A',
       '/article/',
     ]) {
-      await recordPageView(runtime, path);
+      await recordPageView(runtime, { path }, { userAgent: BROWSER, refererHeader: null, signedIn: false });
     }
+    // Staff and bots are not counted (issue 33).
+    await recordPageView(runtime, { path: `/article/${live.slug}` }, { userAgent: BROWSER, refererHeader: null, signedIn: true });
+    await recordPageView(runtime, { path: `/article/${live.slug}` }, { userAgent: 'Googlebot/2.1', refererHeader: null, signedIn: false });
     expect((await runtime.store.counters.get(live.id)).views).toBe(2);
     expect((await runtime.store.counters.get(draft.id)).views).toBe(0);
   });

@@ -22,6 +22,7 @@ import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
 import { LowdbUserDirectory, type UsersFile } from './users.ts';
 import { LowdbAudit } from './audit.ts';
+import { LowdbAnalytics } from './analytics.ts';
 import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';
 import { LocalRenderedPages } from '../local-pages.ts';
@@ -106,6 +107,7 @@ export async function openLowdbStore(
     const subscriberRepo = new LowdbSubscriberList(subscribers);
     const sessionRepo = new LowdbSessions(sessions);
     const jobRepo = new LowdbJobs(jobs);
+    const analytics = new LowdbAnalytics(dir, readOnly);
     let closed = false;
     const trash = await LowdbTrash.open(dir, readOnly);
     return {
@@ -125,6 +127,7 @@ export async function openLowdbStore(
       revisions: new LowdbRevisions(dir, readOnly),
       trash,
       pages: new LocalRenderedPages(),
+      analytics,
       kind: 'lowdb',
       // Through this store's own module copy, whose gate every write of this store passes (the Astro
       // bundle's endpoint asks through the store, never through a gate of its own copy).
@@ -155,6 +158,7 @@ export async function openLowdbStore(
           subscriberRepo.settle(),
           sessionRepo.settle(),
           jobRepo.settle(),
+          analytics.settle(),
           sources.settle(),
           users.settle(),
           meta.settle(),

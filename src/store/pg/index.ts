@@ -7,6 +7,7 @@ import { acquireLock } from '../lock-file.ts';
 import { CONNECT_TIMEOUT_MS, createPool, toJson, type QueryTimeout } from './db.ts';
 import { migrate, pendingMigrations } from './migrate.ts';
 import { PgArticles } from './articles.ts';
+import { PgAnalytics } from './analytics.ts';
 import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources } from './collections.ts';
 import { PgAudit, PgBriefings, PgSubscribers, PgUsers } from './people.ts';
 import { PgRevisions, PgTrash } from './history.ts';
@@ -59,6 +60,7 @@ export async function openPgStore(
       revisions: new PgRevisions(pool),
       trash: new PgTrash(pool),
       pages: new PgRenderedPages(pool, url),
+      analytics: new PgAnalytics(pool),
       kind: 'postgres',
       async check() {
         if (closed) return { ok: false, reason: 'the store is closed' };

@@ -1,0 +1,142 @@
+/**
+ * Page views batched in memory and added to the store's time buckets every two seconds and on a clean
+ * stop (issue 33): a beacon costs a few map increments, a crash loses at most the last flush interval.
+ */
+import type { Device, ViewCount, ViewDimension, ViewGrain } from '../../schemas/analytics.ts';
+import { MAX_RANGE_DAYS } from '../../schemas/analytics.ts';
+import type { AnalyticsRepository } from '../../store/types.ts';
+import { nowMs } from '../clock.ts';
+import type { Runtime } from '../runtime.ts';
+import { addDays, hourStartMs, isoMinute, newsroomDay } from './calendar.ts';
+import type { Referrer } from './classify.ts';
+
+/** One counted view, classified. `section` is an article's or section page's section, or `(front)`. */
+export type PageView = { section: string; articleId?: string | undefined; referrer: Referrer; device: Device };
+
+export const FLUSH_INTERVAL_MS = 2000;
+const PRUNE_INTERVAL_MS = 3_600_000;
+/** Hour buckets are kept a day longer than the 14 the dashboard reads; minute buckets two hours. */
+const KEEP_HOURS_MS = 15 * 86_400_000;
+const KEEP_MINUTES_MS = 2 * 3_600_000;
+
+type Log = { error(object: object, message: string): void };
+
+export class ViewRecorder {
+  readonly #analytics: AnalyticsRepository;
+  readonly #timeZone: string;
+  readonly #log: Log;
+  #pending = new Map<string, ViewCount>();
+  #timer: NodeJS.Timeout | undefined;
+  #flushing: Promise<void> | undefined;
+  #lastPrune = 0;
+  #stopped = false;
+  /** The buckets of the current minute, worked out once a minute rather than once a view. */
+  #minute = { at: -1, minute: '', hour: '', day: '' };
+
+  constructor(analytics: AnalyticsRepository, timeZone: string, log: Log) {
+    this.#analytics = analytics;
+    this.#timeZone = timeZone;
+    this.#log = log;
+  }
+
+  /** Counts one view now (the injectable clock); the timer starts with the first view, so tools that never record never flush. */
+  record(view: PageView, at = nowMs()): void {
+    const minuteIndex = Math.floor(at / 60_000);
+    if (minuteIndex !== this.#minute.at) {
+      this.#minute = {
+        at: minuteIndex,
+        minute: isoMinute(minuteIndex * 60_000),
+        hour: isoMinute(hourStartMs(at, this.#timeZone)),
+        day: newsroomDay(at, this.#timeZone),
+      };
+    }
+    const { minute, hour, day } = this.#minute;
+    this.#add('minute', minute, 'section', view.section);
+    this.#add('hour', hour, 'section', view.section);
+    this.#add('day', day, 'section', view.section);
+    if (view.articleId) {
+      this.#add('hour', hour, 'article', view.articleId);
+      this.#add('day', day, 'article', view.articleId);
+    }
+    this.#add('day', day, 'referrer', `${view.section}\t${view.referrer.kind}\t${view.referrer.host}`);
+    this.#add('day', day, 'device', `${view.section}\t${view.device}`);
+    if (!this.#timer && !this.#stopped) {
+      this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
+      this.#timer.unref();
+    }
+  }
+
+  #add(grain: ViewGrain, start: string, dim: ViewDimension, key: string): void {
+    const id = `${grain}\u0000${start}\u0000${dim}\u0000${key}`;
+    const count = this.#pending.get(id);
+    if (count) count.views++;
+    else this.#pending.set(id, { grain, start, dim, key, views: 1 });
+  }
+
+  /** Views recorded and not yet stored. */
+  get pending(): number {
+    let views = 0;
+    for (const count of this.#pending.values()) if (count.dim === 'section' && count.grain === 'day') views += count.views;
+    return views;
+  }
+
+  /** Stores what is pending (one flush at a time); a failed flush keeps its counts for the next one. */
+  flush(): Promise<void> {
+    this.#flushing ??= this.#flushNow().finally(() => {
+      this.#flushing = undefined;
+    });
+    return this.#flushing;
+  }
+
+  async #flushNow(): Promise<void> {
+    if (this.#pending.size > 0) {
+      const batch = this.#pending;
+      this.#pending = new Map();
+      try {
+        await this.#analytics.addViews([...batch.values()]);
+      } catch (error) {
+        // Put back for the next flush (a database that is down for a moment loses nothing).
+        for (const [id, count] of batch) {
+          const now = this.#pending.get(id);
+          if (now) now.views += count.views;
+          else this.#pending.set(id, count);
+        }
+        this.#log.error({ err: error, counts: batch.size }, 'page views not stored yet; retrying at the next flush');
+        return;
+      }
+    }
+    const now = nowMs();
+    if (this.#timer && now - this.#lastPrune >= PRUNE_INTERVAL_MS) {
+      this.#lastPrune = now;
+      await this.#prune(now).catch((error: unknown) => this.#log.error({ err: error }, 'old view buckets not pruned'));
+    }
+  }
+
+  async #prune(now: number): Promise<void> {
+    await this.#analytics.prune('minute', isoMinute(now - KEEP_MINUTES_MS));
+    await this.#analytics.prune('hour', isoMinute(now - KEEP_HOURS_MS));
+    await this.#analytics.prune('day', addDays(newsroomDay(now, this.#timeZone), -(MAX_RANGE_DAYS + 2)));
+  }
+
+  /** A clean stop: no more timer, and everything pending stored. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.flush();
+    // A flush that was under way when stop began may have left views recorded meanwhile.
+    if (this.#pending.size > 0) await this.flush();
+  }
+}
+
+const SERVICE = 'view-recorder';
+
+/** The runtime's recorder, made on first use and registered as a service, so stopRuntime() flushes it before the store closes. */
+export function viewRecorderOf(runtime: Runtime): ViewRecorder {
+  let recorder = runtime.services.get(SERVICE) as ViewRecorder | undefined;
+  if (!recorder) {
+    recorder = new ViewRecorder(runtime.store.analytics, runtime.config.BRIEFING_TZ, runtime.log.child({ component: 'analytics' }));
+    runtime.services.set(SERVICE, recorder);
+  }
+  return recorder;
+}
