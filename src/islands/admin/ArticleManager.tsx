@@ -35,7 +35,7 @@ export function ArticleManager() {
   const publishedIds = (list.data ?? []).filter((a) => a.publishedAt).map((a) => a.id);
   const sparklines = useQuery<AnalyticsSparklines>({
     queryKey: analyticsKeys.sparklines(publishedIds, SPARK_DAYS),
-    enabled: ready && can('article.publish') && publishedIds.length > 0,
+    enabled: ready && can('analytics.read') && publishedIds.length > 0,
   });
 
   const update = (field: keyof ArticleFilters) => (event: { target: { value: string } }) =>

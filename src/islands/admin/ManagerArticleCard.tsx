@@ -63,7 +63,7 @@ export function ManagerArticleCard({ article, actions, spark, sparkDays }: Props
         </div>
       </dl>
 
-      {article.publishedAt && can('article.publish', article) && (
+      {article.publishedAt && can('analytics.read', article) && (
         <ArticleFiguresLine articleId={article.id} title={article.title} spark={spark} days={sparkDays} />
       )}
 

@@ -37,7 +37,7 @@ export function OverviewTab() {
       )}
 
       {/* Site-wide figures for admins and editors; an author sees the top list of their own articles; a contributor no figures. */}
-      {ready && (showStats ? <AnalyticsOverview /> : can('article.publish') && <TopArticles />)}
+      {ready && (showStats ? <AnalyticsOverview /> : can('analytics.read') && <TopArticles />)}
 
       <section className="adm-card" aria-labelledby="recent-heading">
         <h2 id="recent-heading" className="adm-card-title">

@@ -476,7 +476,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
             />
           )}
 
-          {articleId && existing.data?.publishedAt && permissions.can('article.publish', existing.data) && (
+          {articleId && existing.data?.publishedAt && permissions.can('analytics.read', existing.data) && (
             <section className="adm-card adm-form-stack" aria-labelledby="views-heading">
               <h2 id="views-heading" className="adm-card-title">
                 Readers

@@ -1,6 +1,6 @@
 /** The Overview's analytics: reading now, views per day by section, top articles, referrers, devices, subscribers, articles published. */
 import { useEffect, useState, type ReactNode } from 'react';
-import { useQuery, type UseQueryResult } from '@tanstack/react-query';
+import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { QueryFailure, Spinner, toastFailure } from '../AdminUi.tsx';
 import { analyticsKeys, type AnalyticsReferrers, type AnalyticsSummary, type AnalyticsTop, type TopPeriod } from './analytics-contract.ts';
 import { addDays } from './chart-table.ts';
@@ -63,9 +63,15 @@ export function AnalyticsOverview() {
   const ranged = useQuery<AnalyticsSummary>({
     queryKey: analyticsKeys.summary(from ?? '', to ?? ''),
     enabled: range !== 30 && to !== undefined,
+    // The charts stay in place (their open tables and the focused switch too) while another period loads.
+    placeholderData: (previous) => previous ?? base.data,
   });
   const summary = range === 30 ? base : ranged;
-  const referrers = useQuery<AnalyticsReferrers>({ queryKey: analyticsKeys.referrers(from ?? '', to ?? ''), enabled: to !== undefined });
+  const referrers = useQuery<AnalyticsReferrers>({
+    queryKey: analyticsKeys.referrers(from ?? '', to ?? ''),
+    enabled: to !== undefined,
+    placeholderData: keepPreviousData,
+  });
   useFailureToast(summary, 'the readers figures');
   useFailureToast(referrers, 'the referrers');
 
@@ -192,7 +198,7 @@ const PERIODS = [
 /** The ten most read articles of today or the last 7 days, each with its sparkline. */
 export function TopArticles() {
   const [period, setPeriod] = useState<TopPeriod>('today');
-  const top = useQuery<AnalyticsTop>({ queryKey: analyticsKeys.top(period) });
+  const top = useQuery<AnalyticsTop>({ queryKey: analyticsKeys.top(period), placeholderData: keepPreviousData });
   useFailureToast(top, 'the top articles');
   return (
     <Pending query={top} what="top articles">
