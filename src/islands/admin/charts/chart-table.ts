@@ -39,11 +39,6 @@ export function addDays(day: string, n: number): string {
   return date.toISOString().slice(0, 10);
 }
 
-/** Today's date in a time zone, YYYY-MM-DD. */
-export function todayIn(timeZone: string | undefined, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
-}
-
 /** The sum of a list of numbers. */
 export function sumOf(values: number[]): number {
   return values.reduce((total, value) => total + value, 0);
