@@ -1,5 +1,5 @@
 /** News Sources tab: the add form, the list with last fetch and error, enable/disable, delete and fetch now with its live progress. */
-import { useState, type FormEvent } from 'react';
+import { useEffect, useRef, useState, type FormEvent } from 'react';
 import { useIsMutating, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api-client.ts';
 import { SECTIONS, type Section } from '../../schemas/common.ts';
@@ -28,6 +28,13 @@ export function NewsSourcesTab() {
     refetchInterval: (query) => (fetchingAny || query.state.data?.runs.some((run) => run.state === 'running') ? PROGRESS_POLL_MS : false),
   });
   const [form, setForm] = useState<SourceForm>(EMPTY_FORM);
+  // A run that ended (the scheduler's too) changed the sources' last result and perhaps the articles.
+  const runningCount = progress.data?.runs.filter((run) => run.state === 'running').length ?? 0;
+  const lastRunningCount = useRef(0);
+  useEffect(() => {
+    if (runningCount < lastRunningCount.current) void Promise.all([invalidateSources(client), invalidateArticles(client)]);
+    lastRunningCount.current = runningCount;
+  }, [runningCount, client]);
 
   const add = useMutation({
     mutationFn: (input: NewsSourceInput) => api.post<NewsSource>('/api/news-sources', input),
