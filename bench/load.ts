@@ -17,6 +17,9 @@ export type LoadJob = {
    */
   rate?: number;
   headers?: Record<string, string>;
+  /** Another method and a body for every request (a page-view beacon's POST); GET without a body when unset. */
+  method?: 'POST';
+  body?: string;
   /** Votes: POST like/dislike on these article ids, each request from a new visitor cookie. */
   votes?: { articleIds: string[]; origin: string };
 };
@@ -96,6 +99,8 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
     timeout: 10,
     ...(job.rate ? { overallRate: job.rate } : {}),
     ...(job.headers ? { headers: job.headers } : {}),
+    ...(job.method ? { method: job.method } : {}),
+    ...(job.body !== undefined ? { body: job.body } : {}),
     ...(requests ? { requests } : {}),
   }).on('response', (_client, status, _bytes, responseTime) => {
     if (status >= 200 && status < 300) latencies.push(responseTime);

@@ -94,6 +94,8 @@ export interface CounterRepository {
   /** Adds (or, negative, removes) likes or dislikes, never below zero. */
   adjust(articleId: string, kind: VoteKind, amount: number): Promise<ArticleCounters>;
   incrementViews(articleId: string): Promise<void>;
+  /** Adds many articles' views at once (the recorder's flush): one write per bucket file or one statement. */
+  addViews(views: ReadonlyMap<string, number>): Promise<void>;
   deleteArticle(articleId: string): Promise<void>;
 }
 

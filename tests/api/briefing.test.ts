@@ -135,6 +135,8 @@ describe('the briefing with a running server', () => {
     for (const article of [pick, other]) {
       expect(html).toContain(`${env.SITE_URL}/article/${article.slug}`);
       expect(text).toContain(`${env.SITE_URL}/article/${article.slug}`);
+      // The beacon on the article page reads the tag and counts the view as the newsletter's (issue 33).
+      expect(text).toContain(`${env.SITE_URL}/article/${article.slug}?ref=newsletter`);
       expect(text).toContain(article.title);
     }
     expect(html).toContain("Editor's pick");

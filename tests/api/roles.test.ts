@@ -130,6 +130,12 @@ const SIGNED_IN = (ok: Expected): Row['expect'] => [ok, ok, ok, ok, 401];
 const MATRIX: Row[] = [
   { method: 'GET', path: '/api/auth/me', expect: SIGNED_IN(200) },
   { method: 'GET', path: '/api/articles/stats', expect: EDITORS(200) },
+  // Analytics (issue 33): site-wide figures for editors; top, sparklines and one article's figures also for authors (their own only).
+  { method: 'GET', path: '/api/analytics/summary', expect: EDITORS(200) },
+  { method: 'GET', path: '/api/analytics/referrers', expect: EDITORS(200) },
+  { method: 'GET', path: '/api/analytics/top?period=7d', expect: [200, 200, 200, 403, 401] },
+  { method: 'GET', path: async () => `/api/analytics/sparklines?ids=${published.id}`, expect: [200, 200, 200, 403, 401] },
+  { method: 'GET', path: async () => `/api/analytics/articles/${published.id}`, expect: EDITORS(200) },
   { method: 'POST', path: '/api/articles', body: { title: 'A new draft' }, expect: SIGNED_IN(201) },
   { method: 'POST', path: '/api/articles', body: { title: 'Straight to print', status: 'published' }, expect: [201, 201, 201, 403, 401] },
   {

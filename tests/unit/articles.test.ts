@@ -19,6 +19,7 @@ import {
 } from '../../src/server/articles.ts';
 import { articleInputSchema } from '../../src/schemas/article.ts';
 import { recordPageView } from '../../src/server/analytics/record.ts';
+import { viewRecorderOf } from '../../src/server/analytics/recorder.ts';
 import { computeReadingTime } from '../../src/server/html.ts';
 import { purgeTrashed } from '../../src/server/trash.ts';
 import { appErrorOf, articleRecord, makeRuntime } from './support.ts';
@@ -216,6 +217,9 @@ describe('votes and views', () => {
     // Staff and bots are not counted (issue 33).
     await recordPageView(runtime, { path: `/article/${live.slug}` }, { userAgent: BROWSER, refererHeader: null, signedIn: true });
     await recordPageView(runtime, { path: `/article/${live.slug}` }, { userAgent: 'Googlebot/2.1', refererHeader: null, signedIn: false });
+    // Batched with the view buckets: stored by the recorder's flush (every 2 s, and on stop).
+    expect((await runtime.store.counters.get(live.id)).views).toBe(0);
+    await viewRecorderOf(runtime).stop();
     expect((await runtime.store.counters.get(live.id)).views).toBe(2);
     expect((await runtime.store.counters.get(draft.id)).views).toBe(0);
   });

@@ -1,4 +1,5 @@
 /** The demo seed: a fresh DATA_DIR gets a realistic, valid and repeatable news site. */
+import type { ViewCount } from '../../src/schemas/analytics.ts';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -26,6 +27,8 @@ type Snapshot = {
   comments: Comment[];
   sources: NewsSource[];
   subscribers: number;
+  viewDays: ViewCount[];
+  viewHours: ViewCount[];
 };
 
 const dataDirs: string[] = [];
@@ -47,6 +50,8 @@ async function seedInto(): Promise<Snapshot> {
       comments: await store.comments.list({}, { offset: 0, limit: 1000 }),
       sources: await store.sources.list(),
       subscribers: await store.subscribers.count(),
+      viewDays: await store.analytics.listViews('day', 'section', '', '\uffff'),
+      viewHours: await store.analytics.listViews('hour', 'article', '', '\uffff'),
     };
   } finally {
     await stopRuntime();
@@ -66,8 +71,21 @@ afterAll(() => {
 
 describe('seedDemoContent', () => {
   it('answers a one-line summary of what it created', () => {
-    expect(seed.summary).toMatch(/^\d+ articles, \d+ comments, 3 sources, 3 subscribers, \d+ hero images$/);
+    expect(seed.summary).toMatch(/^\d+ articles, \d+ comments, 3 sources, 3 subscribers, \d+ hero images, \d+ page views over 90 days$/);
     expect(seed.summary).toContain(`${seed.articles.length} articles, ${seed.comments.length} comments`);
+  });
+
+  it('writes 90 days of page views, weekdays busier than weekends, hours adding up to their days (issue 33)', () => {
+    const byDay = new Map<string, number>();
+    for (const count of seed.viewDays) byDay.set(count.start, (byDay.get(count.start) ?? 0) + count.views);
+    expect(byDay.size).toBe(90);
+    const total = [...byDay.values()].reduce((a, b) => a + b, 0);
+    expect(seed.summary).toContain(`${total} page views over 90 days`);
+    const weekday = (day: string) => new Date(`${day}T12:00:00Z`).getUTCDay();
+    const mean = (days: string[]) => days.reduce((n, d) => n + byDay.get(d)!, 0) / days.length;
+    const closed = [...byDay.keys()].slice(0, -1);
+    expect(mean(closed.filter((d) => weekday(d) % 6 !== 0))).toBeGreaterThan(mean(closed.filter((d) => weekday(d) % 6 === 0)));
+    expect(seed.viewHours.length).toBeGreaterThan(0);
   });
 
   it('fills every section, home included, with at least 7 published articles', () => {

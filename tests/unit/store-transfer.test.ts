@@ -2,6 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
+import type { ViewCount } from '../../src/schemas/analytics.ts';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { readCollectionDocument } from '../../src/store/lowdb/inspect.ts';
@@ -23,6 +24,14 @@ function db(args: string[], env: Record<string, string>) {
   return { code: result.status, out: `${result.stdout}${result.stderr}` };
 }
 
+/** Page views over time (issue 33): a bucket of each grain and dimension. */
+const VIEW_BUCKETS: ViewCount[] = [
+  { grain: 'minute', start: '2026-01-01T10:07Z', dim: 'section', key: 'world', views: 2 },
+  { grain: 'hour', start: '2026-01-01T09:30Z', dim: 'article', key: 'a1', views: 5 },
+  { grain: 'day', start: '2026-01-01', dim: 'referrer', key: 'world\tsearch\tgoogle.com', views: 7 },
+  { grain: 'day', start: '2026-01-01', dim: 'device', key: 'world\tmobile', views: 11 },
+];
+
 /** A lowdb store with something in every collection, including the awkward cases (a changed vote, an adjustment below the votes). */
 async function fillLowdb(dir: string): Promise<void> {
   const store = await openStore(dir, 'write', { databaseUrl: undefined });
@@ -39,6 +48,7 @@ async function fillLowdb(dir: string): Promise<void> {
     await store.counters.adjust(b.id, 'like', -5);
     await store.counters.adjust(a.id, 'like', 10);
     for (let i = 0; i < 3; i++) await store.counters.incrementViews(a.id);
+    await store.analytics.addViews(VIEW_BUCKETS);
     await store.comments.insert({
       id: 'c1',
       articleId: a.id,
@@ -171,6 +181,10 @@ async function snapshot(dir: string) {
   };
 }
 
+function sortCounts(counts: ViewCount[]): string[] {
+  return counts.map((c) => JSON.stringify([c.grain, c.start, c.dim, c.key, c.views])).sort();
+}
+
 describe('db:import and db:export', () => {
   it('round-trips a lowdb folder through PostgreSQL with every collection and the counts equal', async () => {
     const from = makeTempDir('meridian-import-');
@@ -199,6 +213,7 @@ describe('db:import and db:export', () => {
     expect(await pg.trash.slugExists('binned')).toBe(true);
     expect((await pg.subscribers.getByToken('tokenbbbbbbbbbbbbbbb'))?.email).toBe('two@x.io');
     expect((await pg.jobs.list(10)).map((j) => j.path)).toEqual(['/b', '/a']);
+    expect(sortCounts(await pg.analytics.exportAll())).toEqual(sortCounts(VIEW_BUCKETS));
     await pg.close();
 
     const to = path.join(makeTempDir('meridian-export-'), 'data');
@@ -207,6 +222,9 @@ describe('db:import and db:export', () => {
     expect(exported.out).toMatch(/counts agree/);
     expect(fs.readFileSync(path.join(to, image), 'utf8')).toBe('image bytes');
     expect(await snapshot(to)).toEqual(await snapshot(from));
+    const back = await openStore(to, 'read', { databaseUrl: undefined });
+    opened.push(back);
+    expect(sortCounts(await back.analytics.exportAll())).toEqual(sortCounts(VIEW_BUCKETS));
   });
 
   it('refuses to import into a database that already holds data, and leaves it as it was', async () => {

@@ -22,10 +22,17 @@ export function storeConsent(choice: ConsentChoice): void {
 }
 
 /** The beacon's body: the page, the campaign tag of its URL (`ref`, else `utm_source`) and where the reader came from. */
-export function pageViewBody(path: string, search: string, referrer: string): { path: string; ref?: string; referrer?: string } {
+export function pageViewBody(
+  path: string,
+  search: string,
+  referrer: string,
+  origin: string,
+): { path: string; ref?: string; referrer?: string } {
   const params = new URLSearchParams(search);
   const ref = (params.get('ref') ?? params.get('utm_source'))?.slice(0, 100);
-  return { path, ...(ref ? { ref } : {}), ...(referrer ? { referrer: referrer.slice(0, 1024) } : {}) };
+  // A page of this site counts as direct on the server: not sent, so the body stays `{ path }` within the site.
+  const external = referrer !== '' && !referrer.startsWith(`${origin}/`);
+  return { path, ...(ref ? { ref } : {}), ...(external ? { referrer: referrer.slice(0, 1024) } : {}) };
 }
 
 /** Reports this page view once per page load (sendBeacon survives navigation and never blocks it). */
@@ -33,7 +40,7 @@ export function sendPageView(path: string = location.pathname): void {
   const marker = window as unknown as { __meridianPageViewSent?: boolean };
   if (marker.__meridianPageViewSent) return;
   marker.__meridianPageViewSent = true;
-  const body = JSON.stringify(pageViewBody(path, location.search, document.referrer));
+  const body = JSON.stringify(pageViewBody(path, location.search, document.referrer, location.origin));
   if (navigator.sendBeacon?.(PAGEVIEW_ENDPOINT, body)) return;
   void fetch(PAGEVIEW_ENDPOINT, {
     method: 'POST',

@@ -4,7 +4,7 @@
  */
 import type { Device, ViewCount, ViewDimension, ViewGrain } from '../../schemas/analytics.ts';
 import { MAX_RANGE_DAYS } from '../../schemas/analytics.ts';
-import type { AnalyticsRepository } from '../../store/types.ts';
+import type { AnalyticsRepository, CounterRepository } from '../../store/types.ts';
 import { nowMs } from '../clock.ts';
 import type { Runtime } from '../runtime.ts';
 import { addDays, hourStartMs, isoMinute, newsroomDay } from './calendar.ts';
@@ -32,8 +32,16 @@ export class ViewRecorder {
   #stopped = false;
   /** The buckets of the current minute, worked out once a minute rather than once a view. */
   #minute = { at: -1, minute: '', hour: '', day: '' };
+  /** The counts a kind of view adds to in the current minute's batch, so a repeated view is one lookup, not six. */
+  #byView = new Map<string, ViewCount[]>();
 
-  constructor(analytics: AnalyticsRepository, timeZone: string, log: Log) {
+  readonly #counters: CounterRepository | undefined;
+  /** Views per article for the running `views` total, stored with the buckets. */
+  #totals = new Map<string, number>();
+
+  /** `counters`: where the articles' running totals go (the server's recorder); without it only the buckets are kept. */
+  constructor(analytics: AnalyticsRepository, timeZone: string, log: Log, counters?: CounterRepository) {
+    this.#counters = counters;
     this.#analytics = analytics;
     this.#timeZone = timeZone;
     this.#log = log;
@@ -43,6 +51,7 @@ export class ViewRecorder {
   record(view: PageView, at = nowMs()): void {
     const minuteIndex = Math.floor(at / 60_000);
     if (minuteIndex !== this.#minute.at) {
+      this.#byView.clear();
       this.#minute = {
         at: minuteIndex,
         minute: isoMinute(minuteIndex * 60_000),
@@ -50,27 +59,35 @@ export class ViewRecorder {
         day: newsroomDay(at, this.#timeZone),
       };
     }
-    const { minute, hour, day } = this.#minute;
-    this.#add('minute', minute, 'section', view.section);
-    this.#add('hour', hour, 'section', view.section);
-    this.#add('day', day, 'section', view.section);
-    if (view.articleId) {
-      this.#add('hour', hour, 'article', view.articleId);
-      this.#add('day', day, 'article', view.articleId);
+    const signature = `${view.section}\t${view.articleId ?? ''}\t${view.referrer.kind}\t${view.referrer.host}\t${view.device}`;
+    let counts = this.#byView.get(signature);
+    if (!counts) {
+      const { minute, hour, day } = this.#minute;
+      counts = [
+        this.#count('minute', minute, 'section', view.section),
+        this.#count('hour', hour, 'section', view.section),
+        this.#count('day', day, 'section', view.section),
+        this.#count('day', day, 'referrer', `${view.section}\t${view.referrer.kind}\t${view.referrer.host}`),
+        this.#count('day', day, 'device', `${view.section}\t${view.device}`),
+      ];
+      if (view.articleId)
+        counts.push(this.#count('hour', hour, 'article', view.articleId), this.#count('day', day, 'article', view.articleId));
+      this.#byView.set(signature, counts);
     }
-    this.#add('day', day, 'referrer', `${view.section}\t${view.referrer.kind}\t${view.referrer.host}`);
-    this.#add('day', day, 'device', `${view.section}\t${view.device}`);
+    for (const count of counts) count.views++;
+    if (view.articleId && this.#counters) this.#totals.set(view.articleId, (this.#totals.get(view.articleId) ?? 0) + 1);
     if (!this.#timer && !this.#stopped) {
       this.#timer = setInterval(() => void this.flush(), FLUSH_INTERVAL_MS);
       this.#timer.unref();
     }
   }
 
-  #add(grain: ViewGrain, start: string, dim: ViewDimension, key: string): void {
+  /** The pending count of a bucket and key (created at 0). */
+  #count(grain: ViewGrain, start: string, dim: ViewDimension, key: string): ViewCount {
     const id = `${grain}\u0000${start}\u0000${dim}\u0000${key}`;
-    const count = this.#pending.get(id);
-    if (count) count.views++;
-    else this.#pending.set(id, { grain, start, dim, key, views: 1 });
+    let count = this.#pending.get(id);
+    if (!count) this.#pending.set(id, (count = { grain, start, dim, key, views: 0 }));
+    return count;
   }
 
   /** Views recorded and not yet stored. */
@@ -92,8 +109,10 @@ export class ViewRecorder {
     if (this.#pending.size > 0) {
       const batch = this.#pending;
       this.#pending = new Map();
+      // The cached counts belong to the batch being stored.
+      this.#byView.clear();
       try {
-        await this.#analytics.addViews([...batch.values()]);
+        await this.#analytics.addViews([...batch.values()].filter((count) => count.views > 0));
       } catch (error) {
         // Put back for the next flush (a database that is down for a moment loses nothing).
         for (const [id, count] of batch) {
@@ -102,7 +121,16 @@ export class ViewRecorder {
           else this.#pending.set(id, count);
         }
         this.#log.error({ err: error, counts: batch.size }, 'page views not stored yet; retrying at the next flush');
-        return;
+      }
+    }
+    if (this.#totals.size > 0 && this.#counters) {
+      const totals = this.#totals;
+      this.#totals = new Map();
+      try {
+        await this.#counters.addViews(totals);
+      } catch (error) {
+        for (const [id, views] of totals) this.#totals.set(id, (this.#totals.get(id) ?? 0) + views);
+        this.#log.error({ err: error, articles: totals.size }, "articles' view totals not stored yet; retrying at the next flush");
       }
     }
     const now = nowMs();
@@ -125,7 +153,7 @@ export class ViewRecorder {
     this.#timer = undefined;
     await this.flush();
     // A flush that was under way when stop began may have left views recorded meanwhile.
-    if (this.#pending.size > 0) await this.flush();
+    if (this.#pending.size > 0 || this.#totals.size > 0) await this.flush();
   }
 }
 
@@ -135,7 +163,12 @@ const SERVICE = 'view-recorder';
 export function viewRecorderOf(runtime: Runtime): ViewRecorder {
   let recorder = runtime.services.get(SERVICE) as ViewRecorder | undefined;
   if (!recorder) {
-    recorder = new ViewRecorder(runtime.store.analytics, runtime.config.BRIEFING_TZ, runtime.log.child({ component: 'analytics' }));
+    recorder = new ViewRecorder(
+      runtime.store.analytics,
+      runtime.config.BRIEFING_TZ,
+      runtime.log.child({ component: 'analytics' }),
+      runtime.store.counters,
+    );
     runtime.services.set(SERVICE, recorder);
   }
   return recorder;

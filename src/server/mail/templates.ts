@@ -78,8 +78,13 @@ export function briefingSubject(config: Config, content: BriefingContent): strin
   return `${config.SITE_NAME} briefing, ${content.dateLabel}${lead ? `: ${lead.title}` : ''}`.slice(0, 200);
 }
 
+/** An article's link in the briefing: `ref=newsletter` tells the page-view beacon where the reader came from (issue 33). */
+function articleUrl(config: Config, article: ArticleRecord): string {
+  return siteUrl(config, `/article/${encodeURIComponent(article.slug)}?ref=newsletter`);
+}
+
 function articleHtml(config: Config, article: ArticleRecord, pick: boolean): string {
-  const url = siteUrl(config, `/article/${encodeURIComponent(article.slug)}`);
+  const url = articleUrl(config, article);
   // The 800 px width of a local hero (a mail is at most 600 px wide); external images as they are.
   const hero = article.heroImage ? siteUrl(config, heroImageAttributes(article.heroImage).src) : undefined;
   return `<tr><td style="padding:0 0 22px;">
@@ -92,7 +97,7 @@ ${article.dek ? `<p style="font-size:15px;line-height:1.5;color:${COLORS.muted};
 }
 
 function articleText(config: Config, article: ArticleRecord): string {
-  const url = siteUrl(config, `/article/${encodeURIComponent(article.slug)}`);
+  const url = articleUrl(config, article);
   return `* ${article.title}\n${article.dek ? `  ${article.dek}\n` : ''}  ${url}\n`;
 }
 

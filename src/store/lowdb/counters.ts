@@ -487,6 +487,17 @@ export class LowdbCounters implements CounterRepository {
     return this.#read(articleId);
   }
 
+  async addViews(views: ReadonlyMap<string, number>) {
+    const touched = new Set<number>();
+    for (const [articleId, count] of views) {
+      const b = bucketOf('views', articleId);
+      const bucket = this.#views.get(b);
+      bucket[articleId] = (bucket[articleId] ?? 0) + count;
+      touched.add(b);
+    }
+    await Promise.all([...touched].map((b) => this.#views.write(b)));
+  }
+
   async incrementViews(articleId: string) {
     const b = bucketOf('views', articleId);
     const views = this.#views.get(b);

@@ -17,6 +17,7 @@ import { writeFileAtomic } from '../lowdb/file.ts';
 import { LEGACY_FOLDER } from '../lowdb/migrate.ts';
 import { toJson, transaction, type Db } from './db.ts';
 import { PgArticles } from './articles.ts';
+import { PgAnalytics } from './analytics.ts';
 
 /** Records of each collection, counted the same way on both sides. */
 export type Counts = Record<string, number>;
@@ -147,6 +148,9 @@ async function countStore(
     briefingRuns: runs.length,
     deliveries,
     meta: Object.keys(meta).length,
+    // Page views over time (issue 33): every bucket and the views they hold.
+    viewBuckets: (await store.analytics.exportAll()).length,
+    bucketedViews: (await store.analytics.exportAll()).reduce((n, c) => n + c.views, 0),
   };
 }
 
@@ -177,6 +181,7 @@ const TABLES = [
   'jobs',
   'revisions',
   'trash',
+  'view_buckets',
 ];
 
 /**
@@ -322,6 +327,7 @@ export async function importLowdb(
         deliveries,
       );
       // The lowdb store's id comes along, so a build made from either side is recognised by the other.
+      await new PgAnalytics(client as unknown as Db).addViews(await source.analytics.exportAll());
       await client.query('DELETE FROM meta');
       await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [toJson(meta)]);
     });
@@ -373,6 +379,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
     for (const entry of (await source.audit.list(ALL)).items.reverse()) await target.audit.append(entry);
     const runs = (documents.briefings as { runs: BriefingRun[] }).runs;
     for (const run of runs) await target.briefings.recordDeliveries(run.id, [...(await source.briefings.deliveries(run.id)).values()]);
+    await target.analytics.addViews(await source.analytics.exportAll());
   } finally {
     await target.close();
   }
