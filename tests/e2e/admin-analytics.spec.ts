@@ -57,6 +57,8 @@ test('the charts show scripted views exactly: by day and section, devices, refer
   page,
   playwright,
 }) => {
+  // Many steps over a seeded 90-day history on a busy machine.
+  test.slow();
   await signInPage(page);
   const token = uniqueToken('charts');
   const article = await createArticle(page.request, { title: `${token} Read in the charts`, section: 'culture', status: 'published' });

@@ -67,7 +67,8 @@ export function ChartFigure({ title, summary, table, fileName, controls, legend,
           Download CSV
         </button>
       </div>
-      <div id={tableId} className="adm-chart-table" hidden={!showTable}>
+      {/* eslint-disable-next-line jsx-a11y/no-noninteractive-tabindex -- a wide table scrolls: keyboard users must reach it */}
+      <div id={tableId} className="adm-chart-table" hidden={!showTable} role="region" aria-label={`${title} table`} tabIndex={0}>
         {showTable && (
           <table>
             <caption className="adm-sr-only">{title}</caption>
