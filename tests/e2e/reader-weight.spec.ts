@@ -1,7 +1,8 @@
 /**
  * What a reader's browser downloads in JavaScript: the article page within its 90 KB (gzip) budget,
- * and no reader page carrying zod. Islands that imported one constant from a schema module took
- * zod and the schemas along (25 KB gzip on every article page) without anything else changing.
+ * and no reader page carrying zod or the dashboard's chart library (uPlot, admin pages only).
+ * Islands that imported one constant from a schema module took zod and the schemas along (25 KB gzip
+ * on every article page) without anything else changing.
  */
 import { gzipSync } from 'node:zlib';
 import { expect, test, type Page } from '@playwright/test';
@@ -34,11 +35,17 @@ function withZod(scripts: Map<string, Buffer>): string[] {
   return [...scripts].filter(([, body]) => body.includes('$ZodType')).map(([url]) => new URL(url).pathname);
 }
 
+/** uPlot's overlay class name survives minification (admin-analytics.spec.ts finds it in the dashboard's scripts). */
+function withUplot(scripts: Map<string, Buffer>): string[] {
+  return [...scripts].filter(([, body]) => body.includes('u-over')).map(([url]) => new URL(url).pathname);
+}
+
 test('article page: JavaScript within its gzip budget, and no zod', async ({ page, request }) => {
   const article = await findArticle(request, () => true);
   const scripts = await scriptsOf(page, `/article/${article.slug}`);
   expect(scripts.size).toBeGreaterThan(3);
   expect(withZod(scripts)).toEqual([]);
+  expect(withUplot(scripts)).toEqual([]);
   const gzipKB = [...scripts.values()].reduce((sum, body) => sum + gzipSync(body).length, 0) / 1024;
   expect(gzipKB, `article page JavaScript: ${gzipKB.toFixed(1)} KB gzip in ${scripts.size} files`).toBeLessThanOrEqual(
     ARTICLE_JS_BUDGET_KB,
@@ -46,9 +53,10 @@ test('article page: JavaScript within its gzip budget, and no zod', async ({ pag
 });
 
 for (const path of ['/section/world', '/search?q=council']) {
-  test(`${path}: no zod in the reader's scripts`, async ({ page }) => {
+  test(`${path}: no zod and no chart library in the reader's scripts`, async ({ page }) => {
     const scripts = await scriptsOf(page, path);
     expect(scripts.size).toBeGreaterThan(3);
     expect(withZod(scripts)).toEqual([]);
+    expect(withUplot(scripts)).toEqual([]);
   });
 }

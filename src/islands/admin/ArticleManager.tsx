@@ -10,6 +10,11 @@ import { ManagerArticleCard } from './ManagerArticleCard.tsx';
 import { Pagination } from './Pagination.tsx';
 import { QueryFailure, Spinner } from './AdminUi.tsx';
 import { useArticleActions } from './use-article-actions.ts';
+import { usePermissions } from '../auth/use-permissions.ts';
+import { analyticsKeys, type AnalyticsSparklines } from './charts/analytics-contract.ts';
+
+/** The Article Manager's sparklines: views per day over the last two weeks. */
+const SPARK_DAYS = 14;
 
 export function ArticleManager() {
   // The form edits a draft of the filters; Search applies them (and goes back to page 1).
@@ -25,6 +30,13 @@ export function ArticleManager() {
   const count = useQuery<CountResponse>({ queryKey: adminKeys.articleCount(filterParams), placeholderData: keepPreviousData });
   const totalPages = count.data ? Math.ceil(count.data.count / ARTICLE_MANAGER_PAGE_SIZE) : 0;
   const actions = useArticleActions();
+  // One request for the page's sparklines; authors get their own articles' only, contributors none (the API answers 403).
+  const { can, ready } = usePermissions();
+  const publishedIds = (list.data ?? []).filter((a) => a.publishedAt).map((a) => a.id);
+  const sparklines = useQuery<AnalyticsSparklines>({
+    queryKey: analyticsKeys.sparklines(publishedIds, SPARK_DAYS),
+    enabled: ready && can('analytics.read') && publishedIds.length > 0,
+  });
 
   const update = (field: keyof ArticleFilters) => (event: { target: { value: string } }) =>
     setDraft((current) => ({ ...current, [field]: event.target.value }));
@@ -104,7 +116,13 @@ export function ArticleManager() {
       ) : (
         <ul className="adm-grid" aria-busy={list.isFetching}>
           {list.data.map((article) => (
-            <ManagerArticleCard key={article.id} article={article} actions={actions} />
+            <ManagerArticleCard
+              key={article.id}
+              article={article}
+              actions={actions}
+              spark={sparklines.data?.items[article.id]}
+              sparkDays={SPARK_DAYS}
+            />
           ))}
         </ul>
       )}

@@ -1,17 +1,21 @@
-/** One article in the Article Manager: details, counters, status action, vote adjustments, edit and delete. */
+/** One article in the Article Manager: details, counters, views sparkline and chart, status action, vote adjustments, edit and delete. */
 import { useState, type FormEvent } from 'react';
 import type { Article, VoteKind } from '../../schemas/article.ts';
 import { formatDateTime, parseVoteAdjustment } from './admin-format.ts';
 import { StatusBadge } from './AdminUi.tsx';
 import type { useArticleActions } from './use-article-actions.ts';
 import { usePermissions } from '../auth/use-permissions.ts';
+import { ArticleFiguresLine } from './charts/ArticleViews.tsx';
 
 type Props = {
   article: Article;
   actions: ReturnType<typeof useArticleActions>;
+  /** Views per day of the last `sparkDays` days, when the role may see this article's figures. */
+  spark?: number[];
+  sparkDays: number;
 };
 
-export function ManagerArticleCard({ article, actions }: Props) {
+export function ManagerArticleCard({ article, actions, spark, sparkDays }: Props) {
   const { setStatus, adjust, remove, confirmAndDelete } = actions;
   // The role decides which controls exist (issue 14); the server checks every call again.
   const { can } = usePermissions();
@@ -58,6 +62,10 @@ export function ManagerArticleCard({ article, actions }: Props) {
           <dd>{article.views}</dd>
         </div>
       </dl>
+
+      {article.publishedAt && can('analytics.read', article) && (
+        <ArticleFiguresLine articleId={article.id} title={article.title} spark={spark} days={sparkDays} />
+      )}
 
       {can('votes.adjust') && (
         <div className="adm-adjust">

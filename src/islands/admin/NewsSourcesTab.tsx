@@ -1,14 +1,18 @@
-/** News Sources tab: the add form, the list with last fetch and error, enable/disable, delete and fetch now. */
-import { useState, type FormEvent } from 'react';
-import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+/** News Sources tab: the add form, the list with last fetch and error, enable/disable, delete and fetch now with its live progress. */
+import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useIsMutating, useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../lib/api-client.ts';
 import { SECTIONS, type Section } from '../../schemas/common.ts';
-import type { NewsSource, NewsSourceInput } from '../../schemas/source.ts';
+import type { FetchProgress, NewsSource, NewsSourceInput } from '../../schemas/source.ts';
 import { toast } from '../toast/toast-store.ts';
 import { labelSection } from '../../lib/sections.ts';
 import { adminKeys, invalidateArticles, invalidateSources } from './admin-queries.ts';
-import { formatDateTime } from './admin-format.ts';
 import { confirmDelete, QueryFailure, Spinner, toastFailure } from './AdminUi.tsx';
+import { SourceFetchStatus } from './SourceFetchStatus.tsx';
+
+/** How often the tab asks for the counts while a fetch runs. */
+const PROGRESS_POLL_MS = 500;
+const FETCH_NOW_KEY = ['fetch-now'];
 
 type SourceForm = { name: string; type: NewsSource['type']; url: string; section: Section | '' };
 const EMPTY_FORM: SourceForm = { name: '', type: 'rss', url: '', section: 'world' };
@@ -17,7 +21,20 @@ export function NewsSourcesTab() {
   const client = useQueryClient();
   const sources = useQuery<NewsSource[]>({ queryKey: adminKeys.sources() });
   const [formOpen, setFormOpen] = useState(false);
+  const fetchingAny = useIsMutating({ mutationKey: FETCH_NOW_KEY }) > 0;
+  // Polled while a fetch runs (this tab's or the scheduler's), else read once: the last run's counts stay visible.
+  const progress = useQuery<{ runs: FetchProgress[] }>({
+    queryKey: adminKeys.fetchProgress(),
+    refetchInterval: (query) => (fetchingAny || query.state.data?.runs.some((run) => run.state === 'running') ? PROGRESS_POLL_MS : false),
+  });
   const [form, setForm] = useState<SourceForm>(EMPTY_FORM);
+  // A run that ended (the scheduler's too) changed the sources' last result and perhaps the articles.
+  const runningCount = progress.data?.runs.filter((run) => run.state === 'running').length ?? 0;
+  const lastRunningCount = useRef(0);
+  useEffect(() => {
+    if (runningCount < lastRunningCount.current) void Promise.all([invalidateSources(client), invalidateArticles(client)]);
+    lastRunningCount.current = runningCount;
+  }, [runningCount, client]);
 
   const add = useMutation({
     mutationFn: (input: NewsSourceInput) => api.post<NewsSource>('/api/news-sources', input),
@@ -41,13 +58,17 @@ export function NewsSourcesTab() {
     onSettled: () => invalidateSources(client),
   });
   const fetchNow = useMutation({
+    mutationKey: FETCH_NOW_KEY,
     mutationFn: (id: string) => api.post<{ message: string }>(`/api/news-sources/${id}/fetch`),
+    onMutate: () => void progress.refetch(),
     onSuccess: (result) => toast({ title: 'Feed fetched', description: result.message }),
     onError: () => toastFailure('Failed to fetch RSS feed.'),
     onSettled: async () => {
       await Promise.all([invalidateSources(client), invalidateArticles(client)]);
     },
   });
+
+  const runs = new Map(progress.data?.runs.map((run) => [run.sourceId, run]));
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -162,12 +183,7 @@ export function NewsSourcesTab() {
                 <a className="adm-muted adm-break" href={source.url} target="_blank" rel="noopener noreferrer">
                   {source.url}
                 </a>
-                <p className="adm-muted">Last fetched: {source.lastFetchedAt ? formatDateTime(source.lastFetchedAt) : 'never'}</p>
-                {source.lastError && (
-                  <p className="adm-error-text" data-testid="source-error">
-                    Last error: {source.lastError}
-                  </p>
-                )}
+                <SourceFetchStatus source={source} run={runs.get(source.id)} />
                 <div className="adm-actions">
                   {source.type === 'rss' && source.enabled && (
                     <button

@@ -16,6 +16,7 @@ export const adminKeys = {
   comments: (params: QueryParams) => ['/api/admin/comments', params] as const,
   commentCount: (params: QueryParams) => ['/api/admin/comments/count', params] as const,
   sources: () => ['/api/news-sources'] as const,
+  fetchProgress: () => ['/api/news-sources/progress'] as const,
   subscribers: (params: QueryParams) => ['/api/newsletter/subscribers', params] as const,
   briefingPreview: () => ['/api/newsletter/briefing/preview'] as const,
   trash: () => ['/api/trash'] as const,

@@ -27,6 +27,7 @@ import type { PublicUser } from '../../schemas/auth.ts';
 import { ConflictBanner } from './ConflictBanner.tsx';
 import { CorrectionsField } from './CorrectionsField.tsx';
 import { RevisionHistory } from './RevisionHistory.tsx';
+import { ArticleViewsPanel } from '../admin/charts/ArticleViews.tsx';
 import { conflictOf, type EditConflict } from './editor-conflict.ts';
 import { UnsavedTextBanner } from './UnsavedTextBanner.tsx';
 import { forgetKeptText, keepText, keptTextKey, parseKeptText, readKeptRaw, sameForm, subscribeKeptText } from './unsaved-text.ts';
@@ -473,6 +474,15 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
               }}
               onFailed={failed}
             />
+          )}
+
+          {articleId && existing.data?.publishedAt && permissions.can('analytics.read', existing.data) && (
+            <section className="adm-card adm-form-stack" aria-labelledby="views-heading">
+              <h2 id="views-heading" className="adm-card-title">
+                Readers
+              </h2>
+              <ArticleViewsPanel articleId={articleId} />
+            </section>
           )}
 
           {articleId && version !== undefined && (

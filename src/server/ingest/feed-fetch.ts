@@ -12,6 +12,7 @@ import { computeReadingTime } from '../html.ts';
 import { safeFetch, SafeFetchError } from '../net/safe-fetch.ts';
 import { emitArticleChanges, trackArticleWrite, type ArticleChange, type Runtime } from '../runtime.ts';
 import { timeSlicer } from '../time-slice.ts';
+import { startProgress, type ProgressHandle } from './fetch-progress.ts';
 import { itemToFields, type ItemFields } from './feed-items.ts';
 import { FeedParseError, parseFeed } from './feed-parse.ts';
 
@@ -96,13 +97,19 @@ export function runExclusive(runtime: Runtime, source: NewsSource): Promise<Fetc
   const map = inFlight(runtime);
   const running = map.get(source.id);
   if (running) return running;
-  const task = observeFetch(runtime, source, fetchAndIngest(runtime, source)).finally(() => map.delete(source.id));
+  const progress = startProgress(source.id, nowIso());
+  const task = observeFetch(runtime, source, progress, fetchAndIngest(runtime, source, progress)).finally(() => map.delete(source.id));
   map.set(source.id, task);
   return task;
 }
 
 /** One log line and one count per fetch, scheduled or asked for: the source, the result, the counts, the time. */
-async function observeFetch(runtime: Runtime, source: NewsSource, fetching: Promise<FetchOutcome>): Promise<FetchOutcome> {
+async function observeFetch(
+  runtime: Runtime,
+  source: NewsSource,
+  progress: ProgressHandle,
+  fetching: Promise<FetchOutcome>,
+): Promise<FetchOutcome> {
   const started = performance.now();
   const log = runtime.log.child({ component: 'ingest', sourceId: source.id, source: source.name });
   try {
@@ -110,6 +117,7 @@ async function observeFetch(runtime: Runtime, source: NewsSource, fetching: Prom
     const result = outcome.notModified ? 'not_modified' : 'ok';
     runtime.metrics.feedFetches.inc({ result });
     const { fetched, created, updated } = outcome;
+    progress.finish(nowIso(), outcome.message);
     log.info(
       { result, fetched, created, updated, ms: Math.round(performance.now() - started) },
       `[ingest] ${source.name}: ${outcome.message}`,
@@ -118,18 +126,32 @@ async function observeFetch(runtime: Runtime, source: NewsSource, fetching: Prom
   } catch (error) {
     runtime.metrics.feedFetches.inc({ result: 'failed' });
     const message = error instanceof Error ? error.message : String(error);
+    progress.fail(nowIso(), message);
     log.warn({ result: 'failed', err: message, ms: Math.round(performance.now() - started) }, `[ingest] ${source.name}: ${message}`);
     throw error;
   }
 }
 
-/** Keeps a failure on the source (shown in the admin list) and answers it as an AppError. */
+/** Keeps a failure on the source (shown in the admin list, with when the failures in a row began) and answers it as an AppError. */
 async function recordFailure(runtime: Runtime, source: NewsSource, error: AppError, change: Partial<NewsSource> = {}): Promise<never> {
-  await runtime.store.sources.update(source.id, { lastFetchedAt: nowIso(), lastError: error.message, ...change });
+  const now = nowIso();
+  await runtime.store.sources.update(source.id, {
+    lastFetchedAt: now,
+    lastError: error.message,
+    lastResult: `Failed: ${error.message}`,
+    failingSince: source.failingSince ?? now,
+    ...change,
+  });
   throw error;
 }
 
-async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<FetchOutcome> {
+/** The last fetch's counts in words, kept on the source. */
+function describeCounts(progress: ProgressHandle): string {
+  const { read, created, updated, skipped, refused } = progress.counts();
+  return `Read ${plural(read, 'item')}: ${created} new, ${updated} updated, ${skipped} skipped, ${refused} refused`;
+}
+
+async function fetchAndIngest(runtime: Runtime, source: NewsSource, progress: ProgressHandle): Promise<FetchOutcome> {
   const headers: Record<string, string> = { Accept: FEED_ACCEPT };
   if (source.etag) headers['If-None-Match'] = source.etag;
   if (source.lastModified) headers['If-Modified-Since'] = source.lastModified;
@@ -149,7 +171,13 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
   }
 
   if (response.status === 304) {
-    await runtime.store.sources.update(source.id, { lastFetchedAt: nowIso(), lastError: undefined, retryAfter: undefined });
+    await runtime.store.sources.update(source.id, {
+      lastFetchedAt: nowIso(),
+      lastError: undefined,
+      lastResult: 'Feed not modified',
+      failingSince: undefined,
+      retryAfter: undefined,
+    });
     return { message: 'Feed not modified', fetched: 0, created: 0, updated: 0, notModified: true };
   }
   if (response.status === 429 || (response.status === 503 && response.headers.get('retry-after'))) {
@@ -163,6 +191,7 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
     return recordFailure(runtime, source, new AppError(502, `The feed server answered HTTP ${response.status}`));
   }
 
+  progress.phase('reading');
   let parsed;
   try {
     parsed = await parseFeed(response.body, {
@@ -184,19 +213,30 @@ async function fetchAndIngest(runtime: Runtime, source: NewsSource): Promise<Fet
   const slice = timeSlicer();
   for (const item of parsed.items) {
     await slice();
+    progress.count('read');
     const fields = itemToFields(item, response.url, now);
-    if (!fields || seen.has(fields.guid)) continue;
+    if (!fields) {
+      progress.count('refused');
+      continue;
+    }
+    if (seen.has(fields.guid)) {
+      progress.count('skipped');
+      continue;
+    }
     seen.add(fields.guid);
     fieldsList.push(fields);
   }
   // The source may have been deleted or disabled while its feed was downloading.
   const current = await runtime.store.sources.get(source.id);
   if (!current) throw notFound('News source');
+  progress.phase('writing');
   const changes = await trackArticleWrite(runtime, async () => {
-    const ingested = await ingestItems(runtime, current, fieldsList, now);
+    const ingested = await ingestItems(runtime, current, fieldsList, now, progress);
     await runtime.store.sources.update(source.id, {
       lastFetchedAt: nowIso(),
       lastError: undefined,
+      lastResult: describeCounts(progress),
+      failingSince: undefined,
       retryAfter: undefined,
       etag: response.headers.get('etag') ?? undefined,
       lastModified: response.headers.get('last-modified') ?? undefined,
@@ -235,7 +275,13 @@ function applyUpstreamEdit(existing: ArticleRecord, fields: ItemFields, now: str
  * Writes the items of one fetch: an item already ingested from this source (by guid, else link) is
  * updated only when it changed upstream; a link already ingested from any source is skipped.
  */
-export async function ingestItems(runtime: Runtime, source: NewsSource, items: ItemFields[], now: string): Promise<ArticleChange[]> {
+export async function ingestItems(
+  runtime: Runtime,
+  source: NewsSource,
+  items: ItemFields[],
+  now: string,
+  progress?: ProgressHandle,
+): Promise<ArticleChange[]> {
   const { articles } = runtime.store;
   const changes: ArticleChange[] = [];
   const slice = timeSlicer();
@@ -243,13 +289,20 @@ export async function ingestItems(runtime: Runtime, source: NewsSource, items: I
     await slice();
     const existing = await articles.findByOrigin(source.id, fields.guid);
     if (existing) {
-      if (existing.origin?.fingerprint === fields.fingerprint) continue;
+      if (existing.origin?.fingerprint === fields.fingerprint) {
+        progress?.count('skipped');
+        continue;
+      }
       const next = applyUpstreamEdit(existing, fields, now);
       await articles.replace(next);
       changes.push({ before: existing, after: next });
+      progress?.count('updated');
       continue;
     }
-    if (fields.canonicalUrl && (await articles.findByCanonicalUrl(fields.canonicalUrl))) continue;
+    if (fields.canonicalUrl && (await articles.findByCanonicalUrl(fields.canonicalUrl))) {
+      progress?.count('skipped');
+      continue;
+    }
     const input = articleInputSchema.safeParse({
       title: fields.title,
       dek: fields.dek,
@@ -267,6 +320,7 @@ export async function ingestItems(runtime: Runtime, source: NewsSource, items: I
         { component: 'ingest', sourceId: source.id, guid: fields.guid },
         `[ingest] skipped item ${fields.guid} of source ${source.id}: ${input.error.issues[0]?.message ?? 'invalid'}`,
       );
+      progress?.count('refused');
       continue;
     }
     const record = await buildArticle(runtime, input.data, now);
@@ -275,6 +329,7 @@ export async function ingestItems(runtime: Runtime, source: NewsSource, items: I
     if (fields.canonicalUrl) record.origin.canonicalUrl = fields.canonicalUrl;
     await articles.insert(record);
     changes.push({ before: undefined, after: record });
+    progress?.count('created');
   }
   return changes;
 }
