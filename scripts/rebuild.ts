@@ -71,7 +71,7 @@ async function prepareData(dataDir: string): Promise<DataSnapshot> {
 const SHARED_READ_ONLY =
   'a server holds this DATA_DIR, so the database is open read-only and the pages reach OUT_DIR only: give the rebuild a DATA_DIR of its own to hand them to every server';
 
-/** The renderer the server's worker uses, built here from the built bundle: every file drawn by a render thread from the data loaded in this process. */
+/** The renderer the server's worker uses, from the built bundle: every file drawn by a render thread from data loaded here. */
 function startRenderer(outDir: string): { render: Renderer; close: () => Promise<void> } {
   const thread = startRenderThread(path.join(outDir, 'server/entry.mjs'));
   return { render: createSiteRenderer(thread), close: () => thread.close() };
