@@ -103,7 +103,8 @@ const keepFrameAncestors = defineMiddleware(async (context, next) => {
 
 /** `astro dev` has no server script to hand requests the runtime: the process starts one on first use. */
 const provideDevRuntime = defineMiddleware(async (context, next) => {
-  if (import.meta.env.DEV && !context.isPrerendered) context.locals.runtime ??= await useDevRuntime();
+  // Never for the render thread's requests (they carry their data in locals.twin and need no store).
+  if (import.meta.env.DEV && !context.isPrerendered && !context.locals.twin) context.locals.runtime ??= await useDevRuntime();
   return next();
 });
 

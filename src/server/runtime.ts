@@ -7,6 +7,7 @@
 import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
+import type { FetchProgress } from '../schemas/source.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
 import type { Logger, RequestScope } from './log.ts';
 import type { Metrics } from './metrics.ts';
@@ -49,6 +50,8 @@ export type Runtime = {
   briefingTurn: Promise<unknown>;
   /** RSS fetches in flight by source id: the scheduler and fetch-now never fetch a source twice at once (ingest/feed-fetch.ts). */
   feedFetches: Map<string, Promise<unknown>>;
+  /** Each source's fetch running now, else its last, by source id (ingest/fetch-progress.ts; the News Sources tab polls it). */
+  fetchProgress: Map<string, FetchProgress>;
   /** The publishing service's state (publishing/service.ts), here because the Astro bundle loads its own copy of that module. */
   publishing?: {
     worker?: { wake(): void; reconcile(reason: string): Promise<void>; stop(): Promise<void>; stats(): { reconcilePending: number } };
@@ -57,8 +60,8 @@ export type Runtime = {
 };
 
 /** The parts of a runtime that coordinate work within the process, empty at start. */
-export function createCoordination(): Pick<Runtime, 'briefingTurn' | 'feedFetches'> {
-  return { briefingTurn: Promise.resolve(), feedFetches: new Map() };
+export function createCoordination(): Pick<Runtime, 'briefingTurn' | 'feedFetches' | 'fetchProgress'> {
+  return { briefingTurn: Promise.resolve(), feedFetches: new Map(), fetchProgress: new Map() };
 }
 
 export type RuntimeOptions = Pick<StoreOptions, 'lazyTextIndex'> & {

@@ -41,7 +41,7 @@ export async function makeRuntime(
 /** The rest of a hand-made runtime: a logger that writes nothing, a registry without the process defaults, empty coordination. */
 export function quietObservability(): Pick<
   Runtime,
-  'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health' | 'briefingTurn' | 'feedFetches'
+  'log' | 'requests' | 'metrics' | 'startedAt' | 'draining' | 'health' | 'briefingTurn' | 'feedFetches' | 'fetchProgress'
 > {
   return {
     ...createCoordination(),

@@ -97,7 +97,7 @@ export function runExclusive(runtime: Runtime, source: NewsSource): Promise<Fetc
   const map = inFlight(runtime);
   const running = map.get(source.id);
   if (running) return running;
-  const progress = startProgress(source.id, nowIso());
+  const progress = startProgress(runtime, source.id, nowIso());
   const task = observeFetch(runtime, source, progress, fetchAndIngest(runtime, source, progress)).finally(() => map.delete(source.id));
   map.set(source.id, task);
   return task;

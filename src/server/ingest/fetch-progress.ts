@@ -1,20 +1,11 @@
 /** The live progress of each source's fetch (the one running, else the last one), kept in memory for the News Sources tab to poll. */
 import type { FetchProgress } from '../../schemas/source.ts';
+import type { Runtime } from '../runtime.ts';
 
 export type FetchCount = 'read' | 'created' | 'updated' | 'skipped' | 'refused';
 
-/**
- * Runs by source id, shared through globalThis: the scheduler (server script) and fetch-now (Astro
- * bundle) load separate copies of this module, and both must write to the record the tab reads.
- */
-const RUNS = Symbol.for('meridian-news.ingest.fetch-progress');
-function runs(): Map<string, FetchProgress> {
-  const registry = globalThis as unknown as { [RUNS]?: Map<string, FetchProgress> };
-  return (registry[RUNS] ??= new Map());
-}
-
 /** Starts a source's run record (replacing its last one) and answers the handle the fetch updates. */
-export function startProgress(sourceId: string, startedAt: string) {
+export function startProgress(runtime: Runtime, sourceId: string, startedAt: string) {
   const run: FetchProgress = {
     sourceId,
     state: 'running',
@@ -26,7 +17,7 @@ export function startProgress(sourceId: string, startedAt: string) {
     skipped: 0,
     refused: 0,
   };
-  runs().set(sourceId, run);
+  runtime.fetchProgress.set(sourceId, run);
   return {
     phase(phase: FetchProgress['phase']) {
       run.phase = phase;
@@ -49,6 +40,6 @@ export function startProgress(sourceId: string, startedAt: string) {
 export type ProgressHandle = ReturnType<typeof startProgress>;
 
 /** Every source's current or last run since this server started, copies (a poll never sees a half-written record). */
-export function listProgress(): FetchProgress[] {
-  return [...runs().values()].map((run) => ({ ...run }));
+export function listProgress(runtime: Runtime): FetchProgress[] {
+  return [...runtime.fetchProgress.values()].map((run) => ({ ...run }));
 }

@@ -2,6 +2,6 @@
 import { authorizedEndpoint, allowMethods, json } from '../../../api/http.ts';
 import { listProgress } from '../../../server/ingest/fetch-progress.ts';
 
-export const GET = authorizedEndpoint('source.manage', async () => json({ runs: listProgress() }));
+export const GET = authorizedEndpoint('source.manage', async (_context, runtime) => json({ runs: listProgress(runtime) }));
 
 export const ALL = allowMethods({ GET });
