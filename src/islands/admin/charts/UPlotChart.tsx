@@ -84,12 +84,23 @@ function buildOptions(props: UPlotChartProps, width: number): uPlot.Options {
         stroke: text,
         grid: { stroke: grid, width: 1 },
         ticks: { stroke: grid },
-        size: 44,
+        size: fitLabels,
         incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000],
       },
     ],
     series: [{}, ...plotted],
   };
+}
+
+/** The value axis as wide as its longest label (a fixed width cut "12,000" to ",000"). */
+function fitLabels(self: uPlot, values: string[] | null, axisIdx: number, cycleNum: number): number {
+  const axis = self.axes[axisIdx] as uPlot.Axis & { _size?: number; font?: string | string[] };
+  // uPlot asks again after laying out; the first answer stands (as in uPlot's own axis-autosize demo).
+  if (cycleNum > 1 && axis._size !== undefined) return axis._size;
+  const longest = (values ?? []).reduce((a, b) => (b.length > a.length ? b : a), '');
+  self.ctx.font = Array.isArray(axis.font) ? (axis.font[0] ?? '') : (axis.font ?? '');
+  const labelWidth = longest ? self.ctx.measureText(longest).width / devicePixelRatio : 0;
+  return Math.ceil((axis.ticks?.size ?? 10) + (axis.gap ?? 5) + labelWidth + 4);
 }
 
 function buildData(props: UPlotChartProps): uPlot.AlignedData {
