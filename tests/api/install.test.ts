@@ -40,6 +40,19 @@ async function npm(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<{ sta
   return { status, output };
 }
 
+/** Resolves once no process of the group is left; SIGKILL if it outlives `ms`. */
+async function groupGone(group: number, ms: number): Promise<void> {
+  const deadline = Date.now() + ms;
+  for (;;) {
+    try {
+      process.kill(-group, Date.now() < deadline ? 0 : 'SIGKILL');
+    } catch {
+      return; // ESRCH: the group is empty
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
 // The same whatever TEST_STORE says (it picks its stores itself): run once, in the lowdb pass of `npm test`.
 describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run rebuild && npm run serve', () => {
   it('installs only the production dependencies, with Node 24 among them', { timeout: 300_000 }, async () => {
@@ -77,6 +90,9 @@ describe.skipIf(testingPostgres())('npm ci --omit=dev && npm run rebuild && npm 
     } finally {
       process.kill(-server.pid!, 'SIGTERM');
       await once(server, 'exit');
+      // npm leaves before the server it started has finished its clean stop (a last flush into the copy):
+      // wait for the whole group, or the folder's removal races its last writes.
+      await groupGone(server.pid!, 30_000);
     }
   });
 });
