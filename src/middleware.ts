@@ -2,7 +2,7 @@
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useDevRuntime } from './server/app.ts';
-import { errorResponse, logUnavailable, runtimeOf, unavailablePage } from './api/http.ts';
+import { CROSS_ORIGIN_REFUSED, errorResponse, isCrossOrigin, logUnavailable, runtimeOf, unavailablePage } from './api/http.ts';
 import { serviceUnavailableOf, type AppError } from './server/errors.ts';
 import type { Logger } from './server/log.ts';
 import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
@@ -25,11 +25,9 @@ const ONE_CLICK_UNSUBSCRIBE = '/api/newsletter/unsubscribe';
 const checkOrigin = defineMiddleware(async (context, next) => {
   if (context.isPrerendered || !STATE_CHANGING.has(context.request.method)) return next();
   if (context.request.method === 'POST' && context.url.pathname === ONE_CLICK_UNSUBSCRIBE) return next();
-  const origin = context.request.headers.get('origin');
-  const fetchSite = context.request.headers.get('sec-fetch-site');
-  const allowed = new Set([context.url.origin, new URL(getConfig().SITE_URL).origin]);
-  if (origin !== null ? !allowed.has(origin) : fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none') {
-    return errorResponse(403, 'Cross-origin request refused');
+  const { headers } = context.request;
+  if (isCrossOrigin(headers.get('origin'), headers.get('sec-fetch-site'), [context.url.origin, getConfig().SITE_URL])) {
+    return errorResponse(403, CROSS_ORIGIN_REFUSED);
   }
   return next();
 });

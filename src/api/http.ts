@@ -74,6 +74,18 @@ export function parseWith<S extends z.ZodType>(schema: S, data: unknown, what = 
   return result.data;
 }
 
+export const CROSS_ORIGIN_REFUSED = 'Cross-origin request refused';
+
+/**
+ * Whether a state-changing request comes from another site: its Origin is none of `origins` (URLs,
+ * compared by origin), or, without an Origin, its Sec-Fetch-Site says another site. A client that sends
+ * neither is not a browser and cannot carry a victim's cookies.
+ */
+export function isCrossOrigin(origin: string | null, fetchSite: string | null, origins: string[]): boolean {
+  if (origin === null) return fetchSite !== null && fetchSite !== 'same-origin' && fetchSite !== 'none';
+  return !origins.some((url) => URL.canParse(url) && new URL(url).origin === origin);
+}
+
 /** Query-string parameters (the last value of a repeated key wins) parsed by a schema. */
 export function parseQuery<S extends z.ZodType>(url: URL, schema: S): z.output<S> {
   return parseWith(schema, Object.fromEntries(url.searchParams), 'Invalid query');
@@ -87,15 +99,23 @@ export async function parseJsonBody<S extends z.ZodType>(
   request: Request,
   schema: S,
   maxBytes = MAX_JSON_BYTES,
-  options: { acceptTextPlain?: boolean } = {},
+  options: JsonTypeOptions = {},
 ): Promise<z.output<S>> {
-  const type = request.headers.get('content-type') ?? '';
-  const isJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type);
-  const isText = options.acceptTextPlain === true && /^text\/plain\b/i.test(type);
-  if (!isJson && !isText) {
-    throw new AppError(415, 'Expected a JSON body (Content-Type: application/json)');
-  }
-  const bytes = await readBodyBytes(request, maxBytes);
+  assertJsonType(request.headers.get('content-type'), options);
+  return parseJsonBytes(await readBodyBytes(request, maxBytes), schema);
+}
+
+export type JsonTypeOptions = { acceptTextPlain?: boolean };
+
+/** A 415 unless the Content-Type says JSON (or, with `acceptTextPlain`, plain text). Checked before the body is read. */
+export function assertJsonType(type: string | null, options: JsonTypeOptions = {}): void {
+  const isJson = /^application\/(?:[\w.+-]+\+)?json\b/i.test(type ?? '');
+  const isText = options.acceptTextPlain === true && /^text\/plain\b/i.test(type ?? '');
+  if (!isJson && !isText) throw new AppError(415, 'Expected a JSON body (Content-Type: application/json)');
+}
+
+/** A body's bytes as JSON parsed by a schema: 400 for bytes that are not UTF-8, not JSON, nested too deep or invalid. */
+export function parseJsonBytes<S extends z.ZodType>(bytes: Uint8Array, schema: S): z.output<S> {
   let text: string;
   try {
     text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);

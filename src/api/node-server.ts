@@ -1,6 +1,6 @@
 /**
- * The HTTP server: static files from dist/client (what readers get), everything else handed to
- * Astro's request handler (API, admin, render twins). Headers, timeouts and validators live here.
+ * The HTTP server: static files from dist/client (what readers get) and page-view beacons, everything
+ * else handed to Astro's request handler (API, admin, render twins). Headers, timeouts and validators live here.
  */
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -12,6 +12,7 @@ import { onServedFileChange } from '../server/publishing/files.ts';
 import type { Logger, RequestContext, RequestScope } from '../server/log.ts';
 import type { Metrics } from '../server/metrics.ts';
 import type { Runtime } from '../server/runtime.ts';
+import { BEACON_PATH, answerBeacon, isFastBeacon } from './beacon.ts';
 import { clientAddressOf } from './http.ts';
 import { answerMetrics, isMetricsRequestAllowed } from './metrics.ts';
 import { StaticFiles } from './static-files.ts';
@@ -242,6 +243,16 @@ export function createRequestListener(options: ServerOptions): RequestListener {
       } else {
         void answerMetrics(req, res, metrics.registry);
       }
+      return;
+    }
+    if (options.runtime && isFastBeacon(req, pathname)) {
+      context.route = BEACON_PATH;
+      setSecurityHeaders(res);
+      answerBeacon(req, res, options.runtime).catch((error: unknown) => {
+        log?.error({ err: error }, '[server] beacon failed');
+        if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ error: 'Internal server error' }));
+      });
       return;
     }
     if (isRead && pathname === '/') {

@@ -15,7 +15,7 @@ export const PUT = endpoint(async (context, runtime) => {
     sig: context.url.searchParams.get('sig'),
     mediaType: (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase(),
     declaredBytes: declaredLength(request),
-    body: request.body ? Readable.from(limitBody(request, MAX_IMAGE_BYTES, bodyTooLarge(IMAGE_TOO_LARGE))) : null,
+    body: request.body ? Readable.from(limitBody(request, MAX_IMAGE_BYTES, () => bodyTooLarge(IMAGE_TOO_LARGE))) : null,
   });
   return noContent();
 });
