@@ -127,14 +127,29 @@ async function runJob(job: LoadJob): Promise<LoadResult> {
  * and is timed from when it was due, so an answer that holds the sockets up is charged for the
  * requests it held back (as wrk2 does). autocannon's own rate sends each second's requests at once
  * at the start of the second, which measures a burst at full speed, not readers arriving one by one.
- * Answers must carry a Content-Length (static files do).
+ * Answers must carry a Content-Length (static files do), be chunked (the API's JSON) or be a 204 or 304. Votes and
+ * POST bodies are sent as `runJob` sends them.
  */
+/** `remaining` of an answer sent in chunks. */
+const CHUNKED = -2;
+
 async function runPaced(job: LoadJob & { rate: number }): Promise<LoadResult> {
   const target = new URL(job.url);
-  const extra = Object.entries(job.headers ?? {})
-    .map(([name, value]) => `${name}: ${value}\r\n`)
-    .join('');
-  const request = Buffer.from(`GET ${target.pathname}${target.search} HTTP/1.1\r\nHost: ${target.host}\r\n${extra}\r\n`);
+  const requestOf = (method: string, pathAndQuery: string, headers: Record<string, string>, body?: string) => {
+    const lines = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`);
+    if (body !== undefined) lines.push(`Content-Length: ${Buffer.byteLength(body)}\r\n`);
+    return Buffer.from(`${method} ${pathAndQuery} HTTP/1.1\r\nHost: ${target.host}\r\n${lines.join('')}\r\n${body ?? ''}`);
+  };
+  const fixed = requestOf(job.method ?? 'GET', `${target.pathname}${target.search}`, job.headers ?? {}, job.body);
+  let sent = 0;
+  // Votes as runJob sends them: like, like, dislike across the articles, each from a new visitor.
+  const nextRequest = job.votes
+    ? () => {
+        const id = job.votes!.articleIds[sent % job.votes!.articleIds.length]!;
+        const kind = sent++ % 3 === 2 ? 'dislike' : 'like';
+        return requestOf('POST', `/api/articles/${id}/${kind}`, { Origin: job.votes!.origin, Cookie: `vid=${createVisitorId()}` }, '');
+      }
+    : () => fixed;
   const latencies: number[] = [];
   const counts = { requests: 0, ok: 0, non2xx: 0, errors: 0, timeouts: 0 };
   /** Due times of requests waiting for an idle socket. */
@@ -147,7 +162,7 @@ async function runPaced(job: LoadJob & { rate: number }): Promise<LoadResult> {
     connection.status = 0;
     connection.remaining = -1;
     counts.requests++;
-    connection.socket.write(request);
+    connection.socket.write(nextRequest());
   };
   const open = () =>
     new Promise<Connection>((resolve, reject) => {
@@ -166,12 +181,21 @@ async function runPaced(job: LoadJob & { rate: number }): Promise<LoadResult> {
           const head = connection.pending.subarray(0, end).toString('latin1');
           connection.status = Number(head.slice(9, 12));
           const length = /\r\ncontent-length: *(\d+)/i.exec(head);
-          if (!length) throw new Error(`an answer without Content-Length from ${job.url}`);
-          connection.remaining = Number(length[1]);
+          const bodiless = connection.status === 204 || connection.status === 304;
+          const chunked = /\r\ntransfer-encoding: *chunked/i.test(head);
+          if (!length && !bodiless && !chunked) throw new Error(`an answer without Content-Length from ${job.url}`);
+          connection.remaining = length ? Number(length[1]) : chunked ? CHUNKED : 0;
           connection.pending = connection.pending.subarray(end + 4);
         }
-        if (connection.pending.length < connection.remaining) return;
-        connection.pending = connection.pending.subarray(connection.remaining);
+        if (connection.remaining === CHUNKED) {
+          // The API's small JSON answers: done at the last chunk (no JSON holds its CRLF 0 CRLF CRLF).
+          const last = connection.pending.indexOf('0\r\n\r\n');
+          if (last < 0 || (last > 0 && connection.pending.subarray(last - 2, last).toString() !== '\r\n')) return;
+          connection.pending = connection.pending.subarray(last + 5);
+        } else {
+          if (connection.pending.length < connection.remaining) return;
+          connection.pending = connection.pending.subarray(connection.remaining);
+        }
         const ms = performance.now() - connection.since;
         if (connection.status >= 200 && connection.status < 300) {
           counts.ok++;
