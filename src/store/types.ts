@@ -94,7 +94,10 @@ export interface CounterRepository {
   /** Adds (or, negative, removes) likes or dislikes, never below zero. */
   adjust(articleId: string, kind: VoteKind, amount: number): Promise<ArticleCounters>;
   incrementViews(articleId: string): Promise<void>;
-  /** Adds many articles' views at once (the recorder's flush): one write per bucket file or one statement. */
+  /**
+   * Adds many articles' views at once (the recorder's flush): one write per bucket file or one statement.
+   * A failure that stored part of them throws PartlyStoredError with the part that was not.
+   */
   addViews(views: ReadonlyMap<string, number>): Promise<void>;
   deleteArticle(articleId: string): Promise<void>;
 }
@@ -272,7 +275,10 @@ export interface LimitRepository {
  * The recorder batches views in memory and adds them here every few seconds.
  */
 export interface AnalyticsRepository {
-  /** Adds each count to its bucket (creating it); one call is one write per bucket file or one statement. */
+  /**
+   * Adds each count to its bucket (creating it); one call is one write per bucket file or one statement.
+   * A failure that stored part of them throws PartlyStoredError with the counts that were not.
+   */
   addViews(counts: readonly ViewCount[]): Promise<void>;
   /** The buckets of one grain and dimension whose start is in [from, to) (strings compared as stored), only `keys` when given. */
   listViews(grain: ViewGrain, dim: ViewDimension, from: string, to: string, keys?: readonly string[]): Promise<ViewCount[]>;
@@ -392,4 +398,25 @@ export class StoreUnavailableError extends Error {
 
 export function isStoreUnavailable(error: unknown): error is StoreUnavailableError {
   return typeof error === 'object' && error !== null && (error as { isStoreUnavailable?: unknown }).isStoreUnavailable === true;
+}
+
+/**
+ * A batch write that stored part of its batch (lowdb writes a batch of views as one file per bucket,
+ * and a full disk may refuse some of them): `unstored` is the part to try again, the rest is stored.
+ * A brand, not instanceof, as above.
+ */
+export class PartlyStoredError<T> extends Error {
+  readonly isPartlyStored = true;
+  readonly unstored: T;
+  constructor(unstored: T, cause: unknown) {
+    super(`Part of the batch was not stored: ${(cause as Error)?.message ?? String(cause)}`, { cause });
+    this.name = 'PartlyStoredError';
+    this.unstored = unstored;
+  }
+}
+
+/** The part of a batch a failed batch write left unstored: all of it unless the store said otherwise. */
+export function unstoredPartOf<T>(error: unknown, batch: T): T {
+  const partly = typeof error === 'object' && error !== null && (error as { isPartlyStored?: unknown }).isPartlyStored === true;
+  return partly ? (error as PartlyStoredError<T>).unstored : batch;
 }

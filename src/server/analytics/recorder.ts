@@ -4,7 +4,7 @@
  */
 import type { Device, ViewCount, ViewDimension, ViewGrain } from '../../schemas/analytics.ts';
 import { MAX_RANGE_DAYS } from '../../schemas/analytics.ts';
-import type { AnalyticsRepository, CounterRepository } from '../../store/types.ts';
+import { unstoredPartOf, type AnalyticsRepository, type CounterRepository } from '../../store/types.ts';
 import { nowMs } from '../clock.ts';
 import type { Runtime } from '../runtime.ts';
 import { addDays, hourStartMs, isoMinute, newsroomDay } from './calendar.ts';
@@ -20,6 +20,11 @@ const KEEP_HOURS_MS = 15 * 86_400_000;
 const KEEP_MINUTES_MS = 2 * 3_600_000;
 
 type Log = { error(object: object, message: string): void };
+
+/** A pending count's key: its bucket and what it counts. */
+function bucketId(grain: ViewGrain, start: string, dim: ViewDimension, key: string): string {
+  return `${grain}\u0000${start}\u0000${dim}\u0000${key}`;
+}
 
 export class ViewRecorder {
   readonly #analytics: AnalyticsRepository;
@@ -84,7 +89,7 @@ export class ViewRecorder {
 
   /** The pending count of a bucket and key (created at 0). */
   #count(grain: ViewGrain, start: string, dim: ViewDimension, key: string): ViewCount {
-    const id = `${grain}\u0000${start}\u0000${dim}\u0000${key}`;
+    const id = bucketId(grain, start, dim, key);
     let count = this.#pending.get(id);
     if (!count) this.#pending.set(id, (count = { grain, start, dim, key, views: 0 }));
     return count;
@@ -114,13 +119,16 @@ export class ViewRecorder {
       try {
         await this.#analytics.addViews([...batch.values()].filter((count) => count.views > 0));
       } catch (error) {
-        // Put back for the next flush (a database that is down for a moment loses nothing).
-        for (const [id, count] of batch) {
+        // Put back what was not stored for the next flush (a database down for a moment, a full disk
+        // that took some of lowdb's files: those stored are not added twice).
+        const unstored = unstoredPartOf<readonly ViewCount[]>(error, [...batch.values()]);
+        for (const count of unstored) {
+          const id = bucketId(count.grain, count.start, count.dim, count.key);
           const now = this.#pending.get(id);
           if (now) now.views += count.views;
-          else this.#pending.set(id, count);
+          else this.#pending.set(id, { ...count });
         }
-        this.#log.error({ err: error, counts: batch.size }, 'page views not stored yet; retrying at the next flush');
+        this.#log.error({ err: error, counts: unstored.length }, 'page views not stored yet; retrying at the next flush');
       }
     }
     if (this.#totals.size > 0 && this.#counters) {
@@ -129,8 +137,9 @@ export class ViewRecorder {
       try {
         await this.#counters.addViews(totals);
       } catch (error) {
-        for (const [id, views] of totals) this.#totals.set(id, (this.#totals.get(id) ?? 0) + views);
-        this.#log.error({ err: error, articles: totals.size }, "articles' view totals not stored yet; retrying at the next flush");
+        const unstored = unstoredPartOf<ReadonlyMap<string, number>>(error, totals);
+        for (const [id, views] of unstored) this.#totals.set(id, (this.#totals.get(id) ?? 0) + views);
+        this.#log.error({ err: error, articles: unstored.size }, "articles' view totals not stored yet; retrying at the next flush");
       }
     }
     const now = nowMs();

@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { VIEW_DIMENSIONS, VIEW_GRAINS, type ViewCount, type ViewDimension, type ViewGrain } from '../../schemas/analytics.ts';
-import type { AnalyticsRepository } from '../types.ts';
+import { PartlyStoredError, type AnalyticsRepository } from '../types.ts';
 import { readJsonFile, writeFileAtomic } from './file.ts';
 import { gated } from './write-gate.ts';
 
@@ -79,7 +79,8 @@ export class LowdbAnalytics implements AnalyticsRepository {
       if (!group) byFile.set(file, (group = { grain: count.grain, start: count.start, counts: [] }));
       group.counts.push(count);
     }
-    await Promise.all(
+    const groups = [...byFile.values()];
+    const results = await Promise.allSettled(
       [...byFile].map(([file, group]) =>
         this.#serial(file, async () => {
           // A copy: a failed write leaves the cached bucket as its file holds it.
@@ -94,6 +95,13 @@ export class LowdbAnalytics implements AnalyticsRepository {
         }),
       ),
     );
+    // Files are written one by one: those stored must not be added again when the caller retries.
+    const failed = results.flatMap((result, i) => (result.status === 'rejected' ? [{ result, counts: groups[i]!.counts }] : []));
+    if (failed.length > 0)
+      throw new PartlyStoredError(
+        failed.flatMap((f) => f.counts),
+        failed[0]!.result.reason,
+      );
   }
 
   async listViews(grain: ViewGrain, dim: ViewDimension, from: string, to: string, keys?: readonly string[]) {

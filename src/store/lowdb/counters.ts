@@ -1,6 +1,6 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
-import type { CounterRepository, StoreLog, VoteRecord } from '../types.ts';
+import { PartlyStoredError, type CounterRepository, type StoreLog, type VoteRecord } from '../types.ts';
 import fs from 'node:fs';
 import {
   bucketFile,
@@ -488,14 +488,26 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async addViews(views: ReadonlyMap<string, number>) {
-    const touched = new Set<number>();
+    const touched = new Map<number, string[]>();
     for (const [articleId, count] of views) {
       const b = bucketOf('views', articleId);
       const bucket = this.#views.get(b);
       bucket[articleId] = (bucket[articleId] ?? 0) + count;
-      touched.add(b);
+      const ids = touched.get(b);
+      if (ids) ids.push(articleId);
+      else touched.set(b, [articleId]);
     }
-    await Promise.all([...touched].map((b) => this.#views.write(b)));
+    const buckets = [...touched];
+    const results = await Promise.allSettled(buckets.map(([b]) => this.#views.write(b)));
+    // A bucket whose write failed went back to its file; the others are stored and must not be added twice.
+    const unstored = new Map<string, number>();
+    let cause: unknown;
+    for (const [i, result] of results.entries()) {
+      if (result.status === 'fulfilled') continue;
+      cause ??= result.reason;
+      for (const articleId of buckets[i]![1]) unstored.set(articleId, views.get(articleId)!);
+    }
+    if (unstored.size > 0) throw new PartlyStoredError(unstored, cause);
   }
 
   async incrementViews(articleId: string) {
