@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor, testingPostgres } from '../helpers/postgres.ts';
 import type { Article } from '../../src/schemas/article.ts';
+import type { Subscriber } from '../../src/schemas/newsletter.ts';
 import type { AnalyticsSummary, ArticleAnalytics, ReferrerReport, Sparklines, TopArticles } from '../../src/schemas/analytics.ts';
 import { openStore } from '../../src/store/index.ts';
 import { setClock } from '../../src/server/clock.ts';
@@ -59,6 +60,16 @@ async function scriptViews(views: [at: number, view: PageView][]): Promise<void>
   }
 }
 
+/** Writes subscribers straight into the stopped server's store. */
+async function scriptSubscribers(subscribers: Subscriber[]): Promise<void> {
+  const store = await openStore(dataDir, 'write', { databaseUrl: testingPostgres() ? await databaseFor(dataDir) : undefined });
+  try {
+    for (const subscriber of subscribers) await store.subscribers.upsert(subscriber);
+  } finally {
+    await store.close();
+  }
+}
+
 async function get<T>(client: TestClient, path: string): Promise<T> {
   const { status, body } = await read<T>(await client.get(path));
   expect(status, JSON.stringify(body)).toBe(200);
@@ -103,6 +114,25 @@ beforeAll(async () => {
     [midnight + 2 * HOUR, { section: '(front)', referrer: direct, device: 'desktop' }],
     [midnight + 3 * HOUR, { section: 'culture', articleId: authorStory.id, referrer: direct, device: 'mobile' }],
   ]);
+  const at = (ms: number) => new Date(ms).toISOString();
+  const subscriber = (name: string, fields: Partial<Subscriber>): Subscriber => ({
+    id: `s-${name}`,
+    email: `${name}@example.com`,
+    token: `token${name}xxxxxxxxxxxxxxxx`,
+    createdAt: at(midnight - 10 * 24 * HOUR),
+    ...fields,
+  });
+  const pending = { confirmTokenHash: 'a'.repeat(64), confirmExpiresAt: at(midnight + 24 * HOUR) };
+  await scriptSubscribers([
+    // From before double opt-in: confirmed when created, ten days ago.
+    subscriber('legacy', {}),
+    // Confirmed a second after the newsroom's midnight: still the day before in UTC.
+    subscriber('confirmed', { ...pending, confirmedAt: at(midnight + 1000) }),
+    subscriber('left-earlier', { ...pending, confirmedAt: at(midnight - 5 * 24 * HOUR), unsubscribedAt: at(midnight - 24 * HOUR - 1000) }),
+    subscriber('pending', pending),
+    subscriber('left', { ...pending, confirmedAt: at(midnight - 24 * HOUR), unsubscribedAt: at(midnight + 2 * HOUR) }),
+    subscriber('never-confirmed', { ...pending, unsubscribedAt: at(midnight + 3 * HOUR) }),
+  ]);
   server = await start(dataDir);
   admin = await adminClient(server);
   author = new TestClient(server.url);
@@ -131,9 +161,10 @@ describe('figures after scripted views (clock moved, UTC+5:30)', () => {
     expect(summary.devices).toEqual({ mobile: 2, tablet: 1, desktop: 7 });
     expect(summary.readingNow).toBe(0);
     expect(summary.published.map((p) => p.editorial)).toEqual([0, 0]);
+    // Running totals at the end of each newsroom day (the scripted subscribers above).
     expect(summary.subscribers).toEqual([
-      { day: dayBefore, confirmed: 0, unsubscribed: 0 },
-      { day, confirmed: 0, unsubscribed: 0 },
+      { day: dayBefore, confirmed: 2, unsubscribed: 1 },
+      { day, confirmed: 2, unsubscribed: 3 },
     ]);
 
     const world = await get<AnalyticsSummary>(admin, `/api/analytics/summary?from=${day}&to=${day}&section=world`);

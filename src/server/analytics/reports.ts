@@ -141,16 +141,37 @@ async function subscribersByDay(runtime: Runtime, from: string, to: string) {
   const tz = runtime.config.BRIEFING_TZ;
   const { items } = await runtime.store.subscribers.listFiltered({}, LIST_ALL);
   const dayOf = (at: string | undefined) => (at ? newsroomDay(Date.parse(at), tz) : undefined);
-  const people = items.map((s) => ({
+  // One pass over the subscribers: what each day adds to the two running totals.
+  const changes = new Map<string, { confirmed: number; unsubscribed: number }>();
+  const change = (day: string, key: 'confirmed' | 'unsubscribed', by: number) => {
+    let entry = changes.get(day);
+    if (!entry) changes.set(day, (entry = { confirmed: 0, unsubscribed: 0 }));
+    entry[key] += by;
+  };
+  for (const s of items) {
     // Records from before double opt-in have no confirmation and count as confirmed when created.
-    confirmed: dayOf(s.confirmedAt ?? (s.confirmTokenHash ? undefined : s.createdAt)),
-    unsubscribed: dayOf(s.unsubscribedAt),
-  }));
-  return listDays(from, to).map((day) => ({
-    day,
-    confirmed: people.filter((p) => p.confirmed !== undefined && p.confirmed <= day && !(p.unsubscribed && p.unsubscribed <= day)).length,
-    unsubscribed: people.filter((p) => p.unsubscribed !== undefined && p.unsubscribed <= day).length,
-  }));
+    const confirmed = dayOf(s.confirmedAt ?? (s.confirmTokenHash ? undefined : s.createdAt));
+    const unsubscribed = dayOf(s.unsubscribedAt);
+    if (confirmed) {
+      change(confirmed, 'confirmed', 1);
+      if (unsubscribed) change(unsubscribed > confirmed ? unsubscribed : confirmed, 'confirmed', -1);
+    }
+    if (unsubscribed) change(unsubscribed, 'unsubscribed', 1);
+  }
+  const totals = { confirmed: 0, unsubscribed: 0 };
+  for (const [day, entry] of changes)
+    if (day < from) {
+      totals.confirmed += entry.confirmed;
+      totals.unsubscribed += entry.unsubscribed;
+    }
+  return listDays(from, to).map((day) => {
+    const entry = changes.get(day);
+    if (entry) {
+      totals.confirmed += entry.confirmed;
+      totals.unsubscribed += entry.unsubscribed;
+    }
+    return { day, ...totals };
+  });
 }
 
 /** Articles published each day: editorial ones, and per feed (its label). */
