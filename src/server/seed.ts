@@ -13,6 +13,7 @@ import { buildArticle } from './articles.ts';
 import type { Runtime } from './runtime.ts';
 import { loadSeedFixtures, type SeedArticle, type SeedFixtures } from './seed/fixtures.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from './seed/hero-images.ts';
+import { seedSubscriberHistory } from './seed/subscriber-history.ts';
 import { seedViewHistory } from './seed/view-history.ts';
 
 const MINUTE = 60_000;
@@ -200,7 +201,9 @@ export async function seedDemoContent(runtime: Runtime, options: SeedOptions = {
   const records = await seedArticles(runtime, fixtures, heroes, now);
   const comments = await seedComments(runtime, fixtures, records, now);
   await seedSourcesAndSubscribers(runtime, fixtures, now);
-  // The dashboard's charts (issue 33): 90 days of views, written as the recorder would have.
+  // The dashboard's charts (issue 33): 90 days of views, written as the recorder would have, and of sign-ups.
   const views = await seedViewHistory(runtime.store.analytics, records, runtime.config.BRIEFING_TZ, now);
-  return `${records.length} articles, ${comments} comments, ${fixtures.sources.length} sources, ${fixtures.subscribers.length} subscribers, ${heroes.size} hero images, ${views} page views over 90 days`;
+  const signUps = await seedSubscriberHistory(runtime.store.subscribers, now);
+  const subscribers = fixtures.subscribers.length + signUps;
+  return `${records.length} articles, ${comments} comments, ${fixtures.sources.length} sources, ${subscribers} subscribers, ${heroes.size} hero images, ${views} page views over 90 days`;
 }

@@ -11,6 +11,7 @@ import type { ArticleCounters, ArticleRecord } from '../../src/schemas/article.t
 import type { Comment } from '../../src/schemas/comment.ts';
 import { SECTIONS } from '../../src/schemas/common.ts';
 import { HERO_WIDTHS } from '../../src/schemas/image.ts';
+import { subscriberStatus, type Subscriber } from '../../src/schemas/newsletter.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { sanitizeBodyHtml } from '../../src/server/html.ts';
 import { startRuntime, stopRuntime } from '../../src/server/app.ts';
@@ -26,7 +27,7 @@ type Snapshot = {
   counters: Map<string, ArticleCounters>;
   comments: Comment[];
   sources: NewsSource[];
-  subscribers: number;
+  subscribers: Subscriber[];
   viewDays: ViewCount[];
   viewHours: ViewCount[];
 };
@@ -49,7 +50,7 @@ async function seedInto(): Promise<Snapshot> {
       counters: await store.counters.getMany(articles.map((a) => a.id)),
       comments: await store.comments.list({}, { offset: 0, limit: 1000 }),
       sources: await store.sources.list(),
-      subscribers: await store.subscribers.count(),
+      subscribers: (await store.subscribers.listFiltered({}, { offset: 0, limit: 1000 })).items,
       viewDays: await store.analytics.listViews('day', 'section', '', '\uffff'),
       viewHours: await store.analytics.listViews('hour', 'article', '', '\uffff'),
     };
@@ -71,8 +72,9 @@ afterAll(() => {
 
 describe('seedDemoContent', () => {
   it('answers a one-line summary of what it created', () => {
-    expect(seed.summary).toMatch(/^\d+ articles, \d+ comments, 3 sources, 3 subscribers, \d+ hero images, \d+ page views over 90 days$/);
+    expect(seed.summary).toMatch(/^\d+ articles, \d+ comments, 3 sources, \d+ subscribers, \d+ hero images, \d+ page views over 90 days$/);
     expect(seed.summary).toContain(`${seed.articles.length} articles, ${seed.comments.length} comments`);
+    expect(seed.summary).toContain(`, ${seed.subscribers.length} subscribers,`);
   });
 
   it('writes 90 days of page views, weekdays busier than weekends, hours adding up to their days (issue 33)', () => {
@@ -213,7 +215,32 @@ describe('seedDemoContent', () => {
       expect(s.enabled).toBe(false);
       expect(s.url).toMatch(/^https:\/\//);
     }
-    expect(seed.subscribers).toBe(3);
+    for (const email of ['reader.one@example.com', 'morning.briefing.fan@example.net', 'j.alvarez@example.org'])
+      expect(seed.subscribers.map((s) => s.email)).toContain(email);
+  });
+
+  it('writes 90 days of sign-ups on a reserved domain: most confirmed within hours, some pending, a few gone (issue 33)', () => {
+    const generated = seed.subscribers.filter((s) => s.id.startsWith('demo-reader-'));
+    expect(generated.length).toBeGreaterThan(120);
+    expect(generated.length).toBeLessThan(220);
+    const statuses = { confirmed: 0, pending: 0, unsubscribed: 0 };
+    for (const s of generated) {
+      statuses[subscriberStatus(s)]++;
+      expect(s.email).toMatch(/^reader\d+@example\.com$/);
+      const created = Date.parse(s.createdAt);
+      expect(created).toBeGreaterThan(NOW.getTime() - 90 * 24 * HOUR);
+      expect(created).toBeLessThanOrEqual(NOW.getTime());
+      if (s.confirmedAt) expect(Date.parse(s.confirmedAt) - created).toBeLessThanOrEqual(6 * HOUR);
+      if (s.unsubscribedAt) expect(Date.parse(s.unsubscribedAt) - Date.parse(s.confirmedAt!)).toBeGreaterThan(6 * 24 * HOUR);
+    }
+    expect(statuses.confirmed / generated.length).toBeGreaterThan(0.7);
+    expect(statuses.pending).toBeGreaterThan(0);
+    expect(statuses.unsubscribed).toBeGreaterThan(0);
+    // The list grows: more confirmed readers now than a month ago.
+    const confirmedAt = (at: number) =>
+      generated.filter((s) => s.confirmedAt && Date.parse(s.confirmedAt) <= at && !(s.unsubscribedAt && Date.parse(s.unsubscribedAt) <= at))
+        .length;
+    expect(confirmedAt(NOW.getTime())).toBeGreaterThan(confirmedAt(NOW.getTime() - 30 * 24 * HOUR) + 20);
   });
 
   it('creates the same content on every run', async () => {
