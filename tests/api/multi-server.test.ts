@@ -14,7 +14,9 @@ import { ApiClient, makeDataDir, startServer, type TestServer } from '../helpers
 import { databaseFor } from '../helpers/postgres.ts';
 import { startBalancer, type RunningNginx } from '../helpers/nginx.ts';
 import { createPool } from '../../src/store/pg/db.ts';
-import { adminClient, createArticle, TestClient, waitFor, waitForIdleQueue } from './support.ts';
+import { adminClient, createArticle, read, TestClient, waitFor, waitForIdleQueue } from './support.ts';
+import { readFixture, startFeedServer } from '../fixtures/feeds/feed-server.ts';
+import type { FetchProgress, NewsSource } from '../../src/schemas/source.ts';
 import type { PurgeBody } from '../../src/server/publishing/purge.ts';
 import { briefingKey } from '../../src/server/briefing/service.ts';
 import { openStore } from '../../src/store/index.ts';
@@ -200,6 +202,34 @@ describe('two servers on one PostgreSQL database', () => {
     }
     // This address is locked out now; the later tests sign in from it.
     await db.query(`DELETE FROM limits WHERE key LIKE 'login:%'`);
+  });
+
+  it('Fetch Now through A shows its progress through B, while the feed downloads and after', async () => {
+    const feeds = await startFeedServer();
+    try {
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => (release = resolve));
+      feeds.route('/held.xml', async (_req, res) => {
+        await held;
+        res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
+        res.end(readFixture('rss2sample.xml'));
+      });
+      const created = await read<NewsSource>(
+        await adminA.post('/api/news-sources', { name: 'Shared progress', url: `${feeds.url}/held.xml`, section: 'tech' }),
+      );
+      expect(created.status).toBe(201);
+      const runOn = async (client: TestClient) =>
+        (await read<{ runs: FetchProgress[] }>(await client.get('/api/news-sources/progress'))).body.runs.find(
+          (run) => run.sourceId === created.body.id,
+        );
+      const fetching = adminA.post(`/api/news-sources/${created.body.id}/fetch`);
+      expect(await waitFor('B to see the run A started', () => runOn(adminB))).toMatchObject({ state: 'running', phase: 'downloading' });
+      release();
+      expect((await fetching).status).toBe(200);
+      expect(await runOn(adminB)).toMatchObject({ state: 'done', read: 4, created: 4, message: 'Fetched 4 items, 4 new' });
+    } finally {
+      await feeds.close();
+    }
   });
 
   it('a server that was down copies the pages published meanwhile before it serves', async () => {

@@ -118,6 +118,8 @@ async function observeFetch(
     runtime.metrics.feedFetches.inc({ result });
     const { fetched, created, updated } = outcome;
     progress.finish(nowIso(), outcome.message);
+    // A poll that reaches another server right after this answer sees the run done.
+    await progress.settled();
     log.info(
       { result, fetched, created, updated, ms: Math.round(performance.now() - started) },
       `[ingest] ${source.name}: ${outcome.message}`,
@@ -127,6 +129,7 @@ async function observeFetch(
     runtime.metrics.feedFetches.inc({ result: 'failed' });
     const message = error instanceof Error ? error.message : String(error);
     progress.fail(nowIso(), message);
+    await progress.settled();
     log.warn({ result: 'failed', err: message, ms: Math.round(performance.now() - started) }, `[ingest] ${source.name}: ${message}`);
     throw error;
   }
