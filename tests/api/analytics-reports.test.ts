@@ -12,7 +12,7 @@ import type { AnalyticsSummary, ArticleAnalytics, ReferrerReport, Sparklines, To
 import { openStore } from '../../src/store/index.ts';
 import { setClock } from '../../src/server/clock.ts';
 import { ViewRecorder, type PageView } from '../../src/server/analytics/recorder.ts';
-import { addDays, dayStartMs, newsroomDay } from '../../src/server/analytics/calendar.ts';
+import { addDays, dayStartMs, newsroomDay } from '../../src/server/calendar.ts';
 import { TestClient, adminClient, createArticle, expectError, read } from './support.ts';
 
 const TZ = 'Asia/Kolkata';

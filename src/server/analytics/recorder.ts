@@ -7,7 +7,7 @@ import { MAX_RANGE_DAYS } from '../../schemas/analytics.ts';
 import { unstoredPartOf, type AnalyticsRepository, type CounterRepository } from '../../store/types.ts';
 import { nowMs } from '../clock.ts';
 import type { Runtime } from '../runtime.ts';
-import { addDays, hourStartMs, isoMinute, newsroomDay } from './calendar.ts';
+import { addDays, hourStartMs, isoMinute, newsroomDay } from '../calendar.ts';
 import type { Referrer } from './classify.ts';
 
 /** One counted view, classified. `section` is an article's or section page's section, or `(front)`. */

@@ -27,7 +27,7 @@ import { nowMs } from '../clock.ts';
 import { badRequest, notFound } from '../errors.ts';
 import { forbidden } from '../permissions.ts';
 import type { Runtime } from '../runtime.ts';
-import { addDays, dayStartMs, daysBetween, hourStartMs, isoMinute, listDays, newsroomDay } from './calendar.ts';
+import { addDays, dayStartMs, daysBetween, hourStartMs, isoMinute, listDays, newsroomDay } from '../calendar.ts';
 
 /** Whose figures a user may read: everything, or only the articles they created. */
 type Scope = { ownerId?: string };

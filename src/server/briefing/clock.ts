@@ -1,4 +1,5 @@
 /** The briefing's local calendar: the day, weekday and minute of an instant in BRIEFING_TZ. */
+import { offsetAt } from '../calendar.ts';
 
 export type LocalTime = {
   /** YYYY-MM-DD in the zone: the key that makes a briefing once a day. */
@@ -11,30 +12,16 @@ export type LocalTime = {
   label: string;
 };
 
-const WEEKDAYS = ['Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat', 'Sun'];
-
 export function localTime(instant: Date, timeZone: string): LocalTime {
-  const parts = Object.fromEntries(
-    new Intl.DateTimeFormat('en-US', {
-      timeZone,
-      year: 'numeric',
-      month: '2-digit',
-      day: '2-digit',
-      hour: '2-digit',
-      minute: '2-digit',
-      hourCycle: 'h23',
-      weekday: 'short',
-    })
-      .formatToParts(instant)
-      .map((p) => [p.type, p.value]),
-  );
+  // The zone's wall clock as a UTC date: its fields are the local ones.
+  const local = new Date(instant.getTime() + offsetAt(instant.getTime(), timeZone));
   const label = new Intl.DateTimeFormat('en-GB', { timeZone, weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(
     instant,
   );
   return {
-    date: `${parts.year}-${parts.month}-${parts.day}`,
-    weekday: WEEKDAYS.indexOf(parts.weekday!) + 1,
-    minutes: Number(parts.hour) * 60 + Number(parts.minute),
+    date: local.toISOString().slice(0, 10),
+    weekday: ((local.getUTCDay() + 6) % 7) + 1,
+    minutes: local.getUTCHours() * 60 + local.getUTCMinutes(),
     label,
   };
 }

@@ -8,7 +8,7 @@ import type { ArticleRecord } from '../../schemas/article.ts';
 import { FRONT_PAGE_KEY, type ViewCount, type ViewGrain, type ViewDimension } from '../../schemas/analytics.ts';
 import { NAV_SECTIONS } from '../../schemas/common.ts';
 import type { AnalyticsRepository } from '../../store/types.ts';
-import { dayStartMs, isoMinute, newsroomDay } from '../analytics/calendar.ts';
+import { dayStartMs, isoMinute, newsroomDay } from '../calendar.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;

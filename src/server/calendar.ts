@@ -1,4 +1,4 @@
-/** The newsroom's calendar for analytics: the day, hour and minute bucket of an instant (exact in any zone, half-hour ones too). */
+/** The newsroom's calendar in its time zone: the day, hour and minute of an instant (exact in any zone, half-hour ones too), for analytics, the briefing and the backup schedule. */
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 
