@@ -16,7 +16,7 @@ import { ViewRecorder, type PageView } from '../src/server/analytics/recorder.ts
 import { setClock } from '../src/server/clock.ts';
 import { NAV_SECTIONS } from '../src/schemas/common.ts';
 import { startCluster } from '../tests/helpers/postgres.ts';
-import { startServer } from '../tests/helpers/server.ts';
+import { beaconRequest, seedStories, startBeaconServer } from './beacon-server.ts';
 import { runLoad } from './children.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -33,7 +33,6 @@ const ARTICLES = 500;
 const BATCH = 100_000;
 /** Issue 33's target: beacons a second over HTTP on this machine. */
 const BEACON_TARGET = 2000;
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
 
 type Row = { figure: string; value: number; unit: string; target?: string; note?: string };
 const rows: Row[] = [];
@@ -85,37 +84,6 @@ async function measureStore(label: string, store: Store): Promise<void> {
   });
 }
 
-async function seedArticles(dataDir: string): Promise<string[]> {
-  const store = await openStore(dataDir, 'write', { databaseUrl: undefined });
-  const now = new Date().toISOString();
-  const ids: string[] = [];
-  try {
-    for (let i = 0; i < 50; i++) {
-      ids.push(`bench-${i}`);
-      await store.articles.insert({
-        id: `bench-${i}`,
-        title: `Bench story ${i}`,
-        slug: `bench-story-${i}`,
-        dek: 'A line that sums the story up.',
-        bodyHtml: '<p>Body</p>',
-        section: NAV_SECTIONS[i % NAV_SECTIONS.length]!,
-        tags: [],
-        authorName: 'Desk',
-        createdAt: now,
-        updatedAt: now,
-        publishedAt: now,
-        readingTime: 3,
-        isEditorsPick: false,
-        isBreaking: false,
-        status: 'published',
-      });
-    }
-  } finally {
-    await store.close();
-  }
-  return ids;
-}
-
 /** CPU seconds (user + system) a process has used so far, from /proc (Linux): what a request costs whatever the machine's load. */
 function cpuSeconds(pid: number): number {
   const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
@@ -124,18 +92,10 @@ function cpuSeconds(pid: number): number {
 
 async function measureHttp(): Promise<void> {
   process.env.OUT_DIR ??= fs.existsSync(path.join(ROOT, 'dist/server/entry.mjs')) ? 'dist' : '.out/test';
-  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-bench-analytics-'));
-  const ids = await seedArticles(dataDir);
-  const server = await startServer({ dataDir, env: { RATE_LIMIT_FACTOR: '10000', TRUST_PROXY: 'true' } });
+  const { dataDir, ids } = await seedStories(50);
+  const server = await startBeaconServer(dataDir);
   try {
-    const beacon = {
-      url: `${server.url}/api/analytics/pageview`,
-      connections: 50,
-      durationS,
-      method: 'POST' as const,
-      body: JSON.stringify({ path: '/article/bench-story-7', ref: 'newsletter' }),
-      headers: { 'Content-Type': 'text/plain;charset=UTF-8', 'User-Agent': BROWSER, Origin: server.url },
-    };
+    const beacon = { ...beaconRequest(server.url, { path: '/article/bench-story-7', ref: 'newsletter' }), connections: 50, durationS };
     const votes = { url: server.url, connections: 4, durationS, votes: { articleIds: ids, origin: server.url } };
     const pid = server.process.pid!;
     let cpu = cpuSeconds(pid);

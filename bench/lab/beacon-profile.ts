@@ -4,50 +4,17 @@
  * top functions. `OUT_DIR=.out/test node bench/lab/beacon-profile.ts`.
  */
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
-import { openStore } from '../../src/store/index.ts';
-import { startServer } from '../../tests/helpers/server.ts';
+import { beaconRequest, seedStories, startBeaconServer } from '../beacon-server.ts';
 import { runLoad } from '../children.ts';
 
 type Node = { id: number; callFrame: { functionName: string; url: string; lineNumber: number }; hitCount?: number };
 type Profile = { nodes: Node[]; startTime: number; endTime: number; samples: number[]; timeDeltas: number[] };
 
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
-const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-beacon-profile-'));
+const { dataDir } = await seedStories(1);
 const profDir = path.join(dataDir, 'profile');
-const store = await openStore(dataDir, 'write', { databaseUrl: undefined });
-const now = new Date().toISOString();
-await store.articles.insert({
-  id: 'bench-0',
-  title: 'Bench story',
-  slug: 'bench-story',
-  dek: 'A line.',
-  bodyHtml: '<p>Body</p>',
-  section: 'world',
-  tags: [],
-  authorName: 'Desk',
-  createdAt: now,
-  updatedAt: now,
-  publishedAt: now,
-  readingTime: 3,
-  isEditorsPick: false,
-  isBreaking: false,
-  status: 'published',
-});
-await store.close();
-const server = await startServer({
-  dataDir,
-  env: { RATE_LIMIT_FACTOR: '10000', NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` },
-});
-const result = await runLoad({
-  url: `${server.url}/api/analytics/pageview`,
-  connections: 50,
-  durationS: 10,
-  method: 'POST',
-  body: JSON.stringify({ path: '/article/bench-story' }),
-  headers: { 'Content-Type': 'text/plain;charset=UTF-8', 'User-Agent': BROWSER, Origin: server.url },
-});
+const server = await startBeaconServer(dataDir, { NODE_OPTIONS: `--cpu-prof --cpu-prof-dir=${profDir}` });
+const result = await runLoad({ ...beaconRequest(server.url, { path: '/article/bench-story-0' }), connections: 50, durationS: 10 });
 await server.stop();
 const file = fs.readdirSync(profDir).find((name) => name.endsWith('.cpuprofile'))!;
 const profile = JSON.parse(fs.readFileSync(path.join(profDir, file), 'utf8')) as Profile;
