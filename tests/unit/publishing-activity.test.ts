@@ -1,4 +1,4 @@
-/** The worker's activity log for the dashboard's Publishing panel: running jobs per lane, the bounded ring of recent renders, error messages. */
+/** The worker's activity log for the Publishing panel: running jobs per lane, the bounded ring of recent renders, error messages. */
 import { describe, expect, it } from 'vitest';
 import { createActivityLog, describeJobError, RECENT_RENDERS } from '../../src/server/publishing/activity.ts';
 

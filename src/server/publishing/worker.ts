@@ -83,7 +83,7 @@ export type RegenerationWorker = {
   /** Renders every page again, writing those that changed and removing those that no longer exist. */
   reconcile(reason: string): Promise<void>;
   stats(): WorkerStats;
-  /** What it does now and did last (the dashboard's Publishing panel), its own search jobs, and when each failed job is tried again (epoch ms). */
+  /** What it does now and did last (the Publishing panel), its own search jobs, and when each failed job is tried again (epoch ms). */
   activity(): WorkerActivity & { localJobs: Job[]; retryAt: Map<string, number> };
   /** Tries the named failed jobs now: their backoff on this server is cleared and both lanes look at the queue. */
   retry(ids: readonly string[]): void;

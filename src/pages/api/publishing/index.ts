@@ -1,4 +1,4 @@
-/** GET /api/publishing (admins and editors): the dashboard's Publishing panel: jobs waiting, rendering now, recent, failed, the search index. */
+/** GET /api/publishing (admins and editors): the Publishing panel's figures: waiting, rendering now, recent, failed, the search index. */
 import { allowMethods, authorizedEndpoint, json } from '../../../api/http.ts';
 import { readPublishingStatus } from '../../../server/publishing/publishing-status.ts';
 

@@ -1,4 +1,4 @@
-/** POST /api/publishing/retry ({ id } or { all: true }; admins and editors): a failed render is tried now; 404 unknown job, 409 not failing. */
+/** POST /api/publishing/retry ({ id } or { all: true }; admins, editors): a failed render runs now; 404 unknown job, 409 not failing. */
 import { allowMethods, authorizedEndpoint, json, parseJsonBody } from '../../../api/http.ts';
 import { publishingRetrySchema } from '../../../schemas/publishing.ts';
 import { retryFailedJobs } from '../../../server/publishing/publishing-status.ts';
