@@ -53,6 +53,11 @@ function Ago({ iso, now }: { iso: string; now: number }) {
   );
 }
 
+/** When the worker tries a failed job by itself; a time passed between two polls means it is taking it up. */
+function NextTry({ iso, now }: { iso: string; now: number }) {
+  return <> · next try {Date.parse(iso) > now ? <Ago iso={iso} now={now} /> : 'now'}</>;
+}
+
 export function PublishingPanel() {
   const client = useQueryClient();
   const now = useNow();
@@ -143,12 +148,7 @@ export function PublishingPanel() {
                       <p className="adm-error-text">{job.error}</p>
                       <p className="adm-muted">
                         {job.attempts} {job.attempts === 1 ? 'attempt' : 'attempts'}
-                        {job.nextTryAt && (
-                          <>
-                            {' '}
-                            · next try <Ago iso={job.nextTryAt} now={now} />
-                          </>
-                        )}
+                        {job.nextTryAt && <NextTry iso={job.nextTryAt} now={now} />}
                       </p>
                     </div>
                     <button
