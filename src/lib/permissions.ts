@@ -27,6 +27,8 @@ export const ACTIONS = [
   'user.manage',
   'audit.read',
   'trash.manage',
+  /** The dashboard's Publishing panel (issue 33): the regeneration queue, recent renders, and Retry on a failed one. */
+  'publishing.manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -46,6 +48,7 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'comment.moderate': 'all',
     'image.upload': 'all',
     'trash.manage': 'all',
+    'publishing.manage': 'all',
   },
   author: {
     'article.create': 'all',
@@ -85,6 +88,7 @@ export const ACTION_TEXT: Record<Action, string> = {
   'user.manage': 'manage users',
   'audit.read': 'read the audit log',
   'trash.manage': 'restore or purge deleted articles',
+  'publishing.manage': 'see the publishing queue or retry a failed render',
 };
 
 /** The role of a user; users stored before roles existed were all admins. */

@@ -8,11 +8,13 @@ import type { Config } from '../config.ts';
 import { getConfig } from '../config.ts';
 import type { ArticleRecord } from '../schemas/article.ts';
 import type { FetchProgress } from '../schemas/source.ts';
+import type { Job } from '../schemas/misc.ts';
 import { openStore, type Store, type StoreOptions } from '../store/index.ts';
 import type { Logger, RequestScope } from './log.ts';
 import type { Metrics } from './metrics.ts';
 import type { HealthRegistry } from './health.ts';
 import type { Mailer } from './mail/transport.ts';
+import type { WorkerActivity } from './publishing/activity.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -54,7 +56,14 @@ export type Runtime = {
   fetchProgress: Map<string, FetchProgress>;
   /** The publishing service's state (publishing/service.ts), here because the Astro bundle loads its own copy of that module. */
   publishing?: {
-    worker?: { wake(): void; reconcile(reason: string): Promise<void>; stop(): Promise<void>; stats(): { reconcilePending: number } };
+    worker?: {
+      wake(): void;
+      reconcile(reason: string): Promise<void>;
+      stop(): Promise<void>;
+      stats(): { reconcilePending: number };
+      activity(): WorkerActivity & { localJobs: Job[]; retryAt: Map<string, number> };
+      retry(ids: readonly string[]): void;
+    };
     counters: { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
   };
 };

@@ -211,7 +211,12 @@ export interface JobRepository {
   list(limit: number): Promise<Job[]>;
   /** Removes a job once done, unless it was re-queued after `startedAt` (then it stays). */
   complete(id: string, startedAt: string): Promise<void>;
+  /** Counts a failed attempt, keeps its error and moves the job to the back of the queue. */
   fail(id: string, error: string): Promise<void>;
+  /** The job with this id, if it is queued. */
+  get(id: string): Promise<Job | undefined>;
+  /** Jobs that failed at least once since they last ran through (attempts > 0), in queue order. */
+  failed(limit: number): Promise<Job[]>;
   size(): Promise<number>;
   /**
    * Takes the job for `owner` until `leaseUntil` (epoch ms) unless another owner holds a lease still

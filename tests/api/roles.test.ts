@@ -194,6 +194,9 @@ const MATRIX: Row[] = [
     body: () => ({ text: `Correction ${++seq}` }),
     expect: EDITORS(201),
   },
+  // The dashboard's Publishing panel (issue 33): the queue and Retry for editors.
+  { method: 'GET', path: '/api/publishing', expect: EDITORS(200) },
+  { method: 'POST', path: '/api/publishing/retry', body: { id: '987654321' }, expect: EDITORS(404) },
   { method: 'GET', path: '/api/trash', expect: EDITORS(200) },
   { method: 'POST', path: async (f) => `/api/trash/${await f.trashed()}/restore`, expect: EDITORS(200) },
   { method: 'DELETE', path: async (f) => `/api/trash/${await f.trashed()}`, expect: EDITORS(204) },

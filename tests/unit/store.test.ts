@@ -515,6 +515,28 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
       expect(jobs[1]).toMatchObject({ attempts: 1, lastError: 'boom' });
     });
 
+    it('finds a job by id and lists the failed ones in queue order (the dashboard reads both)', async () => {
+      await store.jobs.enqueue(['/a', '/b', '/c'], '2025-01-01T00:00:00.000Z');
+      const [a, b, c] = await store.jobs.list(10);
+      expect(await store.jobs.failed(10)).toEqual([]);
+      await store.jobs.fail(c!.id, 'ENOTDIR: not a directory');
+      await store.jobs.fail(a!.id, 'boom');
+      await store.jobs.fail(a!.id, 'boom again');
+      expect(await store.jobs.failed(10)).toEqual([
+        expect.objectContaining({ id: c!.id, path: '/c', attempts: 1, lastError: 'ENOTDIR: not a directory' }),
+        expect.objectContaining({ id: a!.id, path: '/a', attempts: 2, lastError: 'boom again' }),
+      ]);
+      expect((await store.jobs.failed(1)).map((j) => j.path)).toEqual(['/c']);
+      expect(await store.jobs.get(b!.id)).toMatchObject({ id: b!.id, path: '/b', attempts: 0 });
+      expect(await store.jobs.get(a!.id)).toMatchObject({ path: '/a', attempts: 2, lastError: 'boom again' });
+      // Done: gone from both answers; ids the store never made are simply unknown.
+      await store.jobs.complete(c!.id, '2025-01-01T00:00:05.000Z');
+      expect(await store.jobs.get(c!.id)).toBeUndefined();
+      expect((await store.jobs.failed(10)).map((j) => j.path)).toEqual(['/a']);
+      expect(await store.jobs.get('999999')).toBeUndefined();
+      expect(await store.jobs.get('local-1')).toBeUndefined();
+    });
+
     it('claims a queued job for its owner (and not a job that is gone)', async () => {
       await store.jobs.enqueue(['/a'], '2025-01-01T00:00:00.000Z');
       const [a] = await store.jobs.list(1);

@@ -1,4 +1,4 @@
-/** Overview tab: the four stat cards, the readers' charts (issue 33) and the ten most recent articles. */
+/** Overview tab: the four stat cards, the Publishing panel and the readers' charts (issue 33), and the ten most recent articles. */
 import { useQuery } from '@tanstack/react-query';
 import type { Article, ArticleStats } from '../../schemas/article.ts';
 import { adminKeys, RECENT_ARTICLES_LIMIT } from './admin-queries.ts';
@@ -7,6 +7,7 @@ import { QueryFailure, Spinner } from './AdminUi.tsx';
 import { useArticleActions } from './use-article-actions.ts';
 import { usePermissions } from '../auth/use-permissions.ts';
 import { AnalyticsOverview, TopArticles } from './charts/AnalyticsOverview.tsx';
+import { PublishingPanel } from './PublishingPanel.tsx';
 
 const STAT_CARDS: { key: keyof ArticleStats; label: string }[] = [
   { key: 'totalArticles', label: 'Total Articles' },
@@ -35,6 +36,8 @@ export function OverviewTab() {
           ))}
         </section>
       )}
+
+      {ready && can('publishing.manage') && <PublishingPanel />}
 
       {/* Site-wide figures for admins and editors; an author sees the top list of their own articles; a contributor no figures. */}
       {ready && (showStats ? <AnalyticsOverview /> : can('analytics.read') && <TopArticles />)}

@@ -20,6 +20,7 @@ export const adminKeys = {
   subscribers: (params: QueryParams) => ['/api/newsletter/subscribers', params] as const,
   briefingPreview: () => ['/api/newsletter/briefing/preview'] as const,
   trash: () => ['/api/trash'] as const,
+  publishing: () => ['/api/publishing'] as const,
 };
 
 function keyStartsWith(prefix: string) {

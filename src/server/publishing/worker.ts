@@ -37,6 +37,7 @@ import { createPageLane } from './page-lane.ts';
 import { createSearchLane } from './search-lane.ts';
 import { createReconcile } from './reconcile.ts';
 import { migrateRenderState, RENDER_STATE_FILE } from './render-state.ts';
+import { createActivityLog, describeJobError, type WorkerActivity } from './activity.ts';
 
 export type { RenderOutcome, Renderer } from './regenerator.ts';
 
@@ -82,6 +83,10 @@ export type RegenerationWorker = {
   /** Renders every page again, writing those that changed and removing those that no longer exist. */
   reconcile(reason: string): Promise<void>;
   stats(): WorkerStats;
+  /** What it does now and did last (the Publishing panel), its own search jobs, and when each failed job is tried again (epoch ms). */
+  activity(): WorkerActivity & { localJobs: Job[]; retryAt: Map<string, number> };
+  /** Tries the named failed jobs now: their backoff on this server is cleared and both lanes look at the queue. */
+  retry(ids: readonly string[]): void;
   stop(): Promise<void>;
 };
 
@@ -198,6 +203,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     for (const name of lane ? [lane] : (['pages', 'search'] as const)) sleepers[name].wake();
   };
   const retryAt = new Map<string, number>();
+  const activity = createActivityLog();
   /** Something was rendered since the manifest was last written. */
   let manifestStale = false;
   /** The manifest as this worker last wrote or accepted it; a different one on disk came from elsewhere. */
@@ -297,10 +303,16 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   /** Runs one job path in its lane; answers what happened to the file (or the search bundles). */
   async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
-    if (searchJobOf(publicPath)) return searchLane.run(publicPath);
-    const done = await pageLane.render(publicPath, inReconcile);
-    manifestStale = true;
-    return done;
+    const isSearch = searchJobOf(publicPath) !== undefined;
+    const end = activity.begin(isSearch ? 'search' : 'pages', publicPath);
+    try {
+      if (isSearch) return await searchLane.run(publicPath);
+      const done = await pageLane.render(publicPath, inReconcile);
+      manifestStale = true;
+      return done;
+    } finally {
+      end();
+    }
   }
 
   /** Completes a job of this server's own search queue, unless it was queued again meanwhile. */
@@ -353,6 +365,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     try {
       const { outcome, ms } = await regenerate(job.path).finally(stopHeartbeat);
       if (isSearch) metrics.searchIndexSeconds.observe(ms / 1000);
+      if (isSearch) activity.noteSearch(ms);
+      else activity.notePage(job.path, outcome, ms);
       if (local) completeLocal(job, startedAt);
       else await store.jobs.complete(job.id, startedAt).catch(tolerateDiskFull);
       // Search work done here in the stored queue: the other servers re-index their own folders too.
@@ -369,7 +383,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       if (serviceUnavailableOf(error)) throw error;
       stats.failed++;
       if (!isSearch) metrics.pagesRendered.inc({ outcome: 'failed' });
-      const message = (error as Error).message ?? String(error);
+      const message = describeJobError(error, clientDir);
       if (local) {
         job.attempts++;
         job.lastError = message;
@@ -621,6 +635,14 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     wake: () => wakeUp(),
     reconcile,
     stats: () => ({ ...stats, reconcilePending: reconciler.pending() }),
+    activity: () => ({ ...activity.read(), localJobs: [...localJobs.values()].map((job) => ({ ...job })), retryAt: new Map(retryAt) }),
+    retry(ids) {
+      for (const id of ids) {
+        retryAt.delete(id);
+        waitingForSpace.delete(id);
+      }
+      wakeUp();
+    },
     async stop() {
       stopped = true;
       stopWatchingSpace();

@@ -80,6 +80,18 @@ export class LowdbJobs implements JobRepository {
     this.#queue.set(entry.job.path, entry);
     await this.#buckets.write(bucketOf('jobs', entry.job.path));
   }
+  async get(id: string) {
+    const entry = this.#byId.get(id);
+    return entry && { ...entry.job };
+  }
+  async failed(limit: number) {
+    const out: Job[] = [];
+    for (const { job } of this.#queue.values()) {
+      if (out.length >= limit) break;
+      if (job.attempts > 0) out.push({ ...job });
+    }
+    return out;
+  }
   async size() {
     return this.#queue.size;
   }

@@ -313,6 +313,22 @@ export class PgJobs implements JobRepository {
       [id, error],
     );
   }
+  async get(id: string) {
+    if (!/^\d+$/.test(id)) return undefined;
+    const { rows } = await this.#db.query<JobRow>(
+      'SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs WHERE id = $1',
+      [id],
+    );
+    return rows[0] && jobOf(rows[0]);
+  }
+  /** A scan of the queue (which drains; no index on attempts): read by the dashboard every few seconds at most. */
+  async failed(limit: number) {
+    const { rows } = await this.#db.query<JobRow>(
+      'SELECT id::text, path, created_at, queued_at, attempts, last_error FROM jobs WHERE attempts > 0 ORDER BY ord LIMIT $1',
+      [limit],
+    );
+    return rows.map(jobOf);
+  }
   async size() {
     return (await this.#db.query<{ n: number }>('SELECT count(*)::int AS n FROM jobs')).rows[0]!.n;
   }
