@@ -1,4 +1,7 @@
-/** The newsroom's calendar in its time zone: the day, hour and minute of an instant (exact in any zone, half-hour ones too), for analytics, the briefing and the backup schedule. */
+/**
+ * The newsroom's calendar in its time zone: the day, hour and minute of an instant (exact in any zone,
+ * half-hour ones too), for analytics, the briefing and the backup schedule.
+ */
 
 const formats = new Map<string, Intl.DateTimeFormat>();
 

@@ -1,4 +1,7 @@
-/** GET /api/news-sources/progress: each source's fetch running now, else its last (admin only; polled): this server's, and on a shared store every server's. */
+/**
+ * GET /api/news-sources/progress: each source's fetch running now, else its last (admin only; polled):
+ * this server's, and on a shared store every server's.
+ */
 import { authorizedEndpoint, allowMethods, json } from '../../../api/http.ts';
 import { listProgress } from '../../../server/ingest/fetch-progress.ts';
 
