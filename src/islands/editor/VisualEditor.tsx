@@ -1,0 +1,188 @@
+/**
+ * The visual view of the article body: a Tiptap editor with a toolbar, a link dialog and inline images.
+ * It writes bodyHtml only after an edit made in it, so opening it never changes the text.
+ */
+import { useEffect, useReducer, useRef, useState, type KeyboardEvent } from 'react';
+import { Editor } from '@tiptap/core';
+import { createExtensions, isEmbedCode, prepareForVisual, preparePaste, serializeVisual } from './visual-body.ts';
+import { LinkDialog } from './LinkDialog.tsx';
+import { ImageDialog, type InlineImage } from './ImageDialog.tsx';
+
+type Props = { html: string; onChange: (html: string) => void; labelledBy: string; describedBy?: string };
+
+type Tool = { key: string; label: string; text: string; shortcut?: string; active?: () => boolean; run: () => void; disabled?: () => boolean };
+
+export default function VisualEditor({ html, onChange, labelledBy, describedBy }: Props) {
+  const host = useRef<HTMLDivElement>(null);
+  const [editor, setEditor] = useState<Editor | undefined>();
+  /** The HTML this view last loaded or wrote: a different value from outside (a reload, a restore) is loaded again. */
+  const known = useRef(html);
+  const onChangeRef = useRef(onChange);
+  onChangeRef.current = onChange;
+  const [, refresh] = useReducer((n: number) => n + 1, 0);
+  const [linkOpen, setLinkOpen] = useState(false);
+  const [imageOpen, setImageOpen] = useState(false);
+  const [focusIndex, setFocusIndex] = useState(0);
+  const toolbar = useRef<HTMLDivElement>(null);
+
+  useEffect(() => {
+    if (!host.current) return;
+    const created = new Editor({
+      element: host.current,
+      extensions: createExtensions(),
+      content: prepareForVisual(known.current),
+      // Tiptap's own <style> tag would be refused by the page's Content-Security-Policy: its rules are in admin.css.
+      injectCSS: false,
+      editorProps: {
+        attributes: {
+          class: 've-content',
+          role: 'textbox',
+          'aria-multiline': 'true',
+          'aria-labelledby': labelledBy,
+          ...(describedBy ? { 'aria-describedby': describedBy } : {}),
+          'data-testid': 'visual-editor',
+        },
+        transformPastedHTML: preparePaste,
+        handlePaste: (view, event) => {
+          const data = event.clipboardData;
+          const text = data?.getData('text/plain') ?? '';
+          if (data?.getData('text/html') || !isEmbedCode(text)) return false;
+          const node = view.state.schema.nodes.lockedHtml!.create({ html: text.trim() });
+          view.dispatch(view.state.tr.replaceSelectionWith(node).scrollIntoView());
+          return true;
+        },
+      },
+      onUpdate: ({ editor: current }) => {
+        const next = serializeVisual(current);
+        known.current = next;
+        onChangeRef.current(next);
+      },
+      onTransaction: () => refresh(),
+    });
+    setEditor(created);
+    return () => created.destroy();
+  }, [labelledBy, describedBy]);
+
+  // A change from outside the view (a conflict's Reload, a restored revision or kept text) is loaded, without writing back.
+  useEffect(() => {
+    if (!editor || html === known.current) return;
+    known.current = html;
+    editor.commands.setContent(prepareForVisual(html), { emitUpdate: false });
+  }, [editor, html]);
+
+  const chain = () => editor!.chain().focus();
+  const isActive = (name: string, attrs?: Record<string, unknown>) => editor?.isActive(name, attrs) ?? false;
+  const tools: Tool[] = [
+    { key: 'h2', label: 'Heading 2', text: 'H2', shortcut: 'Control+Alt+2', active: () => isActive('heading', { level: 2 }), run: () => chain().toggleHeading({ level: 2 }).run() },
+    { key: 'h3', label: 'Heading 3', text: 'H3', shortcut: 'Control+Alt+3', active: () => isActive('heading', { level: 3 }), run: () => chain().toggleHeading({ level: 3 }).run() },
+    { key: 'h4', label: 'Heading 4', text: 'H4', shortcut: 'Control+Alt+4', active: () => isActive('heading', { level: 4 }), run: () => chain().toggleHeading({ level: 4 }).run() },
+    { key: 'bold', label: 'Bold', text: 'B', shortcut: 'Control+B', active: () => isActive('bold'), run: () => chain().toggleBold().run() },
+    { key: 'italic', label: 'Italic', text: 'I', shortcut: 'Control+I', active: () => isActive('italic'), run: () => chain().toggleItalic().run() },
+    { key: 'link', label: 'Link', text: 'Link', shortcut: 'Control+K', active: () => isActive('link'), run: () => setLinkOpen(true) },
+    { key: 'ul', label: 'Bulleted list', text: '• List', shortcut: 'Control+Shift+8', active: () => isActive('bulletList'), run: () => chain().toggleBulletList().run() },
+    { key: 'ol', label: 'Numbered list', text: '1. List', shortcut: 'Control+Shift+7', active: () => isActive('orderedList'), run: () => chain().toggleOrderedList().run() },
+    { key: 'quote', label: 'Quote', text: '“ Quote', shortcut: 'Control+Shift+B', active: () => isActive('blockquote'), run: () => chain().toggleBlockquote().run() },
+    { key: 'code', label: 'Inline code', text: '</>', shortcut: 'Control+E', active: () => isActive('code'), run: () => chain().toggleCode().run() },
+    { key: 'pre', label: 'Code block', text: '{ }', shortcut: 'Control+Alt+C', active: () => isActive('codeBlock'), run: () => chain().toggleCodeBlock().run() },
+    { key: 'hr', label: 'Horizontal rule', text: '―', run: () => chain().setHorizontalRule().run() },
+    { key: 'image', label: 'Image', text: 'Image', run: () => setImageOpen(true) },
+    { key: 'undo', label: 'Undo', text: '↶', shortcut: 'Control+Z', run: () => chain().undo().run(), disabled: () => !editor?.can().undo() },
+    { key: 'redo', label: 'Redo', text: '↷', shortcut: 'Control+Shift+Z', run: () => chain().redo().run(), disabled: () => !editor?.can().redo() },
+  ];
+
+  // One tab stop for the whole toolbar; arrow keys move along it (the WAI-ARIA toolbar pattern).
+  const onToolbarKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    const moves: Record<string, number> = { ArrowRight: 1, ArrowLeft: -1, Home: -focusIndex, End: tools.length - 1 - focusIndex };
+    const move = moves[event.key];
+    if (move === undefined) return;
+    event.preventDefault();
+    const next = (focusIndex + move + tools.length) % tools.length;
+    setFocusIndex(next);
+    toolbar.current?.querySelectorAll('button')[next]?.focus();
+  };
+
+  // Control+K opens the link dialog from the text, like the toolbar's Link button.
+  const onContentKey = (event: KeyboardEvent<HTMLDivElement>) => {
+    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'k') {
+      event.preventDefault();
+      setLinkOpen(true);
+    }
+  };
+
+  const insertImage = (image: InlineImage) => {
+    setImageOpen(false);
+    chain().insertContent({ type: 'figure', attrs: { ...image } }).run();
+  };
+
+  return (
+    <div className="ve">
+      <div
+        ref={toolbar}
+        className="ve-toolbar"
+        role="toolbar"
+        aria-label="Formatting"
+        aria-controls="visual-body-content"
+        onKeyDown={onToolbarKey}
+      >
+        {tools.map((tool, index) => {
+          const pressed = tool.active ? tool.active() : undefined;
+          return (
+            <button
+              key={tool.key}
+              type="button"
+              className="ve-tool"
+              tabIndex={index === focusIndex ? 0 : -1}
+              aria-label={tool.label}
+              aria-pressed={pressed}
+              aria-keyshortcuts={tool.shortcut}
+              title={tool.shortcut ? `${tool.label} (${tool.shortcut.replace('Control', 'Ctrl')})` : tool.label}
+              disabled={!editor || (tool.disabled?.() ?? false)}
+              onFocus={() => setFocusIndex(index)}
+              // Keep the text's selection: a mouse click on a tool must not move focus out of the editor first.
+              onMouseDown={(event) => event.preventDefault()}
+              onClick={tool.run}
+              data-tool={tool.key}
+            >
+              <span aria-hidden="true">{tool.text}</span>
+            </button>
+          );
+        })}
+      </div>
+      <div ref={host} id="visual-body-content" className="ve-host" onKeyDown={onContentKey} />
+      {linkOpen && editor && (
+        <LinkDialog
+          initial={(editor.getAttributes('link').href as string | undefined) ?? ''}
+          hasLink={editor.isActive('link')}
+          onClose={() => {
+            setLinkOpen(false);
+            editor.commands.focus();
+          }}
+          onApply={(href) => {
+            setLinkOpen(false);
+            const { empty } = editor.state.selection;
+            if (empty && !editor.isActive('link')) {
+              chain()
+                .insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] })
+                .run();
+            } else {
+              chain().extendMarkRange('link').setLink({ href }).run();
+            }
+          }}
+          onRemove={() => {
+            setLinkOpen(false);
+            chain().extendMarkRange('link').unsetLink().run();
+          }}
+        />
+      )}
+      {imageOpen && (
+        <ImageDialog
+          onClose={() => {
+            setImageOpen(false);
+            editor?.commands.focus();
+          }}
+          onInsert={insertImage}
+        />
+      )}
+    </div>
+  );
+}
