@@ -21,6 +21,8 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
   onChangeRef.current = onChange;
   const [, refresh] = useReducer((n: number) => n + 1, 0);
   const [linkOpen, setLinkOpen] = useState(false);
+  /** The text a link is for, kept while the dialog has the focus. */
+  const linkRange = useRef({ from: 0, to: 0 });
   const [imageOpen, setImageOpen] = useState(false);
   const [focusIndex, setFocusIndex] = useState(0);
   const toolbar = useRef<HTMLDivElement>(null);
@@ -78,7 +80,7 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
     { key: 'h4', label: 'Heading 4', text: 'H4', shortcut: 'Control+Alt+4', active: () => isActive('heading', { level: 4 }), run: () => chain().toggleHeading({ level: 4 }).run() },
     { key: 'bold', label: 'Bold', text: 'B', shortcut: 'Control+B', active: () => isActive('bold'), run: () => chain().toggleBold().run() },
     { key: 'italic', label: 'Italic', text: 'I', shortcut: 'Control+I', active: () => isActive('italic'), run: () => chain().toggleItalic().run() },
-    { key: 'link', label: 'Link', text: 'Link', shortcut: 'Control+K', active: () => isActive('link'), run: () => setLinkOpen(true) },
+    { key: 'link', label: 'Link', text: 'Link', shortcut: 'Control+K', active: () => isActive('link'), run: () => openLink() },
     { key: 'ul', label: 'Bulleted list', text: '• List', shortcut: 'Control+Shift+8', active: () => isActive('bulletList'), run: () => chain().toggleBulletList().run() },
     { key: 'ol', label: 'Numbered list', text: '1. List', shortcut: 'Control+Shift+7', active: () => isActive('orderedList'), run: () => chain().toggleOrderedList().run() },
     { key: 'quote', label: 'Quote', text: '“ Quote', shortcut: 'Control+Shift+B', active: () => isActive('blockquote'), run: () => chain().toggleBlockquote().run() },
@@ -101,11 +103,18 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
     toolbar.current?.querySelectorAll('button')[next]?.focus();
   };
 
+  const openLink = () => {
+    if (!editor) return;
+    const { from, to } = editor.state.selection;
+    linkRange.current = { from, to };
+    setLinkOpen(true);
+  };
+
   // Control+K opens the link dialog from the text, like the toolbar's Link button.
   const onContentKey = (event: KeyboardEvent<HTMLDivElement>) => {
     if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'k') {
       event.preventDefault();
-      setLinkOpen(true);
+      openLink();
     }
   };
 
@@ -132,7 +141,6 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
               type="button"
               className="ve-tool"
               tabIndex={index === focusIndex ? 0 : -1}
-              aria-label={tool.label}
               aria-pressed={pressed}
               aria-keyshortcuts={tool.shortcut}
               title={tool.shortcut ? `${tool.label} (${tool.shortcut.replace('Control', 'Ctrl')})` : tool.label}
@@ -143,7 +151,9 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
               onClick={tool.run}
               data-tool={tool.key}
             >
+              {/* The name is the label; the short sign is what sighted writers scan for. */}
               <span aria-hidden="true">{tool.text}</span>
+              <span className="adm-sr-only">{tool.label}</span>
             </button>
           );
         })}
@@ -159,18 +169,17 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
           }}
           onApply={(href) => {
             setLinkOpen(false);
-            const { empty } = editor.state.selection;
-            if (empty && !editor.isActive('link')) {
-              chain()
-                .insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] })
-                .run();
+            const range = linkRange.current;
+            const base = chain().setTextSelection(range);
+            if (range.from === range.to && !editor.isActive('link')) {
+              base.insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] }).run();
             } else {
-              chain().extendMarkRange('link').setLink({ href }).run();
+              base.extendMarkRange('link').setLink({ href }).run();
             }
           }}
           onRemove={() => {
             setLinkOpen(false);
-            chain().extendMarkRange('link').unsetLink().run();
+            chain().setTextSelection(linkRange.current).extendMarkRange('link').unsetLink().run();
           }}
         />
       )}

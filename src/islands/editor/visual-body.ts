@@ -85,6 +85,33 @@ export function prepareForVisual(html: string): string {
   return template.innerHTML;
 }
 
+/** One declaration of an element's style attribute, read from its text (the page's CSP keeps pasted styles from applying). */
+function readStyle(element: Element, property: string): string | undefined {
+  const match = new RegExp(`(?:^|;)\\s*${property}\\s*:\\s*([^;]+)`, 'i').exec(element.getAttribute('style') ?? '');
+  return match?.[1]?.trim().toLowerCase();
+}
+
+/** Bold and italic written as styles (Google Docs' and Word's spans) become <strong> and <em>; every style attribute goes. */
+function applyInlineStyles(root: DocumentFragment): void {
+  for (const element of [...root.querySelectorAll('[style]')]) {
+    const weight = readStyle(element, 'font-weight') ?? '';
+    const italic = readStyle(element, 'font-style') === 'italic';
+    element.removeAttribute('style');
+    const isBold = element.tagName === 'B' || element.tagName === 'STRONG';
+    if (isBold && /^(normal|[1-4]00)$/.test(weight)) {
+      element.replaceWith(...element.childNodes);
+      continue;
+    }
+    const wrap = (tag: string) => {
+      const wrapper = element.ownerDocument.createElement(tag);
+      wrapper.append(...element.childNodes);
+      element.append(wrapper);
+    };
+    if (!isBold && /^(bold(er)?|[6-9]00)$/.test(weight)) wrap('strong');
+    if (italic && element.tagName !== 'I' && element.tagName !== 'EM') wrap('em');
+  }
+}
+
 /** Pasted HTML as the visual view takes it: embeds become locked blocks; scripts, styles and comments go. */
 export function preparePaste(html: string): string {
   const template = document.createElement('template');
@@ -92,6 +119,13 @@ export function preparePaste(html: string): string {
   const content = template.content;
   for (const embed of [...content.querySelectorAll(EMBED_SELECTOR)]) embed.replaceWith(lockedElement(document, embed.outerHTML));
   for (const dropped of [...content.querySelectorAll('script,style,meta,link,title,noscript,template')]) dropped.remove();
+  // Google Docs wraps a copy in a <b> that is not bold, and marks its blank lines with <br>s between the paragraphs.
+  for (const wrapper of [...content.querySelectorAll('b[id^="docs-internal-guid"]')]) {
+    for (const gap of [...wrapper.children].filter((child) => child.tagName === 'BR')) gap.remove();
+    wrapper.replaceWith(...wrapper.childNodes);
+  }
+  for (const gap of [...content.querySelectorAll('br.Apple-interchange-newline')]) gap.remove();
+  applyInlineStyles(content);
   const walker = document.createTreeWalker(content, NodeFilter.SHOW_COMMENT);
   const comments: Node[] = [];
   while (walker.nextNode()) comments.push(walker.currentNode as unknown as Node);
@@ -114,10 +148,11 @@ export function serializeVisual(editor: Editor): string {
     locked.push(div.getAttribute('data-locked-html') ?? '');
     div.replaceWith(document.createComment(`locked:${locked.length - 1}`));
   }
+  // <li>text<ul>...</ul></li> is how lists are written by hand: one paragraph, maybe followed by nested lists.
   for (const item of template.content.querySelectorAll('li')) {
-    const parts = [...item.childNodes].filter((node) => !isBlank(node));
-    const only = parts[0];
-    if (parts.length === 1 && only instanceof HTMLParagraphElement) only.replaceWith(...only.childNodes);
+    const [first, ...rest] = [...item.childNodes].filter((node) => !isBlank(node));
+    const onlyLists = rest.every((node) => node instanceof HTMLUListElement || node instanceof HTMLOListElement);
+    if (first instanceof HTMLParagraphElement && onlyLists) first.replaceWith(...first.childNodes);
   }
   return template.innerHTML.replace(/<!--locked:(\d+)-->/g, (_, index: string) => locked[Number(index)] ?? '');
 }
