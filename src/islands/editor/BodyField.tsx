@@ -2,7 +2,8 @@
  * The article body with two views of one bodyHtml: Visual (a rich-text editor, loaded only when chosen)
  * and HTML (the specification's text area, unchanged). Switching views never changes the text.
  */
-import { lazy, Suspense, useDeferredValue, useEffect, useMemo, useRef, useState, type KeyboardEvent } from 'react';
+import { lazy, Suspense, useDeferredValue, useMemo, useRef, useState, useSyncExternalStore, type KeyboardEvent } from 'react';
+import { useHydrated } from '../admin/use-hydrated.ts';
 import { Spinner } from '../admin/AdminUi.tsx';
 import { measureBody } from './body-stats.ts';
 
@@ -28,20 +29,23 @@ function readStoredView(): BodyView | undefined {
   }
 }
 
+function subscribeStorage(onChange: () => void): () => void {
+  window.addEventListener('storage', onChange);
+  return () => window.removeEventListener('storage', onChange);
+}
+
 type Props = { value: string; onChange: (html: string) => void };
 
 export function BodyField({ value, onChange }: Props) {
-  const [view, setView] = useState<BodyView>('html');
-  const [hydrated, setHydrated] = useState(false);
+  // The server renders the HTML view; the browser then opens the view kept in it, until a tab is chosen here.
+  const stored = useSyncExternalStore(subscribeStorage, readStoredView, () => undefined);
+  const [chosen, setChosen] = useState<BodyView | undefined>();
+  const view = chosen ?? stored ?? 'html';
+  const hydrated = useHydrated();
   const tabs = useRef<HTMLDivElement>(null);
-  useEffect(() => {
-    setHydrated(true);
-    const stored = readStoredView();
-    if (stored) setView(stored);
-  }, []);
 
   const choose = (next: BodyView) => {
-    setView(next);
+    setChosen(next);
     try {
       window.localStorage.setItem(VIEW_KEY, next);
     } catch {
@@ -49,7 +53,7 @@ export function BodyField({ value, onChange }: Props) {
     }
   };
 
-  const onTabKey = (event: KeyboardEvent<HTMLDivElement>) => {
+  const onTabKey = (event: KeyboardEvent<HTMLButtonElement>) => {
     if (event.key !== 'ArrowLeft' && event.key !== 'ArrowRight') return;
     event.preventDefault();
     const next = view === 'visual' ? 'html' : 'visual';
@@ -62,7 +66,7 @@ export function BodyField({ value, onChange }: Props) {
 
   return (
     <div className="adm-field ve-field">
-      <div ref={tabs} className="ve-tabs" role="tablist" aria-label="Body view" onKeyDown={onTabKey}>
+      <div ref={tabs} className="ve-tabs" role="tablist" aria-label="Body view">
         {TABS.map((tab) => (
           <button
             key={tab.view}
@@ -74,6 +78,7 @@ export function BodyField({ value, onChange }: Props) {
             aria-controls={`body-panel-${tab.view}`}
             tabIndex={view === tab.view ? 0 : -1}
             onClick={() => choose(tab.view)}
+            onKeyDown={onTabKey}
           >
             {tab.label}
           </button>

@@ -1,7 +1,13 @@
 /** A modal dialog of the visual editor on the native <dialog>: focus stays inside, Escape closes, focus returns after. */
 import { useEffect, useRef, type FormEvent, type ReactNode } from 'react';
 
-type Props = { title: string; onClose: () => void; onSubmit: (event: FormEvent<HTMLFormElement>) => void; children: ReactNode; testId: string };
+type Props = {
+  title: string;
+  onClose: () => void;
+  onSubmit: (event: FormEvent<HTMLFormElement>) => void;
+  children: ReactNode;
+  testId: string;
+};
 
 export function EditorDialog({ title, onClose, onSubmit, children, testId }: Props) {
   const ref = useRef<HTMLDialogElement>(null);

@@ -25,7 +25,6 @@ export function LinkDialog({ initial, hasLink, onApply, onRemove, onClose }: Pro
           type="text"
           inputMode="url"
           value={value}
-          autoFocus
           onChange={(event) => {
             setValue(event.target.value);
             setError(undefined);

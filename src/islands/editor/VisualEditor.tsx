@@ -2,7 +2,7 @@
  * The visual view of the article body: a Tiptap editor with a toolbar, a link dialog and inline images.
  * It writes bodyHtml only after an edit made in it, so opening it never changes the text.
  */
-import { useEffect, useReducer, useRef, useState, type KeyboardEvent } from 'react';
+import { useEffect, useLayoutEffect, useReducer, useRef, useState, type KeyboardEvent } from 'react';
 import { Editor } from '@tiptap/core';
 import { createExtensions, isEmbedCode, prepareForVisual, preparePaste, serializeVisual } from './visual-body.ts';
 import { LinkDialog } from './LinkDialog.tsx';
@@ -10,7 +10,31 @@ import { ImageDialog, type InlineImage } from './ImageDialog.tsx';
 
 type Props = { html: string; onChange: (html: string) => void; labelledBy: string; describedBy?: string };
 
-type Tool = { key: string; label: string; text: string; shortcut?: string; active?: () => boolean; run: () => void; disabled?: () => boolean };
+type Tool = {
+  key: string;
+  label: string;
+  text: string;
+  shortcut?: string;
+  active?: () => boolean;
+  run: () => void;
+  disabled?: () => boolean;
+};
+
+/**
+ * The selection as the browser holds it: a shortcut pressed right after Shift+Home can arrive before
+ * ProseMirror has read the selection's change into its state.
+ */
+function readSelection(editor: Editor): { from: number; to: number } {
+  const selection = window.getSelection();
+  const { anchorNode, focusNode } = selection ?? {};
+  if (selection && anchorNode && focusNode && editor.view.dom.contains(anchorNode) && editor.view.dom.contains(focusNode)) {
+    const anchor = editor.view.posAtDOM(anchorNode, selection.anchorOffset);
+    const head = editor.view.posAtDOM(focusNode, selection.focusOffset);
+    return { from: Math.min(anchor, head), to: Math.max(anchor, head) };
+  }
+  const { from, to } = editor.state.selection;
+  return { from, to };
+}
 
 export default function VisualEditor({ html, onChange, labelledBy, describedBy }: Props) {
   const host = useRef<HTMLDivElement>(null);
@@ -18,11 +42,15 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
   /** The HTML this view last loaded or wrote: a different value from outside (a reload, a restore) is loaded again. */
   const known = useRef(html);
   const onChangeRef = useRef(onChange);
-  onChangeRef.current = onChange;
+  useLayoutEffect(() => {
+    onChangeRef.current = onChange;
+  });
+  /** Opens the link dialog from the editor's Mod-K (the editor is built once; this follows the latest render). */
+  const linkShortcut = useRef(() => {});
   const [, refresh] = useReducer((n: number) => n + 1, 0);
   const [linkOpen, setLinkOpen] = useState(false);
   /** The text a link is for, kept while the dialog has the focus. */
-  const linkRange = useRef({ from: 0, to: 0 });
+  const [linkRange, setLinkRange] = useState({ from: 0, to: 0 });
   const [imageOpen, setImageOpen] = useState(false);
   const [focusIndex, setFocusIndex] = useState(0);
   const toolbar = useRef<HTMLDivElement>(null);
@@ -31,7 +59,7 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
     if (!host.current) return;
     const created = new Editor({
       element: host.current,
-      extensions: createExtensions(),
+      extensions: createExtensions({ onLinkShortcut: () => linkShortcut.current() }),
       content: prepareForVisual(known.current),
       // Tiptap's own <style> tag would be refused by the page's Content-Security-Policy: its rules are in admin.css.
       injectCSS: false,
@@ -75,21 +103,98 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
   const chain = () => editor!.chain().focus();
   const isActive = (name: string, attrs?: Record<string, unknown>) => editor?.isActive(name, attrs) ?? false;
   const tools: Tool[] = [
-    { key: 'h2', label: 'Heading 2', text: 'H2', shortcut: 'Control+Alt+2', active: () => isActive('heading', { level: 2 }), run: () => chain().toggleHeading({ level: 2 }).run() },
-    { key: 'h3', label: 'Heading 3', text: 'H3', shortcut: 'Control+Alt+3', active: () => isActive('heading', { level: 3 }), run: () => chain().toggleHeading({ level: 3 }).run() },
-    { key: 'h4', label: 'Heading 4', text: 'H4', shortcut: 'Control+Alt+4', active: () => isActive('heading', { level: 4 }), run: () => chain().toggleHeading({ level: 4 }).run() },
+    {
+      key: 'h2',
+      label: 'Heading 2',
+      text: 'H2',
+      shortcut: 'Control+Alt+2',
+      active: () => isActive('heading', { level: 2 }),
+      run: () => chain().toggleHeading({ level: 2 }).run(),
+    },
+    {
+      key: 'h3',
+      label: 'Heading 3',
+      text: 'H3',
+      shortcut: 'Control+Alt+3',
+      active: () => isActive('heading', { level: 3 }),
+      run: () => chain().toggleHeading({ level: 3 }).run(),
+    },
+    {
+      key: 'h4',
+      label: 'Heading 4',
+      text: 'H4',
+      shortcut: 'Control+Alt+4',
+      active: () => isActive('heading', { level: 4 }),
+      run: () => chain().toggleHeading({ level: 4 }).run(),
+    },
     { key: 'bold', label: 'Bold', text: 'B', shortcut: 'Control+B', active: () => isActive('bold'), run: () => chain().toggleBold().run() },
-    { key: 'italic', label: 'Italic', text: 'I', shortcut: 'Control+I', active: () => isActive('italic'), run: () => chain().toggleItalic().run() },
+    {
+      key: 'italic',
+      label: 'Italic',
+      text: 'I',
+      shortcut: 'Control+I',
+      active: () => isActive('italic'),
+      run: () => chain().toggleItalic().run(),
+    },
     { key: 'link', label: 'Link', text: 'Link', shortcut: 'Control+K', active: () => isActive('link'), run: () => openLink() },
-    { key: 'ul', label: 'Bulleted list', text: '• List', shortcut: 'Control+Shift+8', active: () => isActive('bulletList'), run: () => chain().toggleBulletList().run() },
-    { key: 'ol', label: 'Numbered list', text: '1. List', shortcut: 'Control+Shift+7', active: () => isActive('orderedList'), run: () => chain().toggleOrderedList().run() },
-    { key: 'quote', label: 'Quote', text: '“ Quote', shortcut: 'Control+Shift+B', active: () => isActive('blockquote'), run: () => chain().toggleBlockquote().run() },
-    { key: 'code', label: 'Inline code', text: '</>', shortcut: 'Control+E', active: () => isActive('code'), run: () => chain().toggleCode().run() },
-    { key: 'pre', label: 'Code block', text: '{ }', shortcut: 'Control+Alt+C', active: () => isActive('codeBlock'), run: () => chain().toggleCodeBlock().run() },
+    {
+      key: 'ul',
+      label: 'Bulleted list',
+      text: '• List',
+      shortcut: 'Control+Shift+8',
+      active: () => isActive('bulletList'),
+      run: () => chain().toggleBulletList().run(),
+    },
+    {
+      key: 'ol',
+      label: 'Numbered list',
+      text: '1. List',
+      shortcut: 'Control+Shift+7',
+      active: () => isActive('orderedList'),
+      run: () => chain().toggleOrderedList().run(),
+    },
+    {
+      key: 'quote',
+      label: 'Quote',
+      text: '“ Quote',
+      shortcut: 'Control+Shift+B',
+      active: () => isActive('blockquote'),
+      run: () => chain().toggleBlockquote().run(),
+    },
+    {
+      key: 'code',
+      label: 'Inline code',
+      text: '</>',
+      shortcut: 'Control+E',
+      active: () => isActive('code'),
+      run: () => chain().toggleCode().run(),
+    },
+    {
+      key: 'pre',
+      label: 'Code block',
+      text: '{ }',
+      shortcut: 'Control+Alt+C',
+      active: () => isActive('codeBlock'),
+      run: () => chain().toggleCodeBlock().run(),
+    },
     { key: 'hr', label: 'Horizontal rule', text: '―', run: () => chain().setHorizontalRule().run() },
     { key: 'image', label: 'Image', text: 'Image', run: () => setImageOpen(true) },
-    { key: 'undo', label: 'Undo', text: '↶', shortcut: 'Control+Z', run: () => chain().undo().run(), disabled: () => !editor?.can().undo() },
-    { key: 'redo', label: 'Redo', text: '↷', shortcut: 'Control+Shift+Z', run: () => chain().redo().run(), disabled: () => !editor?.can().redo() },
+    {
+      key: 'undo',
+      label: 'Undo',
+      text: '↶',
+      shortcut: 'Control+Z',
+      run: () => chain().undo().run(),
+      disabled: () => !editor?.can().undo(),
+    },
+    {
+      key: 'redo',
+      label: 'Redo',
+      text: '↷',
+      shortcut: 'Control+Shift+Z',
+      run: () => chain().redo().run(),
+      disabled: () => !editor?.can().redo(),
+    },
   ];
 
   // One tab stop for the whole toolbar; arrow keys move along it (the WAI-ARIA toolbar pattern).
@@ -105,22 +210,19 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
 
   const openLink = () => {
     if (!editor) return;
-    const { from, to } = editor.state.selection;
-    linkRange.current = { from, to };
+    setLinkRange(readSelection(editor));
     setLinkOpen(true);
   };
 
-  // Control+K opens the link dialog from the text, like the toolbar's Link button.
-  const onContentKey = (event: KeyboardEvent<HTMLDivElement>) => {
-    if ((event.ctrlKey || event.metaKey) && !event.shiftKey && !event.altKey && event.key.toLowerCase() === 'k') {
-      event.preventDefault();
-      openLink();
-    }
-  };
+  useLayoutEffect(() => {
+    linkShortcut.current = openLink;
+  });
 
   const insertImage = (image: InlineImage) => {
     setImageOpen(false);
-    chain().insertContent({ type: 'figure', attrs: { ...image } }).run();
+    chain()
+      .insertContent({ type: 'figure', attrs: { ...image } })
+      .run();
   };
 
   return (
@@ -158,7 +260,7 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
           );
         })}
       </div>
-      <div ref={host} id="visual-body-content" className="ve-host" onKeyDown={onContentKey} />
+      <div ref={host} id="visual-body-content" className="ve-host" />
       {linkOpen && editor && (
         <LinkDialog
           initial={(editor.getAttributes('link').href as string | undefined) ?? ''}
@@ -169,7 +271,7 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
           }}
           onApply={(href) => {
             setLinkOpen(false);
-            const range = linkRange.current;
+            const range = linkRange;
             const base = chain().setTextSelection(range);
             if (range.from === range.to && !editor.isActive('link')) {
               base.insertContent({ type: 'text', text: href, marks: [{ type: 'link', attrs: { href } }] }).run();
@@ -179,7 +281,7 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
           }}
           onRemove={() => {
             setLinkOpen(false);
-            chain().setTextSelection(linkRange.current).extendMarkRange('link').unsetLink().run();
+            chain().setTextSelection(linkRange).extendMarkRange('link').unsetLink().run();
           }}
         />
       )}

@@ -2,7 +2,7 @@
  * The visual view's document model (Tiptap on ProseMirror): the elements the server's sanitiser allows,
  * a figure with its image and caption, and a locked block that keeps HTML the view cannot show, exactly.
  */
-import { Editor, Node, mergeAttributes, type Extensions } from '@tiptap/core';
+import { Extension, Node, mergeAttributes, type Editor, type Extensions } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
 import Heading from '@tiptap/extension-heading';
 import { isAllowedLink } from './link-url.ts';
@@ -59,7 +59,10 @@ function isSupported(element: Element): boolean {
   // An image outside a figure, or a link the editor would refuse, cannot be kept as it is.
   if (element.tagName === 'IMG') return element.parentElement?.tagName === 'FIGURE';
   if (element.tagName === 'A' && !isAllowedLink(element.getAttribute('href') ?? '')) return false;
-  if ((element.tagName === 'UL' || element.tagName === 'OL') && [...element.childNodes].some((n) => !isBlank(n) && !(n instanceof HTMLLIElement)))
+  if (
+    (element.tagName === 'UL' || element.tagName === 'OL') &&
+    [...element.childNodes].some((n) => !isBlank(n) && !(n instanceof HTMLLIElement))
+  )
     return false;
   for (const child of element.childNodes) {
     if (child.nodeType === 8) return false;
@@ -241,8 +244,18 @@ export const Figure = Node.create({
 });
 
 /** The editor's extensions: StarterKit without what the sanitiser drops (strike, underline), links checked by our rule. */
-export function createExtensions(): Extensions {
+export function createExtensions(options: { onLinkShortcut: () => void }): Extensions {
   return [
+    // Mod-K opens the link dialog, as in most editors.
+    Extension.create({
+      name: 'linkShortcut',
+      addKeyboardShortcuts: () => ({
+        'Mod-k': () => {
+          options.onLinkShortcut();
+          return true;
+        },
+      }),
+    }),
     StarterKit.configure({
       strike: false,
       underline: false,
