@@ -8,6 +8,9 @@ import { createExtensions, isEmbedCode, prepareForVisual, preparePaste, serializ
 import { LinkDialog } from './LinkDialog.tsx';
 import { ImageDialog, type InlineImage } from './ImageDialog.tsx';
 
+/** How long after the last keystroke the view writes its HTML to the form. */
+const WRITE_DELAY_MS = 300;
+
 type Props = { html: string; onChange: (html: string) => void; labelledBy: string; describedBy?: string };
 
 type Tool = {
@@ -57,6 +60,8 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
 
   useEffect(() => {
     if (!host.current) return;
+    let pending: number | undefined;
+    let dirty = false;
     const created = new Editor({
       element: host.current,
       extensions: createExtensions({ onLinkShortcut: () => linkShortcut.current() }),
@@ -73,24 +78,44 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
           'data-testid': 'visual-editor',
         },
         transformPastedHTML: preparePaste,
-        handlePaste: (view, event) => {
+        handlePaste: (_view, event) => {
           const data = event.clipboardData;
           const text = data?.getData('text/plain') ?? '';
           if (data?.getData('text/html') || !isEmbedCode(text)) return false;
-          const node = view.state.schema.nodes.lockedHtml!.create({ html: text.trim() });
-          view.dispatch(view.state.tr.replaceSelectionWith(node).scrollIntoView());
+          // A paragraph after the block takes the cursor: typing on must not replace the embed just pasted.
+          created.commands.insertContent([{ type: 'lockedHtml', attrs: { html: text.trim() } }, { type: 'paragraph' }]);
           return true;
         },
       },
-      onUpdate: ({ editor: current }) => {
-        const next = serializeVisual(current);
-        known.current = next;
-        onChangeRef.current(next);
+      // The HTML of a long article takes milliseconds to write and the form re-renders on it (preview, word
+      // count): it is written once typing pauses, and at once when the text loses focus or the view closes.
+      onUpdate: () => {
+        dirty = true;
+        window.clearTimeout(pending);
+        pending = window.setTimeout(write, WRITE_DELAY_MS);
       },
+      onBlur: () => write(),
       onTransaction: () => refresh(),
     });
+    function write() {
+      window.clearTimeout(pending);
+      if (!dirty) return;
+      dirty = false;
+      const next = serializeVisual(created);
+      known.current = next;
+      onChangeRef.current(next);
+    }
+    // A press anywhere outside the text (Save, Publish, a tab) writes first, so the click's handler reads the latest text.
+    const onPointerDown = (event: PointerEvent) => {
+      if (!created.view.dom.contains(event.target as Node)) write();
+    };
+    document.addEventListener('pointerdown', onPointerDown, true);
     setEditor(created);
-    return () => created.destroy();
+    return () => {
+      document.removeEventListener('pointerdown', onPointerDown, true);
+      write();
+      created.destroy();
+    };
   }, [labelledBy, describedBy]);
 
   // A change from outside the view (a conflict's Reload, a restored revision or kept text) is loaded, without writing back.

@@ -157,6 +157,9 @@ export function serializeVisual(editor: Editor): string {
     const onlyLists = rest.every((node) => node instanceof HTMLUListElement || node instanceof HTMLOListElement);
     if (first instanceof HTMLParagraphElement && onlyLists) first.replaceWith(...first.childNodes);
   }
+  // Empty paragraphs at the end (where the cursor waited after a block) are not part of the story.
+  while (template.content.lastChild instanceof HTMLParagraphElement && !template.content.lastChild.hasChildNodes())
+    template.content.lastChild.remove();
   return template.innerHTML.replace(/<!--locked:(\d+)-->/g, (_, index: string) => locked[Number(index)] ?? '');
 }
 
