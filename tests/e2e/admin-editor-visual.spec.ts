@@ -124,6 +124,26 @@ test('switching views changes no byte and saves nothing; an edit renders the sam
   expect(edited).toContain('<h3>Three edited</h3>');
   expect(edited).toContain('<p>An inline <img src="https://cdn.example.com/pic.jpg" alt="pic"> picture.</p>');
   expect(await renderedForm(page, edited)).toBe(await renderedForm(page, stored.replace('<h3>Three</h3>', '<h3>Three edited</h3>')));
+
+  // The edit autosaves as any edit does, and the server stores its own sanitised copy.
+  await expect(page.getByTestId('autosave-status')).toContainText('Saved automatically', { timeout: 10_000 });
+  const autosaved = await getArticle(page.request, article.id);
+  expect(autosaved.bodyHtml).toBe(sanitizeBodyHtml(edited));
+
+  // Someone else saves; the next autosave from the visual view meets the 409, and Reload shows their text in the view.
+  const theirs = await page.request.put(`/api/articles/${article.id}`, {
+    data: { bodyHtml: '<p>Their text.</p>', version: autosaved.version },
+  });
+  expect(theirs.status()).toBe(200);
+  await visual(page).locator('h2').click();
+  await page.keyboard.press('End');
+  await page.keyboard.type(' again');
+  await page.getByRole('textbox', { name: 'Title', exact: true }).click();
+  const banner = page.getByTestId('editor-conflict');
+  await expect(banner).toBeVisible({ timeout: 10_000 });
+  await banner.getByRole('button', { name: 'Reload their version' }).click();
+  await expect(visual(page)).toHaveText('Their text.');
+  expect(await bodyHtml(page)).toBe('<p>Their text.</p>');
   expect(cspErrors).toEqual([]);
 });
 
