@@ -284,6 +284,9 @@ test('an inline image is uploaded with alt text and caption and published with i
   await dialog.getByRole('button', { name: 'Insert image' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(visual(page).locator('figure img')).toHaveAttribute('alt', 'Boats in the harbour at dawn');
+  // Typing on goes after the figure, never over it.
+  await page.keyboard.type('After the picture.');
+  await expect(visual(page).locator('figure + p')).toHaveText('After the picture.');
 
   const [request] = await Promise.all([
     page.waitForRequest(isArticleWrite),
@@ -310,6 +313,7 @@ test('an inline image is uploaded with alt text and caption and published with i
   await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
   const published = await body.innerHTML();
   expect(published).toContain('Closing');
+  expect(published).toMatch(/<\/figure><p>After the picture\.<\/p>/);
   expect(published).not.toMatch(/<script|onerror|onclick|javascript:|alert\(/i);
 });
 

@@ -243,12 +243,31 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
     linkShortcut.current = openLink;
   });
 
+  // The figure goes in once the dialog has closed: while it is open, the text outside it cannot take the focus.
+  const pendingImage = useRef<InlineImage | undefined>(undefined);
   const insertImage = (image: InlineImage) => {
+    pendingImage.current = image;
     setImageOpen(false);
-    chain()
+  };
+  useEffect(() => {
+    const image = pendingImage.current;
+    if (imageOpen || !editor || !image) return;
+    pendingImage.current = undefined;
+    editor
+      .chain()
+      .focus()
       .insertContent({ type: 'figure', attrs: { ...image } })
       .run();
-  };
+    // Tiptap leaves the new figure selected, and a key would replace it: the cursor goes to the text after it.
+    const after = editor.state.selection.to;
+    const next = editor.chain().focus();
+    if (editor.state.doc.resolve(after).nodeAfter?.isTextblock) next.setTextSelection(after + 1).run();
+    else
+      next
+        .insertContentAt(after, { type: 'paragraph' })
+        .setTextSelection(after + 1)
+        .run();
+  }, [imageOpen, editor]);
 
   return (
     <div className="ve">
