@@ -134,7 +134,7 @@ async function main(): Promise<void> {
 
       if (options.serving) {
         browser = await launchBrowser();
-        await measureWeight(server, browser, sample.slug);
+        await measureWeight(server, browser, sample.slug, path.join(outDir, 'client'));
         await browser.close();
         browser = undefined;
         await server.stop();
@@ -153,7 +153,7 @@ async function main(): Promise<void> {
       say('votes...');
       votes = await measureVotes(server, admin, options);
 
-      await measureWeight(server, browser, sample.slug);
+      await measureWeight(server, browser, sample.slug, path.join(outDir, 'client'));
       await browser.close();
       browser = undefined;
     }

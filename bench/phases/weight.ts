@@ -1,10 +1,11 @@
 /** Page weight in Chromium: JavaScript, HTML + CSS and the whole transfer of an article and a section page. */
 import type { Browser } from 'playwright-core';
 import { measurePageWeight } from '../browser.ts';
+import { measureEditorWeight } from '../editor-weight.ts';
 import type { BenchServer } from '../processes.ts';
 import { record, say } from '../report.ts';
 
-export async function measureWeight(server: BenchServer, browser: Browser, slug: string): Promise<void> {
+export async function measureWeight(server: BenchServer, browser: Browser, slug: string, clientDir: string): Promise<void> {
   say('page weight in Chromium...');
   for (const [name, url] of [
     ['article page', `/article/${slug}`],
@@ -29,4 +30,12 @@ export async function measureWeight(server: BenchServer, browser: Browser, slug:
     );
     record('weight', `${name}: total transfer (${weight.requests} requests, images included)`, kb(weight.totalBytes), 'KB');
   }
+  // Issue 34: the visual editor loads on the editor route only, when its Visual tab is opened; reader pages never fetch it.
+  const editor = measureEditorWeight(clientDir);
+  record(
+    'weight',
+    `visual editor (editor route, Visual tab): JavaScript gzip (${editor.files} files, ${Math.round(editor.rawBytes / 1024)} KB raw)`,
+    Number((editor.gzipBytes / 1024).toFixed(1)),
+    'KB',
+  );
 }

@@ -18,6 +18,7 @@ import { Spinner } from '../admin/AdminUi.tsx';
 import { useHydrated } from '../admin/use-hydrated.ts';
 import { buildArticleBody, EMPTY_FORM, formFromArticle, scheduledDateOf, type ArticleBody, type EditorForm } from './editor-form.ts';
 import { BodyPreview } from './BodyPreview.tsx';
+import { BodyField } from './BodyField.tsx';
 import { HeroImageField } from './HeroImageField.tsx';
 import { SchedulePicker } from './SchedulePicker.tsx';
 import { TagsField } from './TagsField.tsx';
@@ -400,20 +401,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
               <input type="text" value={form.authorName} onChange={(e) => update('authorName', e.target.value)} autoComplete="name" />
             </label>
             <div className="adm-body-grid">
-              <label className="adm-field">
-                <span>Article Body (HTML)</span>
-                <textarea
-                  rows={12}
-                  className="adm-mono"
-                  value={form.bodyHtml}
-                  onChange={(e) => update('bodyHtml', e.target.value)}
-                  aria-describedby="body-hint"
-                  spellCheck={false}
-                />
-                <small id="body-hint" className="adm-muted">
-                  Use HTML tags such as &lt;p&gt;, &lt;h2&gt;, &lt;ul&gt;, &lt;blockquote&gt;.
-                </small>
-              </label>
+              <BodyField value={form.bodyHtml} onChange={(html) => update('bodyHtml', html)} />
               <BodyPreview html={form.bodyHtml} />
             </div>
           </section>
