@@ -204,7 +204,7 @@ describe.skipIf(testingPostgres())('the production steps on a fresh data folder 
     expect(result.stdout).toMatch(/\[db:migrate\] applied 001-initial, /);
   });
 
-  it('npm run rebuild builds the site from the new database, search index and render manifest included', async () => {
+  it('npm run rebuild builds the site from the new database, search index and render manifest included', { timeout: 120_000 }, async () => {
     const result = await withEnv(['npm', 'run', '--silent', 'rebuild']);
     expect(result.status, result.stdout.slice(-2000) + result.stderr).toBe(0);
     expect(result.stdout).toContain('full build');
