@@ -8,6 +8,7 @@ import path from 'node:path';
 import { NAV_SECTIONS } from '../src/schemas/common.ts';
 import { openStore } from '../src/store/index.ts';
 import { startServer, type TestServer } from '../tests/helpers/server.ts';
+import { benchStory } from './stories.ts';
 
 /** A reader's browser: anything that does not look like one is not counted (a bot). */
 export const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/140.0 Safari/537.36';
@@ -21,23 +22,7 @@ export async function seedStories(count: number): Promise<{ dataDir: string; ids
   try {
     for (let i = 0; i < count; i++) {
       ids.push(`bench-${i}`);
-      await store.articles.insert({
-        id: `bench-${i}`,
-        title: `Bench story ${i}`,
-        slug: `bench-story-${i}`,
-        dek: 'A line that sums the story up.',
-        bodyHtml: '<p>Body</p>',
-        section: NAV_SECTIONS[i % NAV_SECTIONS.length]!,
-        tags: [],
-        authorName: 'Desk',
-        createdAt: now,
-        updatedAt: now,
-        publishedAt: now,
-        readingTime: 3,
-        isEditorsPick: false,
-        isBreaking: false,
-        status: 'published',
-      });
+      await store.articles.insert(benchStory(i, now, { section: NAV_SECTIONS[i % NAV_SECTIONS.length]! }));
     }
   } finally {
     await store.close();

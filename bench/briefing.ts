@@ -11,6 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { SMTPServer } from 'smtp-server';
 import { openStore } from '../src/store/index.ts';
+import { benchStory } from './stories.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const { values } = parseArgs({ options: { subscribers: { type: 'string', default: '2000' }, keep: { type: 'boolean', default: false } } });
@@ -21,23 +22,7 @@ async function seed(dataDir: string): Promise<void> {
   const store = await openStore(dataDir, 'write');
   const now = new Date().toISOString();
   for (let i = 0; i < 6; i++) {
-    await store.articles.insert({
-      id: `bench-${i}`,
-      title: `Bench story ${i}`,
-      slug: `bench-story-${i}`,
-      dek: 'A line that sums the story up.',
-      bodyHtml: '<p>Body</p>',
-      section: 'world',
-      tags: [],
-      authorName: 'Desk',
-      createdAt: now,
-      updatedAt: now,
-      publishedAt: now,
-      readingTime: 3,
-      isEditorsPick: i < 2,
-      isBreaking: false,
-      status: 'published',
-    });
+    await store.articles.insert(benchStory(i, now, { isEditorsPick: i < 2 }));
   }
   for (let i = 0; i < count; i++) {
     const n = String(i).padStart(7, '0');
