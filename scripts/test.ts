@@ -290,14 +290,23 @@ interface Report {
   numFailedTests?: number;
   numPendingTests?: number;
   numTodoTests?: number;
-  testResults?: { name: string; status?: string; message?: string; assertionResults?: { fullName: string; status: string }[] }[];
+  testResults?: {
+    name: string;
+    status?: string;
+    message?: string;
+    assertionResults?: { fullName: string; status: string; failureMessages?: string[] }[];
+  }[];
   stats?: { expected?: number; unexpected?: number; flaky?: number; skipped?: number };
   suites?: PlaywrightSuite[];
 }
 interface PlaywrightSuite {
   file?: string;
   suites?: PlaywrightSuite[];
-  specs?: { title: string; line?: number; tests: { status?: string; projectName?: string }[] }[];
+  specs?: {
+    title: string;
+    line?: number;
+    tests: { status?: string; projectName?: string; results?: { error?: { message?: string } }[] }[];
+  }[];
 }
 function counts(file: string, pick: (data: Report) => { passed: number; failed: number; skipped: number }) {
   try {
@@ -335,6 +344,15 @@ const e2e = {
   failed: e2eRuns.reduce((n, r) => n + r.failed, 0),
   skipped: e2eRuns.reduce((n, r) => n + r.skipped, 0),
 };
+/** The first line of a failure's message, without colours, for the summary: a CI log is often only its tail. */
+function reason(message: string | undefined): string {
+  // eslint-disable-next-line no-control-regex
+  const line = (message ?? '')
+    .replace(/\u001b\[[0-9;]*m/g, '')
+    .split('\n')
+    .find((l) => l.trim() !== '');
+  return line ? `: ${line.trim().slice(0, 240)}` : '';
+}
 /** Names of the failed tests, so the last lines of a long log say which ones (a CI log is often read from its tail). */
 function failures(file: string, pass: string): string[] {
   let data: Report;
@@ -347,14 +365,18 @@ function failures(file: string, pass: string): string[] {
   for (const result of data.testResults ?? []) {
     const where = path.relative(root, result.name);
     const failed = (result.assertionResults ?? []).filter((a) => a.status === 'failed');
-    for (const a of failed) names.push(`${pass}: ${where} > ${a.fullName}`);
-    if (failed.length === 0 && result.status === 'failed') names.push(`${pass}: ${where} (${(result.message ?? 'failed').split('\n')[0]})`);
+    for (const a of failed) names.push(`${pass}: ${where} > ${a.fullName}${reason(a.failureMessages?.[0])}`);
+    if (failed.length === 0 && result.status === 'failed') {
+      // Vitest gives an empty message for a file that never finished (its worker ended, or the run stopped).
+      names.push(`${pass}: ${where}${reason(result.message) || ': did not finish (its worker ended or the run stopped)'}`);
+    }
   }
   const walk = (suite: PlaywrightSuite, file: string | undefined) => {
     for (const spec of suite.specs ?? []) {
       for (const test of spec.tests) {
         if (test.status === 'unexpected' || test.status === 'flaky') {
-          names.push(`${pass}: ${file ?? '?'}:${spec.line ?? 0} > ${spec.title} (${test.status})`);
+          const error = test.results?.find((r) => r.error?.message)?.error?.message;
+          names.push(`${pass}: ${file ?? '?'}:${spec.line ?? 0} > ${spec.title} (${test.status})${reason(error)}`);
         }
       }
     }
