@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { stripVTControlCharacters } from 'node:util';
 import { createDatabase, postgresBinDir, startCluster, type Cluster } from '../tests/helpers/postgres.ts';
 import { knownTestSecrets, scanServerLogs } from '../tests/helpers/server-logs.ts';
 
@@ -346,9 +347,7 @@ const e2e = {
 };
 /** The first line of a failure's message, without colours, for the summary: a CI log is often only its tail. */
 function reason(message: string | undefined): string {
-  // eslint-disable-next-line no-control-regex
-  const line = (message ?? '')
-    .replace(/\u001b\[[0-9;]*m/g, '')
+  const line = stripVTControlCharacters(message ?? '')
     .split('\n')
     .find((l) => l.trim() !== '');
   return line ? `: ${line.trim().slice(0, 240)}` : '';
