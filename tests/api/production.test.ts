@@ -136,5 +136,6 @@ describe('npm run serve on a fresh data folder', () => {
     } finally {
       await second.stop();
     }
-  });
+    // Two server starts and stops and a script of its own: more than the default on a loaded CI machine.
+  }, 120_000);
 });
