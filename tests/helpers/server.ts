@@ -90,7 +90,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   });
   // The run's log scan (scripts/test.ts) reads every server's output for secrets.
   recordServerOutput(child, `server-${path.basename(dataDir)}`);
-  const { url, output, exited } = await waitForListening(child, 30_000);
+  // Under the hook timeout (60 s): a loaded CI machine once took over 30 s to start one.
+  const { url, output, exited } = await waitForListening(child, 55_000);
   return {
     url,
     dataDir,
