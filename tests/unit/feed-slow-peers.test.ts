@@ -124,7 +124,8 @@ describe('slow and hostile feeds', () => {
       await expect
         .poll(() => [...closed].sort(), { timeout: 5000, interval: 100 })
         .toEqual(expect.arrayContaining(['endless', 'hang', 'trickle']));
-      expect(isFetching(rt, sources.get('trickle')!.id)).toBe(false);
+      // Its run ends once its error and progress are stored, a moment after the error shows.
+      await expect.poll(() => isFetching(rt, sources.get('trickle')!.id), { timeout: 5000, interval: 50 }).toBe(false);
     } finally {
       await scheduler.stop();
     }
