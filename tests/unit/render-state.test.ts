@@ -2,6 +2,8 @@
  * The render state file: the worker's first start on a folder in the layout before it (the five files
  * 1.0.0 writes, made here as it wrote them) moves them into render-state.json and renders nothing; the
  * manifest's line is rewritten without touching the page lines; a torn file costs a re-check, not a crash.
+ * The header changes in place (the file keeps its inode, the page lines their bytes) until it outgrows its
+ * reserved line; a header whose checksum fails reads as empty.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +12,14 @@ import { articleWritesPending } from '../../src/server/runtime.ts';
 import { startRegenerationWorker } from '../../src/server/publishing/worker.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { articlePageInput, readRenderState, writeRenderState } from '../../src/server/publishing/render-inputs.ts';
-import { readRenderStateHeader, renderStateFileFor } from '../../src/server/publishing/render-state.ts';
+import {
+  readRenderStateHeader,
+  readRenderStatePages,
+  renderStateFileFor,
+  updateRenderStateHeader,
+  updateRenderStateHeaderAsync,
+  writeRenderStateFile,
+} from '../../src/server/publishing/render-state.ts';
 import { PAGEFIND_DIR, PERIODS_FILE } from '../../src/server/publishing/search-index.ts';
 import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';
 
@@ -112,5 +121,63 @@ describe('render state', () => {
     fs.writeFileSync(file, `{"format":1,"manifest":{"storeId":"s"\n{"path":"/article/a","i":"x","m":1,"s":2}\n`);
     expect(readRenderManifest(file)).toBeUndefined();
     expect(readRenderState(file)).toBeUndefined();
+  });
+  it('changes the header in place, keeping the page lines byte for byte, until it outgrows its line', async () => {
+    const file = path.join(makeTempDir('meridian-render-state-'), 'render-state.json');
+    const pages = Object.fromEntries(Array.from({ length: 5000 }, (_, n) => [`/article/a-${n}`, { i: `i${n}`, m: n, s: n * 2 }]));
+    writeRenderStateFile(file, (header) => ({ ...header, rebuild: { build: 'b', storeId: 's' } }), pages);
+    const pageBytes = () => {
+      const bytes = fs.readFileSync(file);
+      return bytes.subarray(bytes.indexOf(10) + 1);
+    };
+    const before = { ino: fs.statSync(file).ino, size: fs.statSync(file).size, pages: pageBytes() };
+    const headerLength = () => fs.readFileSync(file).indexOf(10) + 1;
+    expect(headerLength() % 4096).toBe(0);
+
+    const manifest = { storeId: 's', version: 7, renderedAt: '2026-11-28T06:00:00.000Z', by: 'server' as const };
+    updateRenderStateHeader(file, (header) => ({ ...header, manifest }));
+    await updateRenderStateHeaderAsync(file, (header) => ({ ...header, dayTier: { 'head-2026-11-28': ['a-1', 'a-2'] } }));
+    expect(fs.statSync(file)).toMatchObject({ ino: before.ino, size: before.size });
+    expect(pageBytes().equals(before.pages)).toBe(true);
+    expect(readRenderStateHeader(file)).toEqual({
+      format: 1,
+      rebuild: { build: 'b', storeId: 's' },
+      manifest,
+      dayTier: { 'head-2026-11-28': ['a-1', 'a-2'] },
+    });
+
+    // A day's slugs that outgrow the reserved line: the file is written again with a larger one.
+    const slugs = Array.from({ length: 400 }, (_, n) => `a-long-article-slug-of-the-day-${n}`);
+    await updateRenderStateHeaderAsync(file, (header) => ({ ...header, dayTier: { 'head-2026-11-28': slugs } }));
+    expect(fs.statSync(file).ino).not.toBe(before.ino);
+    expect(headerLength() % 4096).toBe(0);
+    expect(headerLength()).toBeGreaterThan(2 * JSON.stringify(slugs).length);
+    expect(pageBytes().equals(before.pages)).toBe(true);
+    expect(readRenderStateHeader(file).dayTier).toEqual({ 'head-2026-11-28': slugs });
+    expect(readRenderStatePages(file)).toEqual(pages);
+    // And in place again from there.
+    const grown = fs.statSync(file).ino;
+    updateRenderStateHeader(file, (header) => ({ ...header, manifest: { ...manifest, version: 8 } }));
+    expect(fs.statSync(file).ino).toBe(grown);
+    expect(readRenderStateHeader(file).manifest?.version).toBe(8);
+  });
+
+  it('a header whose checksum fails reads as empty; a plain JSON header (the first files written) still reads', () => {
+    const file = path.join(makeTempDir('meridian-render-state-'), 'render-state.json');
+    const manifest = { storeId: 's', version: 3, renderedAt: '2026-11-27T00:00:00.000Z', by: 'server' as const };
+    writeRenderStateFile(file, (header) => ({ ...header, manifest }), { '/about': { i: 'x', m: 1, s: 2 } });
+    expect(readRenderStateHeader(file).manifest).toEqual(manifest);
+    // One digit of the version changed as a half-done write would leave it: valid JSON, wrong checksum.
+    const text = fs.readFileSync(file, 'utf8');
+    fs.writeFileSync(file, text.replace('"version":3', '"version":4'));
+    expect(readRenderStateHeader(file)).toEqual({ format: 1 });
+    expect(readRenderStatePages(file)).toEqual({ '/about': { i: 'x', m: 1, s: 2 } });
+
+    fs.writeFileSync(file, `${JSON.stringify({ format: 1, manifest })}\n{"path":"/about","i":"x","m":1,"s":2}\n`);
+    expect(readRenderStateHeader(file).manifest).toEqual(manifest);
+    updateRenderStateHeader(file, (header) => ({ ...header, manifest: { ...manifest, version: 5 } }));
+    expect(fs.readFileSync(file).indexOf(10) + 1).toBe(4096);
+    expect(readRenderStateHeader(file).manifest?.version).toBe(5);
+    expect(readRenderStatePages(file)).toEqual({ '/about': { i: 'x', m: 1, s: 2 } });
   });
 });
