@@ -1,0 +1,103 @@
+/** Tags and authors as readers browse them (issue 35): the one slug rule, the curation record and the tag API's inputs. */
+import { z } from './zod.ts';
+
+/** The two kinds of archive pages besides sections: `/tag/{slug}` and `/author/{slug}`. */
+export const TERM_KINDS = ['tag', 'author'] as const;
+export type TermKind = (typeof TERM_KINDS)[number];
+
+const MAX_TERM_SLUG_LENGTH = 60;
+
+/**
+ * The slug of a free-text tag or author name: accents folded, lowercase ASCII words joined by hyphens,
+ * `&` read as "and". Spellings that give one slug ("Climate change", "climate-change", "Climate Change ")
+ * share one page; text with no letter or digit gives '' (no page, no link).
+ */
+export function slugifyTerm(text: string): string {
+  return text
+    .normalize('NFKD')
+    .replace(/\p{M}/gu, '')
+    .toLowerCase()
+    .replace(/&/g, ' and ')
+    .replace(/[^a-z0-9]+/g, '-')
+    .replace(/^-+|-+$/g, '')
+    .slice(0, MAX_TERM_SLUG_LENGTH)
+    .replace(/-+$/g, '');
+}
+
+/** The distinct non-empty slugs of an article's tags, in their order. */
+export function slugifyTags(tags: readonly string[]): string[] {
+  return [...new Set(tags.map(slugifyTerm).filter(Boolean))];
+}
+
+/** A term slug as it may appear in a path (what slugifyTerm makes). */
+export const termSlugSchema = z
+  .string()
+  .min(1)
+  .max(MAX_TERM_SLUG_LENGTH)
+  .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Expected a tag slug (lowercase words joined by hyphens)');
+
+/** The public path of a term's page (file 1 of its listing). */
+export function termPath(kind: TermKind, slug: string): string {
+  return `/${kind}/${slug}`;
+}
+
+/**
+ * What editors decided about tags, kept as one record in the store's meta (so it survives rebuilds
+ * and is shared by every server): merged tags (old slug -> the slug it now lives under, answered
+ * with a 301) and hidden ones (no page, no link, not in the sitemaps).
+ */
+export const tagRulesSchema = z.object({
+  merged: z.record(z.string(), z.object({ into: z.string(), at: z.string(), by: z.string().optional() })).default({}),
+  hidden: z.record(z.string(), z.object({ at: z.string(), by: z.string().optional() })).default({}),
+});
+export type TagRules = z.infer<typeof tagRulesSchema>;
+
+export const EMPTY_TAG_RULES: TagRules = Object.freeze({ merged: {}, hidden: {} }) as TagRules;
+
+/** Where a tag slug's page lives: itself, the tag it was merged into (following a chain), or nowhere (hidden). */
+export function resolveTagSlug(rules: TagRules, slug: string): { slug: string; redirected: boolean } | undefined {
+  let current = slug;
+  const seen = new Set<string>();
+  while (rules.merged[current] && !seen.has(current)) {
+    seen.add(current);
+    current = rules.merged[current]!.into;
+  }
+  if (rules.hidden[current]) return undefined;
+  return { slug: current, redirected: current !== slug };
+}
+
+/** Whether a tag has a page of its own (not merged away, not hidden). */
+export function hasTagPage(rules: TagRules, slug: string): boolean {
+  return slug !== '' && !rules.merged[slug] && !rules.hidden[slug];
+}
+
+/** POST /api/tags/merge: every article tagged `from` is retagged with `into` (its text as shown on `into`'s page). */
+export const tagMergeInputSchema = z.strictObject({
+  from: termSlugSchema,
+  into: termSlugSchema,
+});
+export type TagMergeInput = z.infer<typeof tagMergeInputSchema>;
+
+/** PUT /api/tags/{slug}: hide or show a tag. */
+export const tagUpdateInputSchema = z.strictObject({
+  hidden: z.boolean(),
+});
+export type TagUpdateInput = z.infer<typeof tagUpdateInputSchema>;
+
+/** A tag as the dashboard lists it. */
+export const tagSummarySchema = z.object({
+  slug: z.string(),
+  /** The most used spelling. */
+  name: z.string(),
+  /** Published articles carrying it. */
+  count: z.number().int().min(0),
+  hidden: z.boolean(),
+});
+export type TagSummary = z.infer<typeof tagSummarySchema>;
+
+/** GET /api/tags. */
+export const tagListSchema = z.object({
+  tags: z.array(tagSummarySchema),
+  merged: z.array(z.object({ from: z.string(), into: z.string(), at: z.string() })),
+});
+export type TagList = z.infer<typeof tagListSchema>;
