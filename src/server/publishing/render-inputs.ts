@@ -10,11 +10,10 @@ import type { Store } from '../../store/types.ts';
 import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import type { JournalEntry } from './render-journal.ts';
-import type { TagRules } from '../../schemas/taxonomy.ts';
+import { EMPTY_TAG_RULES, termPath, type TagRules } from '../../schemas/taxonomy.ts';
 import { linkTerms, listTermsWithPages, TERM_PAGE_SIZE, termFilter, termNameOn } from '../archive-pages.ts';
 import { computeAllRelated } from '../related.ts';
 import { readTagRules } from '../tag-rules.ts';
-import { termPath } from '../../schemas/taxonomy.ts';
 import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
 import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
@@ -54,7 +53,7 @@ const hash = (text: string) => createHash('sha256').update(text).digest('base64u
  * The input fingerprint of an article page (what planRender compares): the record it shows, its
  * related reading's cards and which of its tags are linked (issue 35).
  */
-export function articlePageInput(article: ArticleRecord, related: readonly ArticleRecord[], rules: TagRules): string {
+export function articlePageInput(article: ArticleRecord, related: readonly ArticleRecord[] = [], rules: TagRules = EMPTY_TAG_RULES): string {
   const links = linkTerms(article, rules);
   return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}`);
 }
