@@ -47,7 +47,9 @@ export function termPath(kind: TermKind, slug: string): string {
  * with a 301) and hidden ones (no page, no link, not in the sitemaps).
  */
 export const tagRulesSchema = z.object({
-  merged: z.record(z.string(), z.object({ into: z.string(), at: z.string(), by: z.string().optional() })).default({}),
+  merged: z
+    .record(z.string(), z.object({ into: z.string(), name: z.string().optional(), at: z.string(), by: z.string().optional() }))
+    .default({}),
   hidden: z.record(z.string(), z.object({ at: z.string(), by: z.string().optional() })).default({}),
 });
 export type TagRules = z.infer<typeof tagRulesSchema>;
@@ -64,6 +66,28 @@ export function resolveTagSlug(rules: TagRules, slug: string): { slug: string; r
   }
   if (rules.hidden[current]) return undefined;
   return { slug: current, redirected: current !== slug };
+}
+
+/**
+ * An article's tags with merged ones replaced by the spelling of the tag they were merged into
+ * (feeds keep sending the old spelling), duplicates by slug dropped.
+ */
+export function mapMergedTags(tags: readonly string[], rules: TagRules): string[] {
+  const out: string[] = [];
+  const seen = new Set<string>();
+  for (const tag of tags) {
+    let slug = slugifyTerm(tag);
+    let name = tag;
+    for (let hops = 0; rules.merged[slug] && hops < 10; hops++) {
+      const entry = rules.merged[slug]!;
+      slug = entry.into;
+      name = entry.name ?? entry.into;
+    }
+    if (seen.has(slug)) continue;
+    seen.add(slug);
+    out.push(name);
+  }
+  return out;
 }
 
 /** Whether a tag has a page of its own (not merged away, not hidden). */

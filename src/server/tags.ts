@@ -50,8 +50,8 @@ export async function mergeTags(runtime: Runtime, input: TagMergeInput, actor: A
   if (targets.length === 0) throw badRequest(`No article carries "${into}"`, [{ path: ['into'], message: 'Choose a tag in use' }]);
   const name = targets[0]?.tags.find((tag) => slugifyTerm(tag) === into) ?? into;
   // Recorded first, so the pages the saves below queue already draw from it.
-  const merged = { ...rules.merged, [from]: { into, at: nowIso(), by: actor.username } };
-  for (const [old, entry] of Object.entries(merged)) if (entry.into === from) merged[old] = { ...entry, into };
+  const merged = { ...rules.merged, [from]: { into, name, at: nowIso(), by: actor.username } };
+  for (const [old, entry] of Object.entries(merged)) if (entry.into === from) merged[old] = { ...entry, into, name };
   const hidden = { ...rules.hidden };
   delete hidden[from];
   await runtime.store.meta.set(TAG_RULES_KEY, { merged, hidden });

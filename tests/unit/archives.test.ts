@@ -189,3 +189,19 @@ describe('tag and author listings in the store, and related reading by windows',
     }
   });
 });
+
+describe('merged tags from feeds', () => {
+  it('maps a merged tag to the spelling of the tag it was merged into, following chains, once per slug', async () => {
+    const { mapMergedTags } = await import('../../src/schemas/taxonomy.ts');
+    const rules: TagRules = {
+      merged: {
+        'heat-wave': { into: 'heatwave', name: 'Heatwave', at: 'x' },
+        'hot-spell': { into: 'heat-wave', name: 'Heat wave', at: 'x' },
+      },
+      hidden: {},
+    };
+    expect(mapMergedTags(['Heat Wave', 'Cities'], rules)).toEqual(['Heatwave', 'Cities']);
+    expect(mapMergedTags(['hot spell', 'heatwave', 'HEAT-WAVE'], rules)).toEqual(['Heatwave']);
+    expect(mapMergedTags(['Cities'], NO_RULES)).toEqual(['Cities']);
+  });
+});
