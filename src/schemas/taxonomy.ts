@@ -1,33 +1,8 @@
 /** Tags and authors as readers browse them (issue 35): the one slug rule, the curation record and the tag API's inputs. */
 import { z } from './zod.ts';
+import { MAX_TERM_SLUG_LENGTH, slugifyTerm } from './term-slug.ts';
 
-/** The two kinds of archive pages besides sections: `/tag/{slug}` and `/author/{slug}`. */
-export const TERM_KINDS = ['tag', 'author'] as const;
-export type TermKind = (typeof TERM_KINDS)[number];
-
-const MAX_TERM_SLUG_LENGTH = 60;
-
-/**
- * The slug of a free-text tag or author name: accents folded, lowercase ASCII words joined by hyphens,
- * `&` read as "and". Spellings that give one slug ("Climate change", "climate-change", "Climate Change ")
- * share one page; text with no letter or digit gives '' (no page, no link).
- */
-export function slugifyTerm(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_TERM_SLUG_LENGTH)
-    .replace(/-+$/g, '');
-}
-
-/** The distinct non-empty slugs of an article's tags, in their order. */
-export function slugifyTags(tags: readonly string[]): string[] {
-  return [...new Set(tags.map(slugifyTerm).filter(Boolean))];
-}
+export { slugifyTags, slugifyTerm, TERM_KINDS, termPath, type TermKind } from './term-slug.ts';
 
 /** A term slug as it may appear in a path (what slugifyTerm makes). */
 export const termSlugSchema = z
@@ -35,11 +10,6 @@ export const termSlugSchema = z
   .min(1)
   .max(MAX_TERM_SLUG_LENGTH)
   .regex(/^[a-z0-9]+(?:-[a-z0-9]+)*$/, 'Expected a tag slug (lowercase words joined by hyphens)');
-
-/** The public path of a term's page (file 1 of its listing). */
-export function termPath(kind: TermKind, slug: string): string {
-  return `/${kind}/${slug}`;
-}
 
 /**
  * What editors decided about tags, kept as one record in the store's meta (so it survives rebuilds

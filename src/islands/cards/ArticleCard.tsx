@@ -2,7 +2,8 @@
 import { heroImageAttributes } from '../../schemas/image.ts';
 import { labelSection } from '../../lib/sections.ts';
 import { RelativeTime } from '../shared/RelativeTime.tsx';
-import { slugifyTerm, termPath } from '../../schemas/taxonomy.ts';
+// The zod-free module: this card is part of the search island's bundle.
+import { slugifyTerm, termPath } from '../../schemas/term-slug.ts';
 
 /** What a card shows; the fields of ArticleSummary, loosened for results that come from the search index. */
 export type CardArticle = {
