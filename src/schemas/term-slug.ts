@@ -32,4 +32,3 @@ export function slugifyTags(tags: readonly string[]): string[] {
 export function termPath(kind: TermKind, slug: string): string {
   return `/${kind}/${slug}`;
 }
-

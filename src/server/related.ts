@@ -73,7 +73,11 @@ export function rankRelated(article: ArticleRecord, candidates: Iterable<Article
 
 /** The first RELATED_WINDOW articles of a window strictly older than `article` (after it in the newest-first order). */
 async function listOlder(store: Store, filter: ArticleFilter, article: ArticleRecord): Promise<ArticleRecord[]> {
-  const rows = await store.articles.list({ ...filter, dateTo: dateOf(article) }, { offset: 0, limit: RELATED_WINDOW + TIE_SLACK }, 'recent');
+  const rows = await store.articles.list(
+    { ...filter, dateTo: dateOf(article) },
+    { offset: 0, limit: RELATED_WINDOW + TIE_SLACK },
+    'recent',
+  );
   return rows.filter((row) => compareRecent(article, row) < 0).slice(0, RELATED_WINDOW);
 }
 
@@ -120,7 +124,11 @@ export function relatedFingerprint(article: ArticleRecord | undefined, rules: Ta
 export function computeAllRelated(published: readonly ArticleRecord[], rules: TagRules): Map<string, ArticleRecord[]> {
   const lists = new Map<string, ArticleRecord[]>();
   const positions = new Map<string, Map<string, number>>();
-  const keysOf = (article: ArticleRecord, tags: readonly string[]) => [...tags.map((tag) => `tag:${tag}`), `section:${article.section}`, '*'];
+  const keysOf = (article: ArticleRecord, tags: readonly string[]) => [
+    ...tags.map((tag) => `tag:${tag}`),
+    `section:${article.section}`,
+    '*',
+  ];
   // Every tag's list holds each article carrying it, as the store's tag filter does.
   for (const article of published) {
     for (const key of keysOf(article, slugifyTags(article.tags))) {

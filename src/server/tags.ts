@@ -43,7 +43,10 @@ export async function mergeTags(runtime: Runtime, input: TagMergeInput, actor: A
   const { from, into } = input;
   if (from === into) throw badRequest('A tag cannot be merged into itself', [{ path: ['into'], message: 'Choose another tag' }]);
   const rules = await readTagRules(runtime.store);
-  if (rules.merged[into]) throw badRequest(`"${into}" was merged into "${rules.merged[into]!.into}"`, [{ path: ['into'], message: 'Choose the tag it was merged into' }]);
+  if (rules.merged[into])
+    throw badRequest(`"${into}" was merged into "${rules.merged[into]!.into}"`, [
+      { path: ['into'], message: 'Choose the tag it was merged into' },
+    ]);
   const tagged = await listTagged(runtime.store, from);
   const targets = await listTagged(runtime.store, into);
   if (tagged.length === 0 && !rules.hidden[from]) throw notFound('Tag');
@@ -84,7 +87,12 @@ export function retag(tags: readonly string[], from: string, name: string): stri
  * Hides a tag (no page, no feed, no link, not in the sitemaps) or shows it again. Its pages and every
  * published article carrying it are queued: the articles link the tag, or no longer do.
  */
-export async function setTagHidden(runtime: Runtime, slug: string, hidden: boolean, actor: Actor): Promise<{ slug: string; hidden: boolean }> {
+export async function setTagHidden(
+  runtime: Runtime,
+  slug: string,
+  hidden: boolean,
+  actor: Actor,
+): Promise<{ slug: string; hidden: boolean }> {
   assertCan(actor, 'tag.manage');
   const rules = await readTagRules(runtime.store);
   if (rules.merged[slug]) throw badRequest(`"${slug}" was merged into "${rules.merged[slug]!.into}"`);

@@ -1,5 +1,13 @@
 /** The Store interface: every read and write of the product goes through it; implementations are swappable. */
-import type { ArticleCounters, ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats, TermCount, VoteKind } from '../schemas/article.ts';
+import type {
+  ArticleCounters,
+  ArticleFilter,
+  ArticlePeriod,
+  ArticleRecord,
+  ArticleStats,
+  TermCount,
+  VoteKind,
+} from '../schemas/article.ts';
 import type { TermKind } from '../schemas/taxonomy.ts';
 import type { Comment, CommentFilter } from '../schemas/comment.ts';
 import type { NewsSource } from '../schemas/source.ts';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import type { TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { TagList } from '../../src/schemas/taxonomy.ts';
-import { adminClient, createArticle, expectError, read, startApiServer, waitFor, waitForIdleQueue, type TestClient } from './support.ts';
+import { adminClient, createArticle, expectError, read, startApiServer, waitForIdleQueue, type TestClient } from './support.ts';
 
 async function fetchText(server: TestServer, publicPath: string): Promise<{ status: number; text: string; headers: Headers }> {
   const response = await fetch(new URL(publicPath, server.url), { redirect: 'manual' });
@@ -52,8 +52,18 @@ describe('tag and author archives', () => {
   });
 
   it('lists exactly the published articles of a tag and an author, whatever the spelling, through publish, unpublish, retag and delete', async () => {
-    const first = await publish({ title: 'Tidal barrier plan approved', tags: ['Coastal Defence', 'Budget'], authorName: 'Inés Ortega', section: 'politics' });
-    const second = await publish({ title: 'Sea wall costs rise', tags: ['coastal defence'], authorName: 'ines ortega', section: 'business' });
+    const first = await publish({
+      title: 'Tidal barrier plan approved',
+      tags: ['Coastal Defence', 'Budget'],
+      authorName: 'Inés Ortega',
+      section: 'politics',
+    });
+    const second = await publish({
+      title: 'Sea wall costs rise',
+      tags: ['coastal defence'],
+      authorName: 'ines ortega',
+      section: 'business',
+    });
     const draft = await createArticle(admin, { title: 'Unpublished sea wall memo', tags: ['Coastal-Defence'], authorName: 'Inés Ortega' });
 
     const tag = await settled('/tag/coastal-defence');
@@ -114,7 +124,12 @@ describe('tag and author archives', () => {
     const made: Article[] = [];
     for (let i = 1; i <= 14; i++) made.push(await publish({ title: `Rail strike day ${i}`, tags: ['Rail Strike'], section: 'world' }));
     const first = await settled('/tag/rail-strike');
-    expect(linkedSlugs(first.text)).toEqual(made.slice(2).reverse().map((a) => a.slug));
+    expect(linkedSlugs(first.text)).toEqual(
+      made
+        .slice(2)
+        .reverse()
+        .map((a) => a.slug),
+    );
     expect(first.text).toContain('14 articles');
     const archive = await fetchText(server, '/tag/rail-strike/page/2');
     expect(archive.status).toBe(200);
@@ -193,7 +208,8 @@ describe('tag and author archives', () => {
     for (const article of listed) {
       const page = await fetchText(server, `/article/${article.slug}`);
       expect(page.status).toBe(200);
-      for (const slug of relatedSlugs(page.text)) expect((await fetchText(server, `/article/${slug}`)).status, `${article.slug} -> ${slug}`).toBe(200);
+      for (const slug of relatedSlugs(page.text))
+        expect((await fetchText(server, `/article/${slug}`)).status, `${article.slug} -> ${slug}`).toBe(200);
     }
   });
 });

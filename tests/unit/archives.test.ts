@@ -74,8 +74,13 @@ describe('tag rules', () => {
 
 describe('related ranking', () => {
   const at = (minute: number) => new Date(Date.UTC(2026, 0, 1, 0, minute)).toISOString();
-  const make = (id: string, minute: number, tags: string[], section: ArticleRecord['section'] = 'world', status: ArticleRecord['status'] = 'published') =>
-    articleRecord({ id, slug: id, tags, section, status, publishedAt: at(minute), updatedAt: at(minute) });
+  const make = (
+    id: string,
+    minute: number,
+    tags: string[],
+    section: ArticleRecord['section'] = 'world',
+    status: ArticleRecord['status'] = 'published',
+  ) => articleRecord({ id, slug: id, tags, section, status, publishedAt: at(minute), updatedAt: at(minute) });
 
   it('ranks by shared tags, then section, then recency; never itself or an unpublished article; at most four', () => {
     const self = make('self', 100, ['climate', 'energy', 'cities']);
@@ -113,7 +118,16 @@ describe('tag and author listings in the store, and related reading by windows',
 
   beforeAll(async () => {
     runtime = await makeRuntime();
-    const tags = [['Climate'], ['climate', 'Energy'], ['energy'], ['Cities', 'climate'], [], ['cities'], ['Climate Change'], ['climate change', 'energy']];
+    const tags = [
+      ['Climate'],
+      ['climate', 'Energy'],
+      ['energy'],
+      ['Cities', 'climate'],
+      [],
+      ['cities'],
+      ['Climate Change'],
+      ['climate change', 'energy'],
+    ];
     const authors = ['Ana Núñez', 'ana nunez', 'Bo Li', '', 'Bo Li', 'Ana Nunez', 'Cy', 'Cy'];
     for (let i = 0; i < 40; i++) {
       const record = articleRecord({
@@ -179,13 +193,18 @@ describe('tag and author listings in the store, and related reading by windows',
     const inMemory = computeAllRelated(all, NO_RULES);
     for (const article of all) {
       const read = await listRelated(runtime.store, article, NO_RULES);
-      expect(read.map((r) => r.id), article.id).toEqual(inMemory.get(article.id)!.map((r) => r.id));
+      expect(
+        read.map((r) => r.id),
+        article.id,
+      ).toEqual(inMemory.get(article.id)!.map((r) => r.id));
       expect(read.some((r) => r.id === article.id)).toBe(false);
     }
     // The reverse look-up: every page whose list shows X is among those listShowingPages names.
     for (const shown of all) {
       const showing = new Set((await listShowingPages(runtime.store, shown, NO_RULES)).map((r) => r.id));
-      for (const article of all) if (inMemory.get(article.id)!.some((r) => r.id === shown.id)) expect(showing.has(article.id), `${article.id} shows ${shown.id}`).toBe(true);
+      for (const article of all)
+        if (inMemory.get(article.id)!.some((r) => r.id === shown.id))
+          expect(showing.has(article.id), `${article.id} shows ${shown.id}`).toBe(true);
     }
   });
 });

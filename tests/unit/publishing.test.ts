@@ -183,11 +183,17 @@ describe('computeAffectedPaths', () => {
     }
     const rules = { merged: {}, hidden: {} };
     const shownBy = (id: string) =>
-      [...computeAllRelated([...made].sort(compareRecent), rules)].filter(([, list]) => list.some((r) => r.id === id)).map(([page]) => `/article/${page}`);
+      [...computeAllRelated([...made].sort(compareRecent), rules)]
+        .filter(([, list]) => list.some((r) => r.id === id))
+        .map(([page]) => `/article/${page}`);
     const target = made[12]!;
     const showing = shownBy(target.id);
     expect(showing.length).toBeGreaterThan(0);
-    const paths = await computeAffectedPaths(store, await save(target, { ...target, status: 'draft', updatedAt: new Date(++clock).toISOString() }), clock);
+    const paths = await computeAffectedPaths(
+      store,
+      await save(target, { ...target, status: 'draft', updatedAt: new Date(++clock).toISOString() }),
+      clock,
+    );
     const pages = paths.filter((p) => p.startsWith('/article/'));
     expect(pages).toEqual(expect.arrayContaining(showing));
     // At most a window of four per tag, section and site, besides its own page.

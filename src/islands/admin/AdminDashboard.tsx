@@ -1,5 +1,6 @@
 /**
- * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Tags, Trash, Users, Audit)
+ * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources,
+ * Subscribers, Tags, Trash, Users, Audit)
  * over the shared QueryClient.
  */
 import { useId, useState, type KeyboardEvent } from 'react';

@@ -16,7 +16,10 @@ export function TagsTab() {
   const merge = useMutation({
     mutationFn: (body: { from: string; into: string }) => api.post<{ retagged: number }>('/api/tags/merge', body),
     onSuccess: (result, body) => {
-      toast({ title: 'Tags merged', description: `${result.retagged} article(s) moved from “${body.from}” to “${body.into}”; the old page redirects.` });
+      toast({
+        title: 'Tags merged',
+        description: `${result.retagged} article(s) moved from “${body.from}” to “${body.into}”; the old page redirects.`,
+      });
       setFrom('');
       setInto('');
     },
@@ -24,7 +27,8 @@ export function TagsTab() {
     onSettled: refresh,
   });
   const hide = useMutation({
-    mutationFn: (body: { slug: string; hidden: boolean }) => api.put<{ slug: string; hidden: boolean }>(`/api/tags/${body.slug}`, { hidden: body.hidden }),
+    mutationFn: (body: { slug: string; hidden: boolean }) =>
+      api.put<{ slug: string; hidden: boolean }>(`/api/tags/${body.slug}`, { hidden: body.hidden }),
     onSuccess: (result) =>
       toast({
         title: result.hidden ? 'Tag hidden' : 'Tag shown',
@@ -80,8 +84,8 @@ export function TagsTab() {
           Tags
         </h2>
         <p className="adm-muted">
-          Every tag of published articles has a page at /tag/name. Hide a junk tag to remove its page and its links; merged tags redirect
-          to the tag they were merged into.
+          Every tag of published articles has a page at /tag/name. Hide a junk tag to remove its page and its links; merged tags redirect to
+          the tag they were merged into.
         </p>
         {tags.data.tags.length === 0 ? (
           <p className="adm-empty">No published article has a tag yet.</p>

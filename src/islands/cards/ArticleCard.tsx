@@ -68,7 +68,9 @@ export function ArticleCard({ article, eager = false }: { article: CardArticle; 
               <a className="card-author" href={termPath('author', authorSlug)} data-testid="card-author">
                 {article.authorName}
               </a>
-              {(article.sourceLabel || article.readingTime !== undefined || article.publishedAt) && <span className="dot" aria-hidden="true" />}
+              {(article.sourceLabel || article.readingTime !== undefined || article.publishedAt) && (
+                <span className="dot" aria-hidden="true" />
+              )}
             </>
           )}
           {article.sourceLabel && (

@@ -1,6 +1,6 @@
 /**
- * /sitemaps/pages.xml, /sitemaps/archives.xml (tag and author pages) and /sitemaps/{YYYY-MM}.xml: the children of the sitemap index, one per month of articles (prerendered; regenerated
- * after each publish).
+ * /sitemaps/pages.xml, /sitemaps/archives.xml (tag and author pages) and /sitemaps/{YYYY-MM}.xml: the children of the
+ * sitemap index, one per month of articles (prerendered; regenerated after each publish).
  */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { respondWithMachineFile } from '../../api/machine-files.ts';

@@ -210,7 +210,12 @@ function sitemapArticleLine(url: (slug: string) => string, article: SitemapEntry
  * A sitemap (urlset): the static pages and section listings when given, and the given articles with
  * their last change; `sections: false` lists the given pages alone (the archives sitemap).
  */
-export function buildSitemap(config: Config, articles: readonly SitemapEntry[], staticPages: readonly string[] = [], sections = true): string {
+export function buildSitemap(
+  config: Config,
+  articles: readonly SitemapEntry[],
+  staticPages: readonly string[] = [],
+  sections = true,
+): string {
   const lines = [...URLSET_OPEN];
   for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
   if (staticPages.length && sections)

@@ -479,7 +479,8 @@ async function changedTermFiles(
     const base = termPath(kind, slug);
     const files = changedListingFiles(before, after, TERM_PAGE_SIZE, termCardFingerprint);
     // Page 1 prints the count and its heading the newest spelling.
-    if (!files.includes(1) && (before.length !== after.length || newestName(kind, slug, before) !== newestName(kind, slug, after))) files.unshift(1);
+    if (!files.includes(1) && (before.length !== after.length || newestName(kind, slug, before) !== newestName(kind, slug, after)))
+      files.unshift(1);
     for (const file of files) listings.push(listingFilePath(base, file));
     const appeared = (before.length === 0) !== (after.length === 0);
     if (appeared) archivesChanged = true;

@@ -53,12 +53,19 @@ const hash = (text: string) => createHash('sha256').update(text).digest('base64u
  * The input fingerprint of an article page (what planRender compares): the record it shows, its
  * related reading's cards and which of its tags are linked (issue 35).
  */
-export function articlePageInput(article: ArticleRecord, related: readonly ArticleRecord[] = [], rules: TagRules = EMPTY_TAG_RULES): string {
+export function articlePageInput(
+  article: ArticleRecord,
+  related: readonly ArticleRecord[] = [],
+  rules: TagRules = EMPTY_TAG_RULES,
+): string {
   const links = linkTerms(article, rules);
   return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}`);
 }
 
-/** The input fingerprint of a tag or author listing file: listingPageInput's, with each card's tags (its heading's spelling) and, on page 1, the count. */
+/**
+ * The input fingerprint of a tag or author listing file: listingPageInput's, with each card's tags (its
+ * heading's spelling) and, on page 1, the count.
+ */
 export function termPageInput(cards: readonly ArticleRecord[], total: number, file: number, count: number): string {
   return hash(termListingFingerprint(cards, total, file, count));
 }
@@ -111,7 +118,9 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
       inputs.set(listingFilePath(base, file), { i: termPageInput(cards, total, file, list.length) });
     }
     inputs.set(listingManifestPath(base), { i: hash(String(total)) });
-    inputs.set(`${base}/rss.xml`, { i: hash(`${termNameOn(term.kind, term.slug, list[0])}\n${list.slice(0, FEED_SIZE).map(feedFingerprint).join('\n')}`) });
+    inputs.set(`${base}/rss.xml`, {
+      i: hash(`${termNameOn(term.kind, term.slug, list[0])}\n${list.slice(0, FEED_SIZE).map(feedFingerprint).join('\n')}`),
+    });
   }
   for (const section of SECTIONS) {
     // The global newest-first order restricted to one section is that section's order (the sort is total).

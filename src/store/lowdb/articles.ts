@@ -296,7 +296,8 @@ export class LowdbArticles implements ArticleRepository {
       const key = listKeyOf(filter);
       const list = this.#publishedBySection.get(key) ?? new SortedList(byRecent);
       // The list answers the filter field it is keyed by; any other one is checked article by article.
-      const keyed = filter.tag !== undefined ? { tag: undefined } : filter.author !== undefined ? { author: undefined } : { section: undefined };
+      const keyed =
+        filter.tag !== undefined ? { tag: undefined } : filter.author !== undefined ? { author: undefined } : { section: undefined };
       const rest = { ...filter, ...keyed, statuses: undefined, dateFrom: undefined, dateTo: undefined };
       const exact = Object.values(rest).every((v) => v === undefined);
       const from = bound(filter.dateFrom, false);

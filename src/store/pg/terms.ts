@@ -2,7 +2,10 @@
 import { slugifyTerm } from '../../schemas/taxonomy.ts';
 
 /** Each distinct tag slug with the first spelling that gives it, and the author's slug (null without a name that has one). */
-export function articleTermColumns(tags: readonly string[], authorName: string): { slugs: string[]; names: string[]; author: string | null } {
+export function articleTermColumns(
+  tags: readonly string[],
+  authorName: string,
+): { slugs: string[]; names: string[]; author: string | null } {
   const slugs: string[] = [];
   const names: string[] = [];
   for (const tag of tags) {

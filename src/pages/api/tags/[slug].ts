@@ -1,4 +1,4 @@
-/** PUT /api/tags/{slug} { hidden } (admins, editors): hides a junk tag from readers (no page, no link, not in sitemaps) or shows it again. */
+/** PUT /api/tags/{slug} { hidden } (admins, editors): hides a junk tag (no page, no link, not in sitemaps) or shows it again. */
 import { actorOf, allowMethods, authorizedEndpoint, json, param, parseJsonBody, parseWith } from '../../../api/http.ts';
 import { tagUpdateInputSchema, termSlugSchema } from '../../../schemas/taxonomy.ts';
 import { setTagHidden } from '../../../server/tags.ts';

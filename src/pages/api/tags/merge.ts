@@ -1,4 +1,4 @@
-/** POST /api/tags/merge { from, into } (admins, editors): retags every article, and from's addresses answer 301 to into's; 404 unknown tag. */
+/** POST /api/tags/merge { from, into } (admins, editors): retags every article; from's addresses answer 301 to into's. */
 import { actorOf, allowMethods, authorizedEndpoint, json, parseJsonBody } from '../../../api/http.ts';
 import { tagMergeInputSchema } from '../../../schemas/taxonomy.ts';
 import { mergeTags } from '../../../server/tags.ts';

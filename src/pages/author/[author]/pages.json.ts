@@ -1,4 +1,7 @@
-/** /author/{slug}/pages.json: its page count, from which archive files draw their numbered navigation (prerendered; regenerated when it changes). */
+/**
+ * /author/{slug}/pages.json: its page count, from which archive files draw their numbered navigation
+ * (prerendered; regenerated when it changes).
+ */
 import type { APIRoute, GetStaticPaths } from 'astro';
 import { respondWithMachineFile } from '../../../api/machine-files.ts';
 import { listTermPaths } from '../../../server/archive-pages.ts';
