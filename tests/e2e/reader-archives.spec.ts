@@ -98,6 +98,8 @@ test.describe('tag and author archives', () => {
 
   for (const theme of ['light', 'dark'] as const) {
     test(`axe finds nothing serious on the tag and author pages (${theme})`, async ({ page }) => {
+      // Four pages, each with its islands revealed and a full axe run.
+      test.setTimeout(120_000);
       await declineCookies(page);
       await page.addInitScript((value) => localStorage.setItem('meridian-theme', value), theme);
       for (const path of [`/tag/${tagSlug}`, `/tag/${tagSlug}/page/2`, `/author/${authorSlug}`, `/article/${newestSlug}`]) {
