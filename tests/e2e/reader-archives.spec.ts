@@ -4,7 +4,7 @@
  */
 import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type Page } from '@playwright/test';
-import { createArticle, declineCookies, revealIslands, signIn, uniqueToken } from './reader-support.ts';
+import { createArticle, declineCookies, expectToast, revealIslands, signIn, signInPage, uniqueToken } from './reader-support.ts';
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
@@ -109,4 +109,20 @@ test.describe('tag and author archives', () => {
       }
     });
   }
+
+  test('the Tags tab hides a tag and shows it again, with toasts, and is axe clean', async ({ page }) => {
+    test.setTimeout(90_000);
+    await signInPage(page);
+    await page.goto('/admin?tab=tags');
+    const row = page.getByTestId('tag-item').filter({ hasText: 'Coasts' });
+    await expect(row).toContainText('13 articles');
+    await expectNoSeriousViolations(page);
+    await row.getByRole('button', { name: 'Hide tag Coasts' }).click();
+    await expectToast(page, 'Tag hidden');
+    await expect(row).toContainText('Hidden');
+    await expect.poll(async () => (await page.request.get('/tag/coasts')).status(), { timeout: 20_000 }).toBe(404);
+    await row.getByRole('button', { name: 'Show tag Coasts' }).click();
+    await expectToast(page, 'Tag shown');
+    await expect.poll(async () => (await page.request.get('/tag/coasts')).status(), { timeout: 20_000 }).toBe(200);
+  });
 });
