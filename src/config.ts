@@ -24,6 +24,11 @@ const configSchema = z.object({
   SITE_EMAIL: z.email().default('newsroom@example.com'),
   /** Social handle used in Twitter card metadata. @default "@meridiannews" */
   SITE_TWITTER: z.string().default('@meridiannews'),
+  /** The site's language and region, as Open Graph writes it (`og:locale`); its language part is the pages' `lang`. @default "en_US" */
+  SITE_LOCALE: z
+    .string()
+    .regex(/^[a-z]{2,3}_[A-Z]{2}$/, 'Expected a locale such as en_US')
+    .default('en_US'),
   /** Username of the first admin, created on first start. @default "admin" */
   ADMIN_USERNAME: z.string().min(1).max(64).default('admin'),
   /** Password of the first admin; random and printed once when absent. */

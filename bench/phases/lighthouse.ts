@@ -89,11 +89,14 @@ async function runLighthouseRetrying(url: string, workDir: string): Promise<Scor
   }
 }
 
-/** The Lighthouse figures of the article, section and search pages, `runCount` runs each (the median by performance is recorded). */
+/**
+ * The Lighthouse figures of the article, section, tag (issue 35: the generated `climate`) and search pages,
+ * `runCount` runs each (the median by performance is recorded). */
 export async function measureLighthouse(server: BenchServer, slug: string, runCount: number, workDir: string): Promise<void> {
   for (const [name, url] of [
     ['article page', `/article/${slug}`],
     ['section page', '/section/world'],
+    ['tag page', '/tag/climate'],
     ['search page', '/search'],
   ] as const) {
     try {

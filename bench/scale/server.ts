@@ -209,3 +209,8 @@ export async function waitForIdleQueue(url: string, timeoutMs = 1_800_000): Prom
 export function pagesWritten(log: string): number {
   return [...log.matchAll(/\[publish\] \S+ (written|deleted) in /g)].length;
 }
+
+/** Of pagesWritten, the files of tag and author archives (issue 35). */
+export function archivePagesWritten(log: string): number {
+  return [...log.matchAll(/\[publish\] \/(?:tag|author)\/\S+ (written|deleted) in /g)].length;
+}

@@ -65,12 +65,21 @@ export function listingSlice(count: number, file: number, size: number): { offse
   return { offset: count - fromOldestEnd, limit: fromOldestEnd - size * (file - 2) };
 }
 
-/** The path of a listing file of a section (file 1 has no /page/ suffix). */
-export function listingFilePath(section: string, file: number): string {
-  return file <= 1 ? `/section/${section}` : `/section/${section}/page/${file}`;
+/**
+ * The base path of a listing: a section name stands for `/section/{name}`; a path (`/tag/x`,
+ * `/author/x`, issue 35) is its own base, paged the same way.
+ */
+export function listingBase(listing: string): string {
+  return listing.startsWith('/') ? listing : `/section/${listing}`;
 }
 
-/** Where the per-section page count lives: the one listing file every publish may change. */
-export function listingManifestPath(section: string): string {
-  return `/section/${section}/pages.json`;
+/** The path of a listing file of a section or other listing (file 1 has no /page/ suffix). */
+export function listingFilePath(listing: string, file: number): string {
+  const base = listingBase(listing);
+  return file <= 1 ? base : `${base}/page/${file}`;
+}
+
+/** Where a listing's page count lives: the one listing file every publish may change. */
+export function listingManifestPath(listing: string): string {
+  return `${listingBase(listing)}/pages.json`;
 }

@@ -29,6 +29,8 @@ export const ACTIONS = [
   'trash.manage',
   /** The dashboard's Publishing panel (issue 33): the regeneration queue, recent renders, and Retry on a failed one. */
   'publishing.manage',
+  /** Tag curation (issue 35): merging two tags, hiding a junk tag from readers. */
+  'tag.manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -49,6 +51,7 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'image.upload': 'all',
     'trash.manage': 'all',
     'publishing.manage': 'all',
+    'tag.manage': 'all',
   },
   author: {
     'article.create': 'all',
@@ -89,6 +92,7 @@ export const ACTION_TEXT: Record<Action, string> = {
   'audit.read': 'read the audit log',
   'trash.manage': 'restore or purge deleted articles',
   'publishing.manage': 'see the publishing queue or retry a failed render',
+  'tag.manage': 'merge or hide tags',
 };
 
 /** The role of a user; users stored before roles existed were all admins. */

@@ -181,7 +181,14 @@ export type ArticleFilter = {
   isEditorsPick?: boolean | undefined;
   /** Only articles created by this user id (authors and contributors see their own). */
   createdBy?: string | undefined;
+  /** Only articles with a tag of this slug (slugifyTerm, issue 35). */
+  tag?: string | undefined;
+  /** Only articles whose author name has this slug (slugifyTerm, issue 35). */
+  author?: string | undefined;
 };
+
+/** A tag or author of published articles: its slug, the spelling of its newest article, and how many carry it. */
+export type TermCount = { slug: string; name: string; count: number };
 
 export const articleStatsSchema = z.object({
   totalArticles: z.number().int(),

@@ -19,6 +19,9 @@ export const AUDIT_ACTIONS = [
   'comment.delete',
   'source.add',
   'source.remove',
+  'tag.merge',
+  'tag.hide',
+  'tag.show',
 ] as const;
 export const auditActionSchema = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof auditActionSchema>;
@@ -29,7 +32,7 @@ export const auditEntrySchema = z.object({
   /** Who did it; null for the system (the scheduler publishing a scheduled article). */
   actor: z.object({ id: z.string(), username: z.string() }).nullable(),
   action: auditActionSchema,
-  target: z.object({ type: z.enum(['article', 'user', 'comment', 'source']), id: z.string(), label: z.string().optional() }),
+  target: z.object({ type: z.enum(['article', 'user', 'comment', 'source', 'tag']), id: z.string(), label: z.string().optional() }),
   detail: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -1,6 +1,7 @@
 /** What each reader page is rendered from: the contract between the page-data loaders and the views. */
 import type { Article, ArticleRecord, ArticleSummary, Correction } from './article.ts';
 import type { Section } from './common.ts';
+import type { TermKind } from './taxonomy.ts';
 
 export type SectionPageData = {
   section: Section;
@@ -15,11 +16,33 @@ export type SectionPageData = {
   articles: ArticleSummary[];
 };
 
+/** A tag or author archive (issue 35): paged like a section, from the oldest article. */
+export type TermPageData = {
+  kind: TermKind;
+  slug: string;
+  /** The spelling shown: page 1 takes its newest article's, an archive file its own newest card's (so it never changes with a publish). */
+  name: string;
+  title: string;
+  description: string;
+  /** Published articles carrying it: on page 1 only, as the page count. */
+  count?: number;
+  page: number;
+  totalPages?: number;
+  newestArchive: boolean;
+  articles: ArticleSummary[];
+};
+
 export type ArticlePageData = {
   /** Undefined when the slug matches no published article (render twins ask for any slug). */
   article?: Article | undefined;
   /** Absolute URL of the article (canonical, share links, structured data). */
   url?: string | undefined;
+  /** Where each tag's link leads (by the tag's text); a tag without a page (hidden) is not linked. */
+  tagLinks?: Record<string, string> | undefined;
+  /** The author's page, when the name has one. */
+  authorHref?: string | undefined;
+  /** Related reading (issue 35), at most four. */
+  related?: ArticleSummary[] | undefined;
 };
 
 /** A correction as /corrections lists it. */
@@ -41,7 +64,8 @@ export type MachineFile =
   | { kind: 'pages-sitemap' }
   | { kind: 'month-sitemap'; articles: SitemapEntry[] }
   | { kind: 'news-sitemap'; articles: FeedItem[]; now: number }
-  | { kind: 'rss'; articles: FeedItem[]; section?: Section }
+  | { kind: 'rss'; articles: FeedItem[]; section?: Section; term?: { kind: TermKind; slug: string; name: string } }
+  | { kind: 'archives-sitemap'; paths: string[] }
   | { kind: 'pages-json'; manifest: { pages: number } };
 
 /** Folder of the render twins: /render-twin/article/x draws what /article/x shows. */
@@ -55,5 +79,6 @@ export const TWIN_PREFIX = '/render-twin';
 export type TwinPage =
   | { route: 'article'; props: ArticlePageData }
   | { route: 'section'; props: SectionPageData }
+  | { route: 'term'; props: TermPageData }
   | { route: 'corrections'; props: CorrectionsPageData }
   | { route: 'file'; props: MachineFile };

@@ -5,6 +5,10 @@ import type { ArticlePageData, SectionPageData } from '../schemas/pages.ts';
 import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
+import type { TagRules } from '../schemas/taxonomy.ts';
+import { listRelated } from './related.ts';
+import { readTagRules } from './tag-rules.ts';
+import { linkTerms } from './archive-pages.ts';
 import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
 
 /** Readers page through a section 12 cards at a time (docs/product.md, Limits). */
@@ -116,13 +120,18 @@ export async function loadArticlePage(slug: string): Promise<ArticlePageData | u
   return (await readArticlePage(slug))?.data;
 }
 
-/** loadArticlePage with the record it was made from. */
-export async function readArticlePage(slug: string): Promise<{ data: ArticlePageData; record: ArticleRecord } | undefined> {
+/** loadArticlePage with what it was made from: the record, its related reading and the tag rules its links follow. */
+export async function readArticlePage(
+  slug: string,
+): Promise<{ data: ArticlePageData; record: ArticleRecord; related: ArticleRecord[]; rules: TagRules } | undefined> {
   const store = await useReadStore();
   const record: ArticleRecord | undefined = await store.articles.getBySlug(slug);
   if (!record || record.status !== 'published') return undefined;
   const article = toArticle(record, await store.counters.get(record.id));
-  return { data: { article, url: new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href }, record };
+  const rules = await readTagRules(store);
+  const related = await listRelated(store, record, rules);
+  const url = new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href;
+  return { data: { article, url, ...linkTerms(record, rules), related: related.map(toSummary) }, record, related, rules };
 }
 
 /** Slugs of every published article. */

@@ -65,6 +65,8 @@ export type Runtime = {
       retry(ids: readonly string[]): void;
     };
     counters: { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+    /** Queues pages that changed without an article write (tag curation, issue 35). */
+    enqueue?: (paths: string[]) => Promise<void>;
   };
 };
 

@@ -1,5 +1,14 @@
 /** The Store interface: every read and write of the product goes through it; implementations are swappable. */
-import type { ArticleCounters, ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats, VoteKind } from '../schemas/article.ts';
+import type {
+  ArticleCounters,
+  ArticleFilter,
+  ArticlePeriod,
+  ArticleRecord,
+  ArticleStats,
+  TermCount,
+  VoteKind,
+} from '../schemas/article.ts';
+import type { TermKind } from '../schemas/taxonomy.ts';
 import type { Comment, CommentFilter } from '../schemas/comment.ts';
 import type { NewsSource } from '../schemas/source.ts';
 import type { BriefingRun, Delivery, Subscriber, SubscriberCounts, SubscriberFilter } from '../schemas/newsletter.ts';
@@ -29,6 +38,11 @@ export interface ArticleRepository {
    * articles change, so the sitemap index does not read the whole archive on every publish.
    */
   periods(): Promise<ArticlePeriod[]>;
+  /**
+   * Every tag (or author) slug of published articles with its count and the spelling its newest
+   * article uses, by slug (issue 35: the tag and author pages, the dashboard's tag list).
+   */
+  terms(kind: TermKind): Promise<TermCount[]>;
   /** Whether a slug is taken (by an article other than `exceptId`). */
   slugExists(slug: string, exceptId?: string): Promise<boolean>;
   /** Finds an ingested article by its origin (source + guid) or canonical URL. */

@@ -145,8 +145,9 @@ describe('incremental npm run rebuild', () => {
         .filter((l) => /incremental:|pages rendered|pages removed|search index/.test(l))
         .join('\n'),
     );
-    // Far fewer than the ~70 pages of the site: the changed articles, business listings, feeds, sitemaps.
-    expect(renderedCount(incremental.output)).toBeLessThan(45);
+    // Far fewer than the ~80 pages of the site: the changed articles, business listings, feeds, sitemaps, and
+    // (issue 35) the author's archive files and the article pages whose related reading showed a changed article.
+    expect(renderedCount(incremental.output)).toBeLessThan(55);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[25]!.slug))).toBe(false);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[20]!.slug))).toBe(false);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'section', 'business', 'page', '4', 'index.html'))).toBe(true);

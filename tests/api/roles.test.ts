@@ -197,6 +197,10 @@ const MATRIX: Row[] = [
   // The dashboard's Publishing panel (issue 33): the queue and Retry for editors.
   { method: 'GET', path: '/api/publishing', expect: EDITORS(200) },
   { method: 'POST', path: '/api/publishing/retry', body: { id: '987654321' }, expect: EDITORS(404) },
+  // Tag curation (issue 35): editors merge and hide tags.
+  { method: 'GET', path: '/api/tags', expect: EDITORS(200) },
+  { method: 'PUT', path: '/api/tags/no-such-tag', body: { hidden: true }, expect: EDITORS(404) },
+  { method: 'POST', path: '/api/tags/merge', body: { from: 'no-such-tag', into: 'no-other-tag' }, expect: EDITORS(404) },
   { method: 'GET', path: '/api/trash', expect: EDITORS(200) },
   { method: 'POST', path: async (f) => `/api/trash/${await f.trashed()}/restore`, expect: EDITORS(200) },
   { method: 'DELETE', path: async (f) => `/api/trash/${await f.trashed()}`, expect: EDITORS(204) },

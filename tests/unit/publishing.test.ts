@@ -37,6 +37,7 @@ import { deleteServedFile, writeFileAtomic } from '../../src/server/publishing/f
 import { manifestMatches, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import { parseConfig } from '../../src/config.ts';
 import { articleRecord } from './support.ts';
+import { compareRecent, computeAllRelated } from '../../src/server/related.ts';
 
 let dir: string;
 let store: Store;
@@ -94,13 +95,17 @@ describe('computeAffectedPaths', () => {
     expect(await computeAffectedPaths(store, await save(edited, scheduled))).toEqual([]);
   });
 
-  it('publishing a first article: its page, its section page 1, both feeds and both sitemaps', async () => {
+  it('publishing a first article: its page, its section page 1, its author archive (issue 35), the feeds and the sitemaps', async () => {
     const a = article({ slug: 'first', section: 'tech' });
     const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
     expect(paths).toEqual([
       '/article/first',
       '/section/tech',
+      '/author/a-writer',
       '/section/tech/rss.xml',
+      '/author/a-writer/pages.json',
+      '/author/a-writer/rss.xml',
+      '/sitemaps/archives.xml',
       '/rss.xml',
       '/sitemap.xml',
       '/sitemaps/2026-01.xml',
@@ -159,6 +164,40 @@ describe('computeAffectedPaths', () => {
     const gone = await computeAffectedPaths(store, await save(moved, undefined), clock);
     expect(gone).toEqual(expect.arrayContaining(['/article/world-0', '/section/tech', '/sitemap.xml']));
     expect(gone).not.toContain('/section/world');
+  });
+
+  it('a publish into a tag of many pages writes its page 1, newest archive file and feed, and no other article page (issue 35)', async () => {
+    for (let i = 0; i < 40; i++) await store.articles.insert(article({ slug: `tagged-${i}`, section: 'world', tags: ['Climate'] }));
+    const a = article({ slug: 'tagged-new', section: 'world', tags: ['climate'] });
+    const paths = await computeAffectedPaths(store, await save(undefined, a), clock);
+    expect(paths.filter((p) => p.startsWith('/tag/')).sort()).toEqual(['/tag/climate', '/tag/climate/page/4', '/tag/climate/rss.xml']);
+    expect(paths.filter((p) => p.startsWith('/article/'))).toEqual(['/article/tagged-new']);
+  });
+
+  it('unpublishing an article rewrites every page whose related reading showed it, a bounded few (issue 35)', async () => {
+    const made: ArticleRecord[] = [];
+    for (let i = 0; i < 30; i++) {
+      const a = article({ slug: `alp-${i}`, section: i % 2 ? 'world' : 'tech', tags: i % 3 ? ['Alps'] : ['Alps', 'Glaciers'] });
+      await store.articles.insert(a);
+      made.push(a);
+    }
+    const rules = { merged: {}, hidden: {} };
+    const shownBy = (id: string) =>
+      [...computeAllRelated([...made].sort(compareRecent), rules)]
+        .filter(([, list]) => list.some((r) => r.id === id))
+        .map(([page]) => `/article/${page}`);
+    const target = made[12]!;
+    const showing = shownBy(target.id);
+    expect(showing.length).toBeGreaterThan(0);
+    const paths = await computeAffectedPaths(
+      store,
+      await save(target, { ...target, status: 'draft', updatedAt: new Date(++clock).toISOString() }),
+      clock,
+    );
+    const pages = paths.filter((p) => p.startsWith('/article/'));
+    expect(pages).toEqual(expect.arrayContaining(showing));
+    // At most a window of four per tag, section and site, besides its own page.
+    expect(pages.length).toBeLessThanOrEqual(1 + 4 * 4);
   });
 
   it('an article older than the 50 newest leaves the feeds alone, and one outside two days leaves the news sitemap alone', async () => {

@@ -35,6 +35,30 @@ describe('PostgreSQL migrations', () => {
     expect(rows.map((r) => r.version)).toEqual(next.map((m) => m.version));
   });
 
+  it('fills the tag and author slugs of the articles already stored (migration 5, issue 35)', async () => {
+    const { pool } = await freshPool();
+    await migrate(
+      pool,
+      MIGRATIONS.filter((m) => m.version < 5),
+    );
+    const doc = { id: 'old-1', slug: 'old-1', tags: ['Climate Change', 'climate-change', 'Énergie', '??'], authorName: 'Inés Ortega' };
+    await pool.query(
+      `INSERT INTO articles (id, slug, status, section, is_breaking, is_editors_pick, sort_date, updated_at, filter_text, search, doc)
+       VALUES ('old-1', 'old-1', 'published', 'world', false, false, '2026-01-01T00:00:00.000Z', '2026-01-01T00:00:00.000Z', '', ''::tsvector, $1::jsonb)`,
+      [JSON.stringify(doc)],
+    );
+    expect(await migrate(pool)).toEqual(MIGRATIONS.filter((m) => m.version >= 5).map((m) => m.name));
+    const { rows } = await pool.query<{ tag_slugs: string[]; tag_names: string[]; author_slug: string }>(
+      'SELECT tag_slugs, tag_names, author_slug FROM articles WHERE id = $1',
+      ['old-1'],
+    );
+    expect(rows[0]).toEqual({
+      tag_slugs: ['climate-change', 'energie'],
+      tag_names: ['Climate Change', 'Énergie'],
+      author_slug: 'ines-ortega',
+    });
+  });
+
   it('rolls a failing migration back whole, and records nothing for it', async () => {
     const { pool } = await freshPool();
     await migrate(pool);

@@ -1,5 +1,6 @@
 /**
- * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources, Subscribers, Trash, Users, Audit)
+ * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources,
+ * Subscribers, Tags, Trash, Users, Audit)
  * over the shared QueryClient.
  */
 import { useId, useState, type KeyboardEvent } from 'react';
@@ -13,6 +14,7 @@ import { TrashTab } from './TrashTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
 import { UsersTab } from './UsersTab.tsx';
 import { AuditTab } from './AuditTab.tsx';
+import { TagsTab } from './TagsTab.tsx';
 import { useCurrentUser } from '../auth/use-current-user.ts';
 import { usePermissions } from '../auth/use-permissions.ts';
 import type { Action } from '../../lib/permissions.ts';
@@ -25,6 +27,7 @@ const ALL_TABS = [
   { id: 'comments', label: 'Comments', needs: 'comment.moderate' },
   { id: 'sources', label: 'News Sources', needs: 'source.manage' },
   { id: 'subscribers', label: 'Subscribers', needs: 'subscriber.manage' },
+  { id: 'tags', label: 'Tags', needs: 'tag.manage' },
   { id: 'trash', label: 'Trash', needs: 'trash.manage' },
   { id: 'users', label: 'Users', needs: 'user.manage' },
   { id: 'audit', label: 'Audit', needs: 'audit.read' },
@@ -108,6 +111,7 @@ function AdminDashboard({ initialTab, username, currentUser }: Props) {
         {tab === 'users' && <UsersTab />}
         {tab === 'audit' && <AuditTab />}
         {tab === 'trash' && <TrashTab />}
+        {tab === 'tags' && <TagsTab />}
       </div>
     </div>
   );

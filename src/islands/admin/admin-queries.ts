@@ -21,6 +21,7 @@ export const adminKeys = {
   briefingPreview: () => ['/api/newsletter/briefing/preview'] as const,
   trash: () => ['/api/trash'] as const,
   publishing: () => ['/api/publishing'] as const,
+  tags: () => ['/api/tags'] as const,
 };
 
 function keyStartsWith(prefix: string) {

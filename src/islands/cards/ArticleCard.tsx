@@ -2,6 +2,8 @@
 import { heroImageAttributes } from '../../schemas/image.ts';
 import { labelSection } from '../../lib/sections.ts';
 import { RelativeTime } from '../shared/RelativeTime.tsx';
+// The zod-free module: this card is part of the search island's bundle.
+import { slugifyTerm, termPath } from '../../schemas/term-slug.ts';
 
 /** What a card shows; the fields of ArticleSummary, loosened for results that come from the search index. */
 export type CardArticle = {
@@ -16,6 +18,8 @@ export type CardArticle = {
   readingTime?: number | undefined;
   isBreaking?: boolean | undefined;
   isEditorsPick?: boolean | undefined;
+  /** Linked to the author's archive (issue 35) when it has a slug. */
+  authorName?: string | undefined;
 };
 
 export const DEFAULT_HERO = { src: '/brand/default-hero.png', width: 1200, height: 675 } as const;
@@ -32,6 +36,7 @@ export function ArticleCard({ article, eager = false }: { article: CardArticle; 
   const href = `/article/${encodeURIComponent(article.slug)}`;
   const image = heroImgProps(article.heroImage);
   const titleId = `card-${article.slug}`;
+  const authorSlug = article.authorName ? slugifyTerm(article.authorName) : '';
   return (
     <article className="card" aria-labelledby={titleId} data-testid="article-card">
       <div className="card-media">
@@ -58,6 +63,16 @@ export function ArticleCard({ article, eager = false }: { article: CardArticle; 
         {article.dek && <p className="card-dek">{article.dek}</p>}
         <div className="card-meta">
           {/* The time comes last: the browser swaps the date for "3 hours ago", and nothing after it may move. */}
+          {authorSlug && (
+            <>
+              <a className="card-author" href={termPath('author', authorSlug)} data-testid="card-author">
+                {article.authorName}
+              </a>
+              {(article.sourceLabel || article.readingTime !== undefined || article.publishedAt) && (
+                <span className="dot" aria-hidden="true" />
+              )}
+            </>
+          )}
           {article.sourceLabel && (
             <span className="card-source" data-testid="card-source">
               {article.sourceLabel}

@@ -3,6 +3,8 @@
  * written as published articles (new ones created, upstream edits applied, duplicates skipped).
  */
 import type { Config } from '../../config.ts';
+import { readTagRules } from '../tag-rules.ts';
+import { mapMergedTags } from '../../schemas/taxonomy.ts';
 import { articleInputSchema, type ArticleRecord } from '../../schemas/article.ts';
 import type { NewsSource } from '../../schemas/source.ts';
 import { buildArticle } from '../articles.ts';
@@ -288,8 +290,11 @@ export async function ingestItems(
   const { articles } = runtime.store;
   const changes: ArticleChange[] = [];
   const slice = timeSlicer();
-  for (const fields of items) {
+  // A tag an editor merged into another arrives as the other (issue 35): feeds keep the old spelling.
+  const rules = await readTagRules(runtime.store);
+  for (const raw of items) {
     await slice();
+    const fields = { ...raw, tags: mapMergedTags(raw.tags, rules) };
     const existing = await articles.findByOrigin(source.id, fields.guid);
     if (existing) {
       if (existing.origin?.fingerprint === fields.fingerprint) {

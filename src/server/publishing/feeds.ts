@@ -7,6 +7,8 @@ import { getConfig, type Config } from '../../config.ts';
 import { SECTION_INFO, loadSectionManifest } from '../page-data.ts';
 import { useReadStore } from '../runtime.ts';
 import { timeSlicer } from '../time-slice.ts';
+import { listTermsWithPages, loadTermManifest, readTermPage, termFilter, termNameOn } from '../archive-pages.ts';
+import { termPath, TERM_KINDS, type TermKind } from '../../schemas/taxonomy.ts';
 
 /** Items in each RSS feed (site-wide and per section). */
 export const FEED_SIZE = 50;
@@ -22,6 +24,8 @@ export const ROBOTS_PATH = '/robots.txt';
 
 /** The sitemap of the static pages and section listings, and one sitemap per month of articles. */
 export const PAGES_SITEMAP_PATH = '/sitemaps/pages.xml';
+/** The sitemap of the tag and author archives (issue 35): page 1 of each one that has a page. */
+export const ARCHIVES_SITEMAP_PATH = '/sitemaps/archives.xml';
 
 /** The month (YYYY-MM, UTC) an article belongs to, for its sitemap and its search bundle. */
 export const periodOf = articlePeriod;
@@ -49,6 +53,20 @@ export async function listPeriods(store: Store): Promise<Array<{ period: string;
 
 export function sectionFeedPath(section: Section): string {
   return `/section/${section}/rss.xml`;
+}
+
+/** The RSS feed of a tag or author archive. */
+export function termFeedPath(kind: TermKind, slug: string): string {
+  return `${termPath(kind, slug)}/rss.xml`;
+}
+
+/** A tag's or author's feed, page or pages.json path, parsed: kind, slug and which file. */
+export function parseTermPath(pathname: string): { kind: TermKind; slug: string; file: 'rss' | 'pages-json' | number } | undefined {
+  const match = /^\/(tag|author)\/([a-z0-9-]+)(?:\/(rss\.xml|pages\.json|page\/([1-9][0-9]{0,6})))?$/.exec(pathname);
+  if (!match) return undefined;
+  const kind = TERM_KINDS.find((k) => k === match[1])!;
+  const file = match[3] === 'rss.xml' ? 'rss' : match[3] === 'pages.json' ? 'pages-json' : match[4] ? Number(match[4]) : 1;
+  return { kind, slug: match[2]!, file };
 }
 
 function escapeXml(value: string): string {
@@ -119,13 +137,21 @@ export function isNewsworthy(article: Pick<ArticleRecord, 'status' | 'publishedA
   return published >= now - NEWS_WINDOW_MS && published <= now + 60_000;
 }
 
-/** RSS 2.0 feed of the newest articles, site-wide or of one section. */
-export function buildRss(config: Config, articles: readonly FeedItem[], section?: Section): string {
+/** RSS 2.0 feed of the newest articles, site-wide, of one section, or of one tag or author. */
+export function buildRss(
+  config: Config,
+  articles: readonly FeedItem[],
+  section?: Section,
+  term?: { kind: TermKind; slug: string; name: string },
+): string {
   const info = section ? SECTION_INFO[section] : undefined;
-  const title = info ? `${info.title} | ${config.SITE_NAME}` : config.SITE_NAME;
-  const link = absolute(config, section ? `/section/${section}` : '/');
-  const self = absolute(config, section ? sectionFeedPath(section) : RSS_PATH);
-  const description = info?.description ?? `The latest stories from ${config.SITE_NAME}.`;
+  const termTitle = term && (term.kind === 'tag' ? `Tagged ${term.name}` : `By ${term.name}`);
+  const title = termTitle ? `${termTitle} | ${config.SITE_NAME}` : info ? `${info.title} | ${config.SITE_NAME}` : config.SITE_NAME;
+  const link = absolute(config, term ? termPath(term.kind, term.slug) : section ? `/section/${section}` : '/');
+  const self = absolute(config, term ? termFeedPath(term.kind, term.slug) : section ? sectionFeedPath(section) : RSS_PATH);
+  const description = term
+    ? `The latest stories ${term.kind === 'tag' ? `tagged ${term.name}` : `by ${term.name}`} from ${config.SITE_NAME}.`
+    : (info?.description ?? `The latest stories from ${config.SITE_NAME}.`);
   // Derived from the items (not the clock) so a regenerated feed is byte-identical to the built one.
   const newest = articles[0]?.publishedAt;
   const lines = [
@@ -163,6 +189,7 @@ export function buildRss(config: Config, articles: readonly FeedItem[], section?
 export function buildSitemapIndex(config: Config, periods: ReadonlyArray<{ period: string; lastmod: string }>): string {
   const lines = ['<?xml version="1.0" encoding="UTF-8"?>', '<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">'];
   lines.push(`<sitemap><loc>${escapeXml(absolute(config, PAGES_SITEMAP_PATH))}</loc></sitemap>`);
+  lines.push(`<sitemap><loc>${escapeXml(absolute(config, ARCHIVES_SITEMAP_PATH))}</loc></sitemap>`);
   for (const { period, lastmod } of periods) {
     lines.push(
       `<sitemap><loc>${escapeXml(absolute(config, periodSitemapPath(period)))}</loc><lastmod>${escapeXml(new Date(lastmod).toISOString())}</lastmod></sitemap>`,
@@ -179,11 +206,19 @@ function sitemapArticleLine(url: (slug: string) => string, article: SitemapEntry
   return `<url><loc>${escapeXml(url(article.slug))}</loc><lastmod>${escapeXml(new Date(article.updatedAt).toISOString())}</lastmod></url>`;
 }
 
-/** A sitemap (urlset): the static pages and section listings when given, and the given articles with their last change. */
-export function buildSitemap(config: Config, articles: readonly SitemapEntry[], staticPages: readonly string[] = []): string {
+/**
+ * A sitemap (urlset): the static pages and section listings when given, and the given articles with
+ * their last change; `sections: false` lists the given pages alone (the archives sitemap).
+ */
+export function buildSitemap(
+  config: Config,
+  articles: readonly SitemapEntry[],
+  staticPages: readonly string[] = [],
+  sections = true,
+): string {
   const lines = [...URLSET_OPEN];
   for (const page of staticPages) lines.push(`<url><loc>${escapeXml(absolute(config, page))}</loc></url>`);
-  if (staticPages.length)
+  if (staticPages.length && sections)
     for (const section of SECTIONS) lines.push(`<url><loc>${escapeXml(absolute(config, `/section/${section}`))}</loc></url>`);
   const url = articleUrls(config);
   for (const article of articles) lines.push(sitemapArticleLine(url, article));
@@ -263,6 +298,11 @@ const RSS = 'application/rss+xml; charset=utf-8';
 /** A machine file's data, a file this data has none of (a month without articles), or a path that is no machine file. */
 export type MachineFileLoad = { kind: 'file'; file: MachineFile } | { kind: 'missing' } | { kind: 'unknown' };
 
+/** Page 1 of every tag and author archive that has a page, tags first, each sorted by slug. */
+export async function listArchivePaths(store: Store): Promise<string[]> {
+  return (await listTermsWithPages(store)).map((term) => termPath(term.kind, term.slug));
+}
+
 /** Only what an RSS item or news entry shows: the data crosses to the render thread, bodies need not. */
 function feedItemOf({ slug, title, dek, publishedAt, authorName, section, status }: ArticleRecord): FeedItem {
   return {
@@ -284,6 +324,20 @@ export async function loadMachineFile(pathname: string, now: number = Date.now()
   const found = (file: MachineFile): MachineFileLoad => ({ kind: 'file', file });
   if (pathname === ROBOTS_PATH) return found({ kind: 'robots' });
   if (pathname === PAGES_SITEMAP_PATH) return found({ kind: 'pages-sitemap' });
+  if (pathname === ARCHIVES_SITEMAP_PATH) return found({ kind: 'archives-sitemap', paths: await listArchivePaths(await useReadStore()) });
+  const term = parseTermPath(pathname);
+  if (term?.file === 'pages-json') {
+    const manifest = await loadTermManifest(term.kind, term.slug);
+    return manifest ? found({ kind: 'pages-json', manifest }) : { kind: 'missing' };
+  }
+  if (term?.file === 'rss') {
+    // The feed exists while the archive's page 1 does.
+    if (!(await readTermPage(term.kind, term.slug, 1))) return { kind: 'missing' };
+    const store = await useReadStore();
+    const records = await store.articles.list(termFilter(term.kind, term.slug), { offset: 0, limit: FEED_SIZE }, 'recent');
+    const name = termNameOn(term.kind, term.slug, records[0]);
+    return found({ kind: 'rss', articles: records.map(feedItemOf), term: { kind: term.kind, slug: term.slug, name } });
+  }
   const month = /^\/sitemaps\/(\d{4}-\d{2})\.xml$/.exec(pathname)?.[1];
   const listing = /^\/section\/([a-z]+)\/pages\.json$/.exec(pathname)?.[1];
   const section = SECTIONS.find((s) => s === /^\/section\/([a-z]+)\/rss\.xml$/.exec(pathname)?.[1]);
@@ -320,7 +374,9 @@ export function drawMachineFile(file: MachineFile, staticPages: readonly string[
     case 'news-sitemap':
       return { body: buildNewsSitemap(config, file.articles, file.now), contentType: XML };
     case 'rss':
-      return { body: buildRss(config, file.articles, file.section), contentType: RSS };
+      return { body: buildRss(config, file.articles, file.section, file.term), contentType: RSS };
+    case 'archives-sitemap':
+      return { body: buildSitemap(config, [], file.paths, false), contentType: XML };
     case 'pages-json':
       return { body: JSON.stringify(file.manifest) + '\n', contentType: 'application/json; charset=utf-8' };
   }

@@ -6,9 +6,10 @@
 import type { TwinPage } from '../../schemas/pages.ts';
 import { loadCorrectionsPage } from '../corrections.ts';
 import { readArticlePage, readSectionPage } from '../page-data.ts';
-import { loadMachineFile } from './feeds.ts';
+import { readTermPage } from '../archive-pages.ts';
+import { loadMachineFile, parseTermPath } from './feeds.ts';
 import { CORRECTIONS_PATH } from './paths.ts';
-import { articlePageInput, listingPageInput } from './render-inputs.ts';
+import { articlePageInput, listingPageInput, termPageInput } from './render-inputs.ts';
 
 export type PageLoad =
   /** `input`: the fingerprint of what the page shows, for the render journal (article and listing pages). */
@@ -23,7 +24,7 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
   if (article) {
     const read = await readArticlePage(decodeURIComponent(article[1]!));
     if (!read) return { kind: 'missing' };
-    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record) };
+    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record, read.related, read.rules) };
   }
   const listing = LISTING.exec(publicPath);
   if (listing) {
@@ -32,6 +33,17 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
     const read = listing[2] === undefined || page >= 2 ? await readSectionPage(listing[1]!, page) : undefined;
     if (!read) return { kind: 'missing' };
     return { kind: 'page', twin: { route: 'section', props: read.data }, input: listingPageInput(read.records, read.totalPages, page) };
+  }
+  const term = parseTermPath(publicPath);
+  if (term && typeof term.file === 'number') {
+    // Page 1 lives at /tag/{slug}: a /page/1 file is never written.
+    const read = publicPath.includes('/page/') && term.file < 2 ? undefined : await readTermPage(term.kind, term.slug, term.file);
+    if (!read) return { kind: 'missing' };
+    return {
+      kind: 'page',
+      twin: { route: 'term', props: read.data },
+      input: termPageInput(read.records, read.totalPages, term.file, read.count),
+    };
   }
   if (publicPath === CORRECTIONS_PATH) return { kind: 'page', twin: { route: 'corrections', props: await loadCorrectionsPage() } };
   const machine = await loadMachineFile(publicPath);

@@ -7,8 +7,9 @@ import type { Store } from '../../store/types.ts';
 import type { ArticleChange } from '../runtime.ts';
 import { toSummary } from '../articles.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
-import { countListingPages, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
+import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import {
+  ARCHIVES_SITEMAP_PATH,
   NEWS_SITEMAP_PATH,
   PAGES_SITEMAP_PATH,
   listPeriods,
@@ -24,7 +25,13 @@ import {
   newsFingerprint,
   sectionFeedPath,
   sitemapFingerprint,
+  termFeedPath,
 } from './feeds.ts';
+import { listTermsWithPages, mayHavePage, TERM_PAGE_SIZE, termFilter, termPagePaths } from '../archive-pages.ts';
+import { listShowingPages, relatedFingerprint } from '../related.ts';
+import { readTagRules } from '../tag-rules.ts';
+import { slugifyTags, slugifyTerm, termPath, type TagRules, type TermKind } from '../../schemas/taxonomy.ts';
+import type { ArticleFilter } from '../../schemas/article.ts';
 import { searchBundlePlanner } from './search-index.ts';
 import { timeSlicer } from '../time-slice.ts';
 
@@ -34,8 +41,10 @@ export const CORRECTIONS_PATH = '/corrections';
 const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
 /** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
+/** A tag or author archive's files (issue 35): slugs as slugifyTerm makes them. */
+const TERM = '/(?:tag|author)/[a-z0-9]+(?:-[a-z0-9]+)*(?:/page/[1-9][0-9]{0,6}|/rss\\.xml|/pages\\.json)?';
 const PUBLIC_PATH = new RegExp(
-  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
+  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|${TERM}|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|archives|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
 );
 
 export function isRegenerablePath(publicPath: string): boolean {
@@ -66,6 +75,7 @@ export function machinePaths(): string[] {
     ...SECTIONS.map(listingManifestPath),
     SITEMAP_PATH,
     PAGES_SITEMAP_PATH,
+    ARCHIVES_SITEMAP_PATH,
     NEWS_SITEMAP_PATH,
     ROBOTS_PATH,
   ];
@@ -79,9 +89,11 @@ export async function listPublicPaths(store: Store): Promise<string[]> {
     const pages = countListingPages(count, SECTION_PAGE_SIZE);
     for (let page = 1; page <= pages; page++) listings.push(sectionPagePath(section, page));
   }
+  const terms: string[] = [];
+  for (const term of await listTermsWithPages(store)) terms.push(...termPagePaths(term.kind, term.slug, term.count));
   const sitemaps = (await listPeriods(store)).map(({ period }) => periodSitemapPath(period));
   const articles = (await listPublished(store)).map((a) => articlePath(a.slug));
-  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...sitemaps, ...articles];
+  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...terms, ...sitemaps, ...articles];
 }
 
 /**
@@ -112,6 +124,17 @@ export function listRenderedPaths(clientDir: string, except: { has(publicPath: s
     if (has(path.join(base, 'pages.json'))) found.push(listingManifestPath(section));
     for (const page of dirs(path.join(base, 'page'))) {
       if (has(path.join(base, 'page', page, 'index.html'))) found.push(`/section/${section}/page/${page}`);
+    }
+  }
+  for (const kind of ['tag', 'author']) {
+    for (const slug of dirs(path.join(clientDir, kind))) {
+      const base = path.join(clientDir, kind, slug);
+      if (has(path.join(base, 'index.html'))) found.push(`/${kind}/${slug}`);
+      if (has(path.join(base, 'rss.xml'))) found.push(`/${kind}/${slug}/rss.xml`);
+      if (has(path.join(base, 'pages.json'))) found.push(`/${kind}/${slug}/pages.json`);
+      for (const page of dirs(path.join(base, 'page'))) {
+        if (has(path.join(base, 'page', page, 'index.html'))) found.push(`/${kind}/${slug}/page/${page}`);
+      }
     }
   }
   try {
@@ -225,15 +248,28 @@ export async function sectionLists(
   section: Section,
   changes: readonly ArticleChange[],
 ): Promise<{ before: SectionList; after: SectionList }> {
-  const inSection = (a: ArticleRecord | undefined): a is ArticleRecord => isPublic(a) && a.section === section;
+  return scopedLists(store, { statuses: ['published'], section }, (a) => a.section === section, changes);
+}
+
+/**
+ * sectionLists for any published listing: the store filter that lists it (a section, a tag, an
+ * author) and the same test on one record.
+ */
+export async function scopedLists(
+  store: Store,
+  scope: ArticleFilter,
+  inScope: (a: ArticleRecord) => boolean,
+  changes: readonly ArticleChange[],
+): Promise<{ before: SectionList; after: SectionList }> {
+  const inSection = (a: ArticleRecord | undefined): a is ArticleRecord => isPublic(a) && inScope(a);
+  const filter = { ...scope, statuses: ['published'] as const };
   const whole = async () => {
-    const after = await listPublished(store, section);
-    return { before: listBefore(after, changes, (a) => a.section === section), after };
+    const after = await store.articles.list(filter, { offset: 0, limit: await store.articles.count(filter) }, 'recent');
+    return { before: listBefore(after, changes, inScope), after };
   };
   const afters = changes.map((c) => c.after).filter(inSection);
   const befores = changes.map((c) => c.before).filter(inSection);
   const margin = afters.length + befores.length + 1;
-  const filter = { statuses: ['published'] as const, section };
   const count = await store.articles.count(filter);
   const countBefore = count - afters.length + befores.length;
   const dateOf = (a: ArticleRecord) => a.publishedAt ?? a.updatedAt;
@@ -261,7 +297,7 @@ export async function sectionLists(
     (newer === 0 || (first !== undefined && !changed.has(first.id) && byRecent(first, a) < 0)) &&
     (older === 0 || (last !== undefined && !changed.has(last.id) && byRecent(a, last) < 0));
   if (window.length !== count - older - newer || !afters.every((a) => ids.has(a.id) && inside(a)) || !befores.every(inside)) return whole();
-  const beforeWindow = listBefore(window, changes, (a) => a.section === section);
+  const beforeWindow = listBefore(window, changes, inScope);
   return { before: windowedList(beforeWindow, newer, older), after: windowedList(window, newer, older) };
 }
 
@@ -309,6 +345,15 @@ export function feedChanged(before: SectionList, after: SectionList): boolean {
 /** What a listing card shows: the loader hands the view exactly the summary. */
 export const cardFingerprint = (article: ArticleRecord) => JSON.stringify(toSummary(article));
 
+/** What a tag or author listing card shows: the card, and the tags its page's heading may take its spelling from. */
+export const termCardFingerprint = (article: ArticleRecord) => `${cardFingerprint(article)}\n${JSON.stringify(article.tags ?? [])}`;
+
+/** What a tag or author listing file is made of: a section file's, with termCardFingerprint, and on page 1 the article count it prints. */
+export function termListingFingerprint(cards: readonly ArticleRecord[], total: number, file: number, count: number): string {
+  const cardsPart = listingCardsFingerprint(cards, total, file, termCardFingerprint);
+  return file === 1 ? `${cardsPart}\n#${count}` : cardsPart;
+}
+
 /** What the article page shows: the loader hands the view the whole record (without its origin). */
 export function pageFingerprint(article: ArticleRecord): string {
   const { origin: _internal, ...shown } = article;
@@ -350,6 +395,18 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
     if (feedChanged(before, after)) machine.push(sectionFeedPath(section));
   }
 
+  const rules = await readTagRules(store);
+  const terms = await changedTermFiles(store, visible, rules);
+  listings.push(...terms.listings);
+  machine.push(...terms.machine);
+
+  // Related reading (issue 35): the pages whose list showed, or may now show, a changed article.
+  for (const { before, after } of visible) {
+    if (relatedFingerprint(before, rules) === relatedFingerprint(after, rules)) continue;
+    for (const state of [before, after])
+      if (isPublic(state)) for (const page of await listShowingPages(store, state, rules)) articles.add(articlePath(page.slug));
+  }
+
   const allAfter = await listPublished(store, undefined, FEED_SIZE + visible.length);
   const allBefore = listBefore(allAfter, visible, () => true);
   if (feedChanged(allBefore, allAfter)) machine.push(RSS_PATH);
@@ -380,6 +437,60 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
   const firstPages = listings.filter((p) => !p.includes('/page/'));
   const otherPages = listings.filter((p) => p.includes('/page/'));
   return [...articles, ...firstPages, ...machine, ...otherPages];
+}
+
+/** The tag (with a page) and author slugs of a published article. */
+function termsOf(article: ArticleRecord | undefined, rules: TagRules): Array<{ kind: TermKind; slug: string }> {
+  if (!isPublic(article)) return [];
+  const terms: Array<{ kind: TermKind; slug: string }> = slugifyTags(article.tags)
+    .filter((slug) => mayHavePage('tag', slug, rules))
+    .map((slug) => ({ kind: 'tag' as const, slug }));
+  const author = slugifyTerm(article.authorName);
+  if (author) terms.push({ kind: 'author', slug: author });
+  return terms;
+}
+
+/** The spelling a term's page 1 and feed take from the newest article of a list (placeholders and empty lists give ''). */
+function newestName(kind: TermKind, slug: string, list: SectionList): string {
+  const newest = list.at(0);
+  if (!newest || newest === SAME_NEWER || newest === SAME_OLDER) return '';
+  return kind === 'author' ? newest.authorName : (newest.tags.find((tag) => slugifyTerm(tag) === slug) ?? slug);
+}
+
+/**
+ * The files of the tag and author archives (issue 35) a batch of changes touches, found as for a
+ * section: each archive the changed articles were or are in, read around them (scopedLists).
+ */
+async function changedTermFiles(
+  store: Store,
+  changes: readonly ArticleChange[],
+  rules: TagRules,
+): Promise<{ listings: string[]; machine: string[] }> {
+  const listings: string[] = [];
+  const machine: string[] = [];
+  const terms = new Map<string, { kind: TermKind; slug: string }>();
+  for (const { before, after } of changes)
+    for (const term of [...termsOf(before, rules), ...termsOf(after, rules)]) terms.set(`${term.kind}:${term.slug}`, term);
+  let archivesChanged = false;
+  for (const { kind, slug } of [...terms.values()].sort((a, b) => (`${a.kind}:${a.slug}` < `${b.kind}:${b.slug}` ? -1 : 1))) {
+    const inScope =
+      kind === 'tag' ? (a: ArticleRecord) => slugifyTags(a.tags).includes(slug) : (a: ArticleRecord) => slugifyTerm(a.authorName) === slug;
+    const { before, after } = await scopedLists(store, termFilter(kind, slug), inScope, changes);
+    const base = termPath(kind, slug);
+    const files = changedListingFiles(before, after, TERM_PAGE_SIZE, termCardFingerprint);
+    // Page 1 prints the count and its heading the newest spelling.
+    if (!files.includes(1) && (before.length !== after.length || newestName(kind, slug, before) !== newestName(kind, slug, after)))
+      files.unshift(1);
+    for (const file of files) listings.push(listingFilePath(base, file));
+    const appeared = (before.length === 0) !== (after.length === 0);
+    if (appeared) archivesChanged = true;
+    if (appeared || countListingPages(before.length, TERM_PAGE_SIZE) !== countListingPages(after.length, TERM_PAGE_SIZE))
+      machine.push(listingManifestPath(base));
+    if (appeared || feedChanged(before, after) || newestName(kind, slug, before) !== newestName(kind, slug, after))
+      machine.push(termFeedPath(kind, slug));
+  }
+  if (archivesChanged) machine.push(ARCHIVES_SITEMAP_PATH);
+  return { listings, machine };
 }
 
 /** The slugs of every published article grouped by search bundle for the day `today` (search-index.ts). */

@@ -7,11 +7,15 @@ import { createHash } from 'node:crypto';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
-import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
+import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import type { JournalEntry } from './render-journal.ts';
+import { EMPTY_TAG_RULES, termPath, type TagRules } from '../../schemas/taxonomy.ts';
+import { linkTerms, listTermsWithPages, TERM_PAGE_SIZE, termFilter, termNameOn } from '../archive-pages.ts';
+import { computeAllRelated } from '../related.ts';
+import { readTagRules } from '../tag-rules.ts';
 import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
-import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
+import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
   articlePath,
   cardFingerprint,
@@ -20,6 +24,7 @@ import {
   listingCardsFingerprint,
   listingFileFingerprint,
   machinePaths,
+  termListingFingerprint,
 } from './paths.ts';
 
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
@@ -44,9 +49,25 @@ export function writeRenderState(file: string, state: RenderState): void {
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
-/** The input fingerprint of an article page (what planRender compares), from the record it shows. */
-export function articlePageInput(article: ArticleRecord): string {
-  return hash(articleInputFingerprint(article));
+/**
+ * The input fingerprint of an article page (what planRender compares): the record it shows, its
+ * related reading's cards and which of its tags are linked (issue 35).
+ */
+export function articlePageInput(
+  article: ArticleRecord,
+  related: readonly ArticleRecord[] = [],
+  rules: TagRules = EMPTY_TAG_RULES,
+): string {
+  const links = linkTerms(article, rules);
+  return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}`);
+}
+
+/**
+ * The input fingerprint of a tag or author listing file: listingPageInput's, with each card's tags (its
+ * heading's spelling) and, on page 1, the count.
+ */
+export function termPageInput(cards: readonly ArticleRecord[], total: number, file: number, count: number): string {
+  return hash(termListingFingerprint(cards, total, file, count));
 }
 
 /**
@@ -81,8 +102,25 @@ export function articleInputFingerprint(article: ArticleRecord): string {
 export async function computePageInputs(store: Store): Promise<Map<string, PageInput>> {
   const inputs = new Map<string, PageInput>();
   const published = await listPublished(store);
+  const rules = await readTagRules(store);
+  const related = computeAllRelated(published, rules);
   for (const article of published) {
-    inputs.set(articlePath(article.slug), { i: articlePageInput(article), p: periodOf(article) });
+    inputs.set(articlePath(article.slug), { i: articlePageInput(article, related.get(article.id) ?? [], rules), p: periodOf(article) });
+  }
+  // Tag and author archives: each one's list read by its index (a few per term), fingerprinted like a section's.
+  for (const term of await listTermsWithPages(store)) {
+    const list = await store.articles.list(termFilter(term.kind, term.slug), { offset: 0, limit: term.count }, 'recent');
+    const total = countListingPages(list.length, TERM_PAGE_SIZE);
+    const base = termPath(term.kind, term.slug);
+    for (let file = 1; file <= total; file++) {
+      const slice = listingSlice(list.length, file, TERM_PAGE_SIZE)!;
+      const cards = list.slice(slice.offset, slice.offset + slice.limit);
+      inputs.set(listingFilePath(base, file), { i: termPageInput(cards, total, file, list.length) });
+    }
+    inputs.set(listingManifestPath(base), { i: hash(String(total)) });
+    inputs.set(`${base}/rss.xml`, {
+      i: hash(`${termNameOn(term.kind, term.slug, list[0])}\n${list.slice(0, FEED_SIZE).map(feedFingerprint).join('\n')}`),
+    });
   }
   for (const section of SECTIONS) {
     // The global newest-first order restricted to one section is that section's order (the sort is total).

@@ -56,6 +56,7 @@ export function startPublishing(runtime: Runtime): void {
     await runtime.store.jobs.enqueue(paths, nowIso());
     state.worker?.wake();
   };
+  state.enqueue = enqueue;
 
   /** Queues the pages (and search bundles) a change affects; throws only when the store is unavailable. */
   const queueChanges = async (changes: ArticleChange[]) => {

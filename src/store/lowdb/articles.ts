@@ -6,7 +6,9 @@ import {
   type ArticlePeriod,
   type ArticleRecord,
   type ArticleStats,
+  type TermCount,
 } from '../../schemas/article.ts';
+import { slugifyTags, slugifyTerm, type TermKind } from '../../schemas/taxonomy.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection, readJsonFileSync } from './file.ts';
 import { articleFile, inPool } from './layout.ts';
@@ -31,6 +33,21 @@ function byRecent(a: ArticleRecord, b: ArticleRecord): number {
   const da = sortDate(a);
   const db = sortDate(b);
   return da < db ? 1 : da > db ? -1 : a.id < b.id ? 1 : a.id > b.id ? -1 : 0;
+}
+
+/** The keys of the published lists an article belongs to besides '*' and its section: one per tag slug and one for its author. */
+function termKeys(article: ArticleRecord): string[] {
+  const keys = slugifyTags(article.tags).map((slug) => `tag:${slug}`);
+  const author = slugifyTerm(article.authorName);
+  if (author) keys.push(`author:${author}`);
+  return keys;
+}
+
+/** The published list a filter reads from: a tag's or author's when it names one, else its section's, else all. */
+function listKeyOf(filter: ArticleFilter): string {
+  if (filter.tag !== undefined) return `tag:${filter.tag}`;
+  if (filter.author !== undefined) return `author:${filter.author}`;
+  return filter.section ?? '*';
 }
 
 /** The newest-first list under `key`, made empty on first use. */
@@ -68,6 +85,8 @@ export function articleMatcher(filter: ArticleFilter): (article: ArticleRecord) 
     if (filter.section && article.section !== filter.section) return false;
     if (filter.statuses && !filter.statuses.includes(article.status)) return false;
     if (filter.createdBy !== undefined && article.createdBy !== filter.createdBy) return false;
+    if (filter.tag !== undefined && !article.tags.some((tag) => slugifyTerm(tag) === filter.tag)) return false;
+    if (filter.author !== undefined && slugifyTerm(article.authorName) !== filter.author) return false;
     if (filter.isBreaking !== undefined && article.isBreaking !== filter.isBreaking) return false;
     if (filter.isEditorsPick !== undefined && article.isEditorsPick !== filter.isEditorsPick) return false;
     if (source && !(article.sourceLabel ?? '').toLowerCase().includes(source)) return false;
@@ -101,7 +120,7 @@ export class LowdbArticles implements ArticleRepository {
   /** Sorted views, kept sorted on every write (binary search), never rebuilt. */
   readonly #recent: SortedList<ArticleRecord>;
   readonly #updated: SortedList<ArticleRecord>;
-  /** Published articles newest first, per section and under '*' for all. */
+  /** Published articles newest first, per section, under '*' for all, and per tag and author slug (`tag:x`, `author:x`). */
   readonly #publishedBySection = new Map<string, SortedList<ArticleRecord>>();
   /**
    * Articles of every other status newest first, per status: the scheduler reads the scheduled ones
@@ -158,9 +177,11 @@ export class LowdbArticles implements ArticleRepository {
         continue;
       }
       published.get('*')!.push(article);
-      let list = published.get(article.section);
-      if (!list) published.set(article.section, (list = []));
-      list.push(article);
+      for (const key of [article.section, ...termKeys(article)]) {
+        let list = published.get(key);
+        if (!list) published.set(key, (list = []));
+        list.push(article);
+      }
     }
     for (const [section, list] of published) this.#publishedBySection.set(section, new SortedList(byRecent, list));
     for (const [status, list] of others) this.#byStatus.set(status, new SortedList(byRecent, list));
@@ -208,6 +229,7 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).insert(article);
       this.#publishedList('*').insert(article);
+      for (const key of termKeys(article)) this.#publishedList(key).insert(article);
       this.#countPublished(article);
     } else {
       this.#statusList(article.status).insert(article);
@@ -249,6 +271,7 @@ export class LowdbArticles implements ArticleRepository {
     if (article.status === 'published') {
       this.#publishedList(article.section).remove(article);
       this.#publishedList('*').remove(article);
+      for (const key of termKeys(article)) this.#publishedList(key).remove(article);
       this.#uncountPublished(article);
     } else {
       this.#statusList(article.status).remove(article);
@@ -270,8 +293,12 @@ export class LowdbArticles implements ArticleRepository {
   ): { list: SortedList<ArticleRecord> | readonly ArticleRecord[]; exact: boolean; start?: number; end?: number } {
     const onlyPublished = filter.statuses?.length === 1 && filter.statuses[0] === 'published';
     if (sort === 'recent' && onlyPublished) {
-      const list = this.#publishedBySection.get(filter.section ?? '*') ?? new SortedList(byRecent);
-      const rest = { ...filter, section: undefined, statuses: undefined, dateFrom: undefined, dateTo: undefined };
+      const key = listKeyOf(filter);
+      const list = this.#publishedBySection.get(key) ?? new SortedList(byRecent);
+      // The list answers the filter field it is keyed by; any other one is checked article by article.
+      const keyed =
+        filter.tag !== undefined ? { tag: undefined } : filter.author !== undefined ? { author: undefined } : { section: undefined };
+      const rest = { ...filter, ...keyed, statuses: undefined, dateFrom: undefined, dateTo: undefined };
       const exact = Object.values(rest).every((v) => v === undefined);
       const from = bound(filter.dateFrom, false);
       const to = bound(filter.dateTo, true);
@@ -333,6 +360,19 @@ export class LowdbArticles implements ArticleRepository {
       out.push({ period, lastmod: entry.lastmod, count: entry.count });
     }
     return out.sort((a, b) => (a.period < b.period ? 1 : -1));
+  }
+
+  async terms(kind: TermKind): Promise<TermCount[]> {
+    const prefix = `${kind}:`;
+    const out: TermCount[] = [];
+    for (const [key, list] of this.#publishedBySection) {
+      if (!key.startsWith(prefix) || list.length === 0) continue;
+      const slug = key.slice(prefix.length);
+      const newest = list.slice(0, 1)[0]!;
+      const name = kind === 'author' ? newest.authorName : (newest.tags.find((tag) => slugifyTerm(tag) === slug) ?? slug);
+      out.push({ slug, name, count: list.length });
+    }
+    return out.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
   }
 
   async count(filter: ArticleFilter) {

@@ -2,7 +2,9 @@
  * Articles in PostgreSQL: typed columns for every filter and order, the record as JSONB, a weighted
  * tsvector for search; each write bumps the collection version in the same statement.
  */
-import type { ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats } from '../../schemas/article.ts';
+import type { ArticleFilter, ArticlePeriod, ArticleRecord, ArticleStats, TermCount } from '../../schemas/article.ts';
+import type { TermKind } from '../../schemas/taxonomy.ts';
+import { articleTermColumns } from './terms.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { toJson, transaction, type Db } from './db.ts';
 import { fold, isoOrNull, queryTerms, stripTags, tsQuery } from './text.ts';
@@ -37,9 +39,12 @@ const FIELDS: [column: string, value: string][] = [
   ['filter_text', '$20'],
   ['search', SEARCH_VECTOR],
   ['doc', '$21::jsonb'],
+  ['tag_slugs', '$22::text[]'],
+  ['tag_names', '$23::text[]'],
+  ['author_slug', '$24'],
 ];
 
-/** Bound values $1..$21 of an article row (see FIELDS). */
+/** Bound values $1..$24 of an article row (see FIELDS). */
 function rowValues(article: ArticleRecord): unknown[] {
   const sortDate = article.publishedAt ?? article.updatedAt;
   const filterText = [article.title, article.dek ?? '', article.authorName, article.sourceLabel ?? '', ...article.tags]
@@ -67,6 +72,7 @@ function rowValues(article: ArticleRecord): unknown[] {
     article.origin?.canonicalUrl ?? null,
     filterText,
     toJson(article),
+    ...(({ slugs, names, author }) => [slugs, names, author])(articleTermColumns(article.tags, article.authorName)),
   ];
 }
 
@@ -93,6 +99,9 @@ function whereOf(filter: ArticleFilter, params: unknown[]): string {
   if (filter.statuses?.length === 1) parts.push(`status = ${add(filter.statuses[0])}`);
   else if (filter.statuses) parts.push(`status = ANY(${add(filter.statuses)}::text[])`);
   if (filter.createdBy !== undefined) parts.push(`created_by IS NOT DISTINCT FROM ${add(filter.createdBy)}`);
+  // Containment, so the planner can use the GIN index on published articles' tag slugs.
+  if (filter.tag !== undefined) parts.push(`tag_slugs @> ARRAY[${add(filter.tag)}]::text[]`);
+  if (filter.author !== undefined) parts.push(`author_slug = ${add(filter.author)}`);
   if (filter.isBreaking !== undefined) parts.push(`is_breaking = ${add(filter.isBreaking)}`);
   if (filter.isEditorsPick !== undefined) parts.push(`is_editors_pick = ${add(filter.isEditorsPick)}`);
   if (filter.source) parts.push(`strpos(lower(coalesce(source_label, '')), ${add(filter.source.toLowerCase())}) > 0`);
@@ -190,6 +199,18 @@ export class PgArticles implements ArticleRepository {
     return rows;
   }
 
+  async terms(kind: TermKind): Promise<TermCount[]> {
+    // The spelling shown is the newest article's, as the lowdb store answers.
+    const sql =
+      kind === 'tag'
+        ? `SELECT t.slug, (array_agg(t.name ORDER BY a.sort_date DESC, a.id DESC))[1] AS name, count(*)::int AS count
+           FROM articles a, unnest(a.tag_slugs, a.tag_names) AS t(slug, name) WHERE a.status = 'published' GROUP BY t.slug`
+        : `SELECT author_slug AS slug, (array_agg(doc ->> 'authorName' ORDER BY sort_date DESC, id DESC))[1] AS name, count(*)::int AS count
+           FROM articles WHERE status = 'published' AND author_slug IS NOT NULL GROUP BY author_slug`;
+    const { rows } = await this.#db.query<TermCount>(sql);
+    return rows.sort((a, b) => (a.slug < b.slug ? -1 : a.slug > b.slug ? 1 : 0));
+  }
+
   async slugExists(slug: string, exceptId?: string) {
     const { rows } = await this.#db.query('SELECT 1 FROM articles WHERE slug = $1 AND id IS DISTINCT FROM $2 LIMIT 1', [
       slug,
@@ -250,7 +271,7 @@ export class PgArticles implements ArticleRepository {
   async replaceIfVersion(article: ArticleRecord, expectedVersion: number) {
     const params = [...rowValues(article), expectedVersion];
     const saved = (
-      await this.#db.query<DocRow>(this.#update('$22::int + 1', 'id = $1 AND coalesce(articles.version, 1) = $22::int'), params)
+      await this.#db.query<DocRow>(this.#update('$25::int + 1', 'id = $1 AND coalesce(articles.version, 1) = $25::int'), params)
     ).rows[0]?.doc;
     if (saved) return { saved };
     const current = await this.get(article.id);

@@ -21,6 +21,7 @@ export async function migrate(pool: pg.Pool, migrations: readonly Migration[] = 
       await client.query('BEGIN');
       try {
         await client.query(migration.sql);
+        await migration.backfill?.(client);
         await client.query('INSERT INTO schema_migrations (version, name) VALUES ($1, $2)', [migration.version, migration.name]);
         await client.query('COMMIT');
       } catch (error) {

@@ -4,4 +4,4 @@ import { respondToFileTwin } from '../../../api/render-twin.ts';
 
 export const prerender = false;
 
-export const GET: APIRoute = ({ locals }) => respondToFileTwin(locals, ['pages-sitemap', 'month-sitemap']);
+export const GET: APIRoute = ({ locals }) => respondToFileTwin(locals, ['pages-sitemap', 'archives-sitemap', 'month-sitemap']);
