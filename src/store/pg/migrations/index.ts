@@ -3,6 +3,7 @@ import initial from './001-initial.ts';
 import servers from './002-servers.ts';
 import pageTombstones from './003-page-tombstones.ts';
 import viewBuckets from './004-view-buckets.ts';
+import liveCoverage from './005-live-coverage.ts';
 
 export type Migration = { version: number; name: string; sql: string };
 
@@ -11,4 +12,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 2, name: '002-servers', sql: servers },
   { version: 3, name: '003-page-tombstones', sql: pageTombstones },
   { version: 4, name: '004-view-buckets', sql: viewBuckets },
+  { version: 5, name: '005-live-coverage', sql: liveCoverage },
 ];
