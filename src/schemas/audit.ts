@@ -19,6 +19,12 @@ export const AUDIT_ACTIONS = [
   'comment.delete',
   'source.add',
   'source.remove',
+  'live.start',
+  'live.end',
+  'live.key-points',
+  'live.update.create',
+  'live.update.edit',
+  'live.update.delete',
 ] as const;
 export const auditActionSchema = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof auditActionSchema>;
