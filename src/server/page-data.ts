@@ -6,6 +6,7 @@ import { toArticle, toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
 import { getConfig } from '../config.ts';
 import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
+import { loadLiveFeed } from './live-feed.ts';
 
 /** Readers page through a section 12 cards at a time (docs/product.md, Limits). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
@@ -122,7 +123,9 @@ export async function readArticlePage(slug: string): Promise<{ data: ArticlePage
   const record: ArticleRecord | undefined = await store.articles.getBySlug(slug);
   if (!record || record.status !== 'published') return undefined;
   const article = toArticle(record, await store.counters.get(record.id));
-  return { data: { article, url: new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href }, record };
+  const live = await loadLiveFeed(store, record.id);
+  const url = new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href;
+  return { data: { article, url, ...(live ? { live } : {}) }, record };
 }
 
 /** Slugs of every published article. */
@@ -131,4 +134,15 @@ export async function listArticleSlugs(): Promise<string[]> {
   const total = await store.articles.count(published());
   const records = await store.articles.list(published(), { offset: 0, limit: total }, 'recent');
   return records.map((r) => r.slug);
+}
+
+/** Slugs of every published article that has live coverage (issue 35): their live.json files. */
+export async function listLiveSlugs(): Promise<string[]> {
+  const store = await useReadStore();
+  const slugs: string[] = [];
+  for (const coverage of await store.live.listCoverage()) {
+    const record = await store.articles.get(coverage.articleId);
+    if (record?.status === 'published') slugs.push(record.slug);
+  }
+  return slugs;
 }

@@ -23,7 +23,7 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
   if (article) {
     const read = await readArticlePage(decodeURIComponent(article[1]!));
     if (!read) return { kind: 'missing' };
-    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record) };
+    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record, read.data.live) };
   }
   const listing = LISTING.exec(publicPath);
   if (listing) {

@@ -6,10 +6,12 @@ import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
+import type { LiveFeed } from '../../schemas/live.ts';
 import type { Store } from '../../store/types.ts';
 import { countListingPages, listingManifestPath } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
 import type { JournalEntry } from './render-journal.ts';
+import { liveFeedPath, toLiveFeed } from '../live-feed.ts';
 import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
 import { SITEMAP_PATH, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
@@ -44,9 +46,9 @@ export function writeRenderState(file: string, state: RenderState): void {
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);
 
-/** The input fingerprint of an article page (what planRender compares), from the record it shows. */
-export function articlePageInput(article: ArticleRecord): string {
-  return hash(articleInputFingerprint(article));
+/** The input fingerprint of an article page (what planRender compares), from the record it shows and its live coverage, if any. */
+export function articlePageInput(article: ArticleRecord, live?: LiveFeed): string {
+  return hash(live ? `${articleInputFingerprint(article)}\n${JSON.stringify(live)}` : articleInputFingerprint(article));
 }
 
 /**
@@ -81,8 +83,11 @@ export function articleInputFingerprint(article: ArticleRecord): string {
 export async function computePageInputs(store: Store): Promise<Map<string, PageInput>> {
   const inputs = new Map<string, PageInput>();
   const published = await listPublished(store);
+  const live = await loadLiveFeeds(store, published);
   for (const article of published) {
-    inputs.set(articlePath(article.slug), { i: articlePageInput(article), p: periodOf(article) });
+    const feed = live.get(article.id);
+    inputs.set(articlePath(article.slug), { i: articlePageInput(article, feed), p: periodOf(article) });
+    if (feed) inputs.set(liveFeedPath(article.slug), { i: hash(JSON.stringify(feed)) });
   }
   for (const section of SECTIONS) {
     // The global newest-first order restricted to one section is that section's order (the sort is total).
@@ -112,6 +117,16 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
   inputs.set(CORRECTIONS_PATH, { i: ALWAYS });
   inputs.set(SITEMAP_PATH, { i: hash(index.sort().join('\n')) });
   return inputs;
+}
+
+/** Each published live article's feed with every update, by article id (few articles are ever live). */
+async function loadLiveFeeds(store: Store, published: readonly ArticleRecord[]): Promise<Map<string, LiveFeed>> {
+  const ids = new Set(published.map((a) => a.id));
+  const feeds = new Map<string, LiveFeed>();
+  for (const coverage of await store.live.listCoverage()) {
+    if (ids.has(coverage.articleId)) feeds.set(coverage.articleId, toLiveFeed(coverage, await store.live.listUpdates(coverage.articleId)));
+  }
+  return feeds;
 }
 
 /** The stat a page state records for a file, or undefined when it is missing. */
