@@ -92,7 +92,18 @@ test.describe('on a 375 px phone', () => {
     });
     await gotoAdmin(page, `/admin/editor/${article.id}`);
     await expect(page.getByTestId('live-panel-update')).toHaveCount(1);
-    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
-    expect(overflow).toBeLessThanOrEqual(0);
+    const { overflow, culprits } = await page.evaluate(() => {
+      const width = document.documentElement.clientWidth;
+      // The deepest elements sticking out name the cause in the failure message.
+      const culprits = [...document.querySelectorAll('body *')]
+        .filter(
+          (el) =>
+            el.getBoundingClientRect().right > width + 1 && ![...el.children].some((c) => c.getBoundingClientRect().right > width + 1),
+        )
+        .slice(0, 5)
+        .map((el) => `${el.tagName.toLowerCase()}.${[...el.classList].join('.')} right=${Math.round(el.getBoundingClientRect().right)}`);
+      return { overflow: document.documentElement.scrollWidth - width, culprits };
+    });
+    expect(overflow, culprits.join('; ')).toBeLessThanOrEqual(0);
   });
 });
