@@ -18,7 +18,7 @@ import { ApiClient } from '../tests/helpers/server.ts';
 import { launchBrowser } from './browser.ts';
 import { children, runNode } from './children.ts';
 import { generateStore } from './generate-store.ts';
-import { measureLighthouse } from './phases/lighthouse.ts';
+import { measureLighthouse, prepareLiveArticle } from './phases/lighthouse.ts';
 import { measurePublishing } from './phases/publishing.ts';
 import { measurePagefind, measureSearchApi } from './phases/search.ts';
 import { measureServing } from './phases/serving.ts';
@@ -159,7 +159,11 @@ async function main(): Promise<void> {
     }
 
     say('Lighthouse (mobile)...');
-    await measureLighthouse(server, sample.slug, options.lighthouseRuns, workDir);
+    const liveSlug = await prepareLiveArticle(server, admin, sample.slug).catch((error: unknown) => {
+      notes.push(`lighthouse live article: not prepared (${(error as Error).message})`);
+      return undefined;
+    });
+    await measureLighthouse(server, sample.slug, options.lighthouseRuns, workDir, liveSlug);
 
     await server.stop();
     server = undefined;

@@ -81,6 +81,7 @@ async function main(): Promise<void> {
     'readerP99DuringSavesMs',
     'maxEventLoopBlockMs',
     'pagesPerPublish',
+    'pagesPerLiveUpdate',
   ] as const;
   console.log(
     `\nMeridian News bench:scale; ${machine}; ${((performance.now() - started) / 1000).toFixed(0)} s in all; 1-minute load after each size: ${loads.join(', ')}\n`,

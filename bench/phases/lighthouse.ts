@@ -4,7 +4,9 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM } from '../browser.ts';
 import { runNode } from '../children.ts';
-import type { BenchServer } from '../processes.ts';
+import { waitUntil, type BenchServer } from '../processes.ts';
+import type { ApiClient } from '../../tests/helpers/server.ts';
+import type { Article } from '../../src/schemas/article.ts';
 import { notes, record } from '../report.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
@@ -90,15 +92,50 @@ async function runLighthouseRetrying(url: string, workDir: string): Promise<Scor
 }
 
 /**
- * The Lighthouse figures of the article, section, tag (issue 35: the generated `climate`) and search pages,
- * `runCount` runs each (the median by performance is recorded). */
-export async function measureLighthouse(server: BenchServer, slug: string, runCount: number, workDir: string): Promise<void> {
-  for (const [name, url] of [
+ * A live article to measure (issue 35): another published world article made live, with key points
+ * and three updates (one breaking, one with an image), once its page and live.json carry them.
+ */
+export async function prepareLiveArticle(server: BenchServer, admin: ApiClient, except: string): Promise<string> {
+  const listed = (await (await admin.get('/api/articles?section=world&pageSize=5&status=published')).json()) as Article[];
+  const article = listed.find((a) => a.slug !== except);
+  if (!article) throw new Error('no second published article to make live');
+  await admin.put(`/api/articles/${article.id}/live`, { status: 'live', keyPoints: ['The first key point', 'A second key point'] });
+  const updates = [
+    {
+      bodyHtml: '<p>The first update, with the scene as it was.</p>',
+      ...(article.heroImage ? { image: article.heroImage, imageAlt: 'The scene' } : {}),
+    },
+    { bodyHtml: '<p>A breaking update.</p>', isBreaking: true },
+    { bodyHtml: '<p>The newest update, two short sentences. It is the last one.</p>' },
+  ];
+  for (const update of updates) await admin.post(`/api/articles/${article.id}/updates`, update);
+  const ready = await waitUntil(30_000, async () => {
+    const response = await fetch(`${server.url}/article/${article.slug}/live.json`);
+    return response.ok && ((await response.json()) as { total: number }).total === updates.length;
+  });
+  if (!ready) throw new Error('the live article was not regenerated within 30 s');
+  return article.slug;
+}
+
+/**
+ * The Lighthouse figures of the article, section, tag (issue 35: the generated `climate`) and search pages
+ * and of a live article (when given), `runCount` runs each (the median by performance is recorded).
+ */
+export async function measureLighthouse(
+  server: BenchServer,
+  slug: string,
+  runCount: number,
+  workDir: string,
+  liveSlug?: string,
+): Promise<void> {
+  const pages: Array<readonly [string, string]> = [
     ['article page', `/article/${slug}`],
     ['section page', '/section/world'],
     ['tag page', '/tag/climate'],
     ['search page', '/search'],
-  ] as const) {
+    ...(liveSlug ? [['live article', `/article/${liveSlug}`] as const] : []),
+  ];
+  for (const [name, url] of pages) {
     try {
       // Lighthouse's own advice: the median of several runs (by performance score), a single run is noisy.
       const runs: Scores[] = [];

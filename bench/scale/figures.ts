@@ -16,6 +16,8 @@ export type SizeFigures = {
   readerP99DuringSavesMs: number;
   maxEventLoopBlockMs: number;
   pagesPerPublish: number;
+  /** Pages written per live update (issue 35): the page, its live.json, the feeds listing it. Absent in older results. */
+  pagesPerLiveUpdate?: number;
   /** Context for the figures above. */
   detail: Record<string, number | string>;
 };
@@ -34,10 +36,10 @@ export function checks(sizes: SizeFigures[]): Check[] {
   const large = sizes.at(-1)!;
   const out: Check[] = [];
   const label = `${large.articles / 1000}k/${small.articles / 1000}k`;
-  for (const key of ['saveP95Ms', 'voteP99Ms', 'publishLiveP95Ms', 'findableS', 'pagesPerPublish'] as const) {
+  for (const key of ['saveP95Ms', 'voteP99Ms', 'publishLiveP95Ms', 'findableS', 'pagesPerPublish', 'pagesPerLiveUpdate'] as const) {
     const a = large[key];
     const b = small[key];
-    if (a === null || b === null || !b) {
+    if (a === null || b === null || a === undefined || b === undefined || !b) {
       out.push({ figure: `${key} ${label}`, value: 'n/a', target: '<= 1.5', ok: false });
       continue;
     }

@@ -229,6 +229,42 @@ async function measurePublishLive(bench: Bench): Promise<{ liveTimes: number[]; 
 }
 
 /**
+ * The pages the worker writes for one live update (issue 35), the median of 5 updates to a freshly
+ * published article (so it is in both feeds, the most an update writes): a constant at any archive size.
+ */
+async function measureLiveUpdates(bench: Bench): Promise<number> {
+  const { server, admin, detail, say } = bench;
+  const created = await admin.post('/api/articles', {
+    title: `Scale live coverage ${Date.now()}`,
+    bodyHtml: BODY,
+    section: 'world',
+    status: 'published',
+  });
+  if (created.status !== 201) throw new Error(`publish failed: ${created.status} ${await created.text()}`);
+  const article = (await created.json()) as Article;
+  await admin.put(`/api/articles/${article.id}/live`, { status: 'live' });
+  await waitForIdleQueue(server.url);
+  const pages: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    await sleep(200);
+    const mark = server.output().length;
+    const posted = await admin.post(`/api/articles/${article.id}/updates`, { bodyHtml: `<p>Scale update ${run}.</p>` });
+    if (posted.status !== 201) throw new Error(`live update failed: ${posted.status} ${await posted.text()}`);
+    const shown = await waitUntil(60_000, async () => {
+      const response = await fetch(`${server.url}/article/${article.slug}/live.json`);
+      return response.ok && ((await response.json()) as { total: number }).total === run + 1;
+    });
+    if (!shown) throw new Error(`live update ${run} of ${article.slug} not shown within 60 s`);
+    await waitForIdleQueue(server.url);
+    await sleep(200);
+    pages.push(pagesWritten(server.output().slice(mark)));
+  }
+  say(`  pages written per live update: ${pages.join(', ')}`);
+  detail.pagesPerLiveUpdateMax = Math.max(...pages);
+  return quantile(pages, 0.5);
+}
+
+/**
  * Publish -> findable through the Pagefind index a reader's browser loads, the median of FINDABLE_RUNS publishes (one
  * varies by the debounce and the queue's other work). The index's head is polled over HTTP; the browser searches from
  * the moment it changed, until it finds the article. Answers the median in seconds.
@@ -405,6 +441,7 @@ export async function measureSize(
     }
 
     const { liveTimes, pages } = await measurePublishLive(bench);
+    const pagesPerLiveUpdate = await measureLiveUpdates(bench);
     const findableS = await measureFindable(bench, browser);
     await front?.stop();
     await server.stop();
@@ -427,6 +464,7 @@ export async function measureSize(
       readerP99DuringSavesMs: p99(during[headline]!),
       maxEventLoopBlockMs,
       pagesPerPublish: quantile(pages, 0.5),
+      pagesPerLiveUpdate,
       detail,
     };
   } finally {

@@ -83,6 +83,9 @@ const IMAGE_FILE = /\.(?:webp|avif|png|jpe?g|gif)$/i;
 /** HTML may be a few seconds old at a cache; assets with a content hash never change. */
 const HTML_CACHE = 'public, max-age=10, stale-while-revalidate=60';
 const ASSET_CACHE = 'public, max-age=31536000, immutable';
+/** A live article's live.json (issue 35): open pages poll it every 2 s, so a cache may keep it no longer. */
+const LIVE_FEED_CACHE = 'public, max-age=2';
+const LIVE_FEED = /^\/article\/[^/]+\/live\.json$/;
 const IMAGE_CACHE = 'public, max-age=31536000, immutable';
 
 /**
@@ -126,6 +129,7 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
 function cacheControlFor(relative: string): string {
   if (relative.startsWith('/_astro/')) return ASSET_CACHE;
   if (relative.startsWith('/pagefind/')) return 'public, max-age=60';
+  if (LIVE_FEED.test(relative)) return LIVE_FEED_CACHE;
   return HTML_CACHE;
 }
 

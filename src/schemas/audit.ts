@@ -22,6 +22,12 @@ export const AUDIT_ACTIONS = [
   'tag.merge',
   'tag.hide',
   'tag.show',
+  'live.start',
+  'live.end',
+  'live.key-points',
+  'live.update.create',
+  'live.update.edit',
+  'live.update.delete',
 ] as const;
 export const auditActionSchema = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof auditActionSchema>;

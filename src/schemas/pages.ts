@@ -2,6 +2,7 @@
 import type { Article, ArticleRecord, ArticleSummary, Correction } from './article.ts';
 import type { Section } from './common.ts';
 import type { TermKind } from './taxonomy.ts';
+import type { LiveFeed } from './live.ts';
 
 export type SectionPageData = {
   section: Section;
@@ -43,6 +44,8 @@ export type ArticlePageData = {
   authorHref?: string | undefined;
   /** Related reading (issue 35), at most four. */
   related?: ArticleSummary[] | undefined;
+  /** Its live coverage with every update, newest first, when it has been live (issue 35). */
+  live?: LiveFeed | undefined;
 };
 
 /** A correction as /corrections lists it. */
@@ -55,7 +58,13 @@ export type CorrectionsPageData = { corrections: CorrectionListing[] };
 export type SitemapEntry = Pick<ArticleRecord, 'slug' | 'updatedAt'>;
 
 /** What an RSS item or a news sitemap entry shows of an article (and whether it may show it). */
-export type FeedItem = Pick<ArticleRecord, 'slug' | 'title' | 'dek' | 'publishedAt' | 'authorName' | 'section' | 'status'>;
+export type FeedItem = Pick<ArticleRecord, 'slug' | 'title' | 'dek' | 'publishedAt' | 'authorName' | 'section' | 'status'> & {
+  /** A live article's item (issue 35): the coverage's state, its number of updates and the newest one as text. */
+  live?: FeedLive | undefined;
+};
+
+/** What an RSS item shows of a live article's coverage. */
+export type FeedLive = { status: 'live' | 'ended'; updates: number; latestAt?: string; latestText?: string };
 
 /** The data of a machine-readable file (feeds, sitemaps, robots.txt, a listing's pages.json), by kind. */
 export type MachineFile =
@@ -66,7 +75,8 @@ export type MachineFile =
   | { kind: 'news-sitemap'; articles: FeedItem[]; now: number }
   | { kind: 'rss'; articles: FeedItem[]; section?: Section; term?: { kind: TermKind; slug: string; name: string } }
   | { kind: 'archives-sitemap'; paths: string[] }
-  | { kind: 'pages-json'; manifest: { pages: number } };
+  | { kind: 'pages-json'; manifest: { pages: number } }
+  | { kind: 'live-json'; feed: LiveFeed };
 
 /** Folder of the render twins: /render-twin/article/x draws what /article/x shows. */
 export const TWIN_PREFIX = '/render-twin';

@@ -10,6 +10,7 @@ import { listRelated } from './related.ts';
 import { readTagRules } from './tag-rules.ts';
 import { linkTerms } from './archive-pages.ts';
 import { countListingPages, listingFilePath, listingSlice } from '../lib/pagination.ts';
+import { loadLiveFeed } from './live-feed.ts';
 
 /** Readers page through a section 12 cards at a time (docs/product.md, Limits). */
 export const SECTION_PAGE_SIZE = DEFAULT_PAGE_SIZE;
@@ -130,8 +131,14 @@ export async function readArticlePage(
   const article = toArticle(record, await store.counters.get(record.id));
   const rules = await readTagRules(store);
   const related = await listRelated(store, record, rules);
+  const live = await loadLiveFeed(store, record.id);
   const url = new URL(`/article/${encodeURIComponent(article.slug)}`, getConfig().SITE_URL).href;
-  return { data: { article, url, ...linkTerms(record, rules), related: related.map(toSummary) }, record, related, rules };
+  return {
+    data: { article, url, ...linkTerms(record, rules), related: related.map(toSummary), ...(live ? { live } : {}) },
+    record,
+    related,
+    rules,
+  };
 }
 
 /** Slugs of every published article. */
@@ -140,4 +147,15 @@ export async function listArticleSlugs(): Promise<string[]> {
   const total = await store.articles.count(published());
   const records = await store.articles.list(published(), { offset: 0, limit: total }, 'recent');
   return records.map((r) => r.slug);
+}
+
+/** Slugs of every published article that has live coverage (issue 35): their live.json files. */
+export async function listLiveSlugs(): Promise<string[]> {
+  const store = await useReadStore();
+  const slugs: string[] = [];
+  for (const coverage of await store.live.listCoverage()) {
+    const record = await store.articles.get(coverage.articleId);
+    if (record?.status === 'published') slugs.push(record.slug);
+  }
+  return slugs;
 }

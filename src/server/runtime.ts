@@ -22,6 +22,8 @@ export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleR
 export type RuntimeHooks = {
   /** Called after article writes that may change public pages; the publishing pipeline enqueues regeneration here. */
   articlesChanged: Array<(changes: ArticleChange[]) => Promise<void> | void>;
+  /** Called after a live coverage write (issue 35) with its article; the publishing pipeline queues the files it shows in. */
+  liveChanged?: Array<(article: ArticleRecord) => Promise<void> | void>;
   /** Article writes under way, from before the store write until their hooks have run (see trackArticleWrite). */
   writesInFlight: number;
 };
@@ -64,7 +66,15 @@ export type Runtime = {
       activity(): WorkerActivity & { localJobs: Job[]; retryAt: Map<string, number> };
       retry(ids: readonly string[]): void;
     };
-    counters: { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+    counters: {
+      batches: number;
+      pagesQueued: number;
+      lastBatchPages: number;
+      maxBatchPages: number;
+      /** Live coverage writes (issue 35) and the pages the last one queued. */
+      liveUpdates?: number;
+      lastLivePages?: number;
+    };
     /** Queues pages that changed without an article write (tag curation, issue 35). */
     enqueue?: (paths: string[]) => Promise<void>;
   };
@@ -104,6 +114,13 @@ export async function emitArticleChanges(runtime: Runtime, changes: ArticleChang
   if (changes.length === 0) return;
   await trackArticleWrite(runtime, async () => {
     for (const hook of runtime.hooks.articlesChanged) await hook(changes);
+  });
+}
+
+/** Tells the subscribed subsystems that an article's live coverage or updates changed (not the article itself). */
+export async function emitLiveChange(runtime: Runtime, article: ArticleRecord): Promise<void> {
+  await trackArticleWrite(runtime, async () => {
+    for (const hook of runtime.hooks.liveChanged ?? []) await hook(article);
   });
 }
 

@@ -68,6 +68,7 @@ export async function purgeTrashed(runtime: Runtime, id: string): Promise<void> 
   await runtime.store.comments.deleteForArticle(id);
   await runtime.store.counters.deleteArticle(id);
   await runtime.store.revisions.deleteForArticle(id);
+  await runtime.store.live.deleteForArticle(id);
   // Last: until the entry is gone the slug stays reserved and the purge can be run again.
   await runtime.store.trash.delete(id);
 }

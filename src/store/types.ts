@@ -17,6 +17,7 @@ import type { AuditEntry } from '../schemas/audit.ts';
 import type { Job } from '../schemas/misc.ts';
 import type { Revision, TrashEntry } from '../schemas/revision.ts';
 import type { ViewCount, ViewDimension, ViewGrain } from '../schemas/analytics.ts';
+import type { LiveCoverage, LiveUpdate } from '../schemas/live.ts';
 
 export type Page = { offset: number; limit: number };
 
@@ -92,6 +93,26 @@ export interface TrashRepository {
   delete(articleId: string): Promise<boolean>;
   /** Whether a trashed article holds the slug (it stays reserved until purged). */
   slugExists(slug: string): Promise<boolean>;
+}
+
+/**
+ * Live coverage (issue 35): each live article's coverage state and its updates, records of their own
+ * (an update never touches the article's version). Few articles ever go live; each holds its own updates.
+ */
+export interface LiveRepository {
+  getCoverage(articleId: string): Promise<LiveCoverage | undefined>;
+  /** Inserts or replaces an article's coverage state. */
+  putCoverage(coverage: LiveCoverage): Promise<void>;
+  /** Every article that has a coverage state (running or ended), oldest start first. */
+  listCoverage(): Promise<LiveCoverage[]>;
+  /** Every update of an article, newest first (by createdAt, then id). */
+  listUpdates(articleId: string): Promise<LiveUpdate[]>;
+  getUpdate(articleId: string, id: string): Promise<LiveUpdate | undefined>;
+  /** Inserts or replaces an update. */
+  putUpdate(update: LiveUpdate): Promise<void>;
+  deleteUpdate(articleId: string, id: string): Promise<boolean>;
+  /** Removes the coverage and every update of an article (a purge from the trash). */
+  deleteForArticle(articleId: string): Promise<void>;
 }
 
 /** One visitor's vote on one article. */
@@ -333,6 +354,7 @@ export const STORE_REPOSITORIES = [
   'trash',
   'analytics',
   'pages',
+  'live',
 ] as const satisfies readonly (keyof Store)[];
 
 export interface Store {
@@ -354,6 +376,7 @@ export interface Store {
   readonly trash: TrashRepository;
   readonly pages: RenderedPageRepository;
   readonly analytics: AnalyticsRepository;
+  readonly live: LiveRepository;
   /** Which implementation holds the data (readiness reports it). */
   readonly kind: 'lowdb' | 'postgres';
   /**

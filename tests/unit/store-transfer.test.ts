@@ -49,6 +49,22 @@ async function fillLowdb(dir: string): Promise<void> {
     await store.counters.adjust(a.id, 'like', 10);
     for (let i = 0; i < 3; i++) await store.counters.incrementViews(a.id);
     await store.analytics.addViews(VIEW_BUCKETS);
+    // A live article's coverage and an update (issue 35).
+    await store.live.putCoverage({
+      articleId: a.id,
+      startedAt: '2025-01-02T00:00:00.000Z',
+      keyPoints: ['One'],
+      updatedAt: '2025-01-02T00:00:00.000Z',
+    });
+    await store.live.putUpdate({
+      id: 'lu1',
+      articleId: a.id,
+      bodyHtml: '<p>Live.</p>',
+      isBreaking: true,
+      createdAt: '2025-01-02T00:01:00.000Z',
+      updatedAt: '2025-01-02T00:01:00.000Z',
+      by: 'admin',
+    });
     await store.comments.insert({
       id: 'c1',
       articleId: a.id,
@@ -174,6 +190,7 @@ async function snapshot(dir: string) {
   return {
     docs: { ...docs, jobs: { paths: jobs.jobs.map((j) => ({ ...j, id: undefined })) } },
     revisions: await Promise.all(ids.map((id) => store.revisions.list(id))),
+    live: { coverage: await store.live.listCoverage(), updates: await Promise.all(ids.map((id) => store.live.listUpdates(id))) },
     trash: await store.trash.list(),
     audit: await store.audit.list({ offset: 0, limit: 100 }),
     deliveries: [...(await store.briefings.deliveries('2025-01-06-1'))],

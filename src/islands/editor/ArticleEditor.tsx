@@ -28,6 +28,7 @@ import type { PublicUser } from '../../schemas/auth.ts';
 import { ConflictBanner } from './ConflictBanner.tsx';
 import { CorrectionsField } from './CorrectionsField.tsx';
 import { RevisionHistory } from './RevisionHistory.tsx';
+import { LivePanel } from './LivePanel.tsx';
 import { ArticleViewsPanel } from '../admin/charts/ArticleViews.tsx';
 import { conflictOf, type EditConflict } from './editor-conflict.ts';
 import { UnsavedTextBanner } from './UnsavedTextBanner.tsx';
@@ -407,6 +408,8 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
           </section>
 
           <HeroImageField heroImage={form.heroImage} onChange={(path) => update('heroImage', path)} disabled={saving} />
+
+          {articleId && existing.data && <LivePanel articleId={articleId} published={status === 'published'} mayPublish={mayPublish} />}
         </div>
 
         <div className="adm-stack">

@@ -2,13 +2,15 @@
 import { SECTIONS, type Section } from '../../schemas/common.ts';
 import { articlePeriod, periodRange, type ArticleRecord } from '../../schemas/article.ts';
 import type { Store } from '../../store/types.ts';
-import type { FeedItem, MachineFile, SitemapEntry } from '../../schemas/pages.ts';
+import type { FeedItem, FeedLive, MachineFile, SitemapEntry } from '../../schemas/pages.ts';
+import { LIVE_FEED_SIZE } from '../../schemas/live.ts';
 import { getConfig, type Config } from '../../config.ts';
 import { SECTION_INFO, loadSectionManifest } from '../page-data.ts';
 import { useReadStore } from '../runtime.ts';
 import { timeSlicer } from '../time-slice.ts';
 import { listTermsWithPages, loadTermManifest, readTermPage, termFilter, termNameOn } from '../archive-pages.ts';
 import { termPath, TERM_KINDS, type TermKind } from '../../schemas/taxonomy.ts';
+import { loadLiveFeed } from '../live-feed.ts';
 
 /** Items in each RSS feed (site-wide and per section). */
 export const FEED_SIZE = 50;
@@ -174,12 +176,27 @@ export function buildRss(
       `<guid isPermaLink="true">${escapeXml(url)}</guid>`,
     );
     if (article.publishedAt) lines.push(`<pubDate>${new Date(article.publishedAt).toUTCString()}</pubDate>`);
-    if (article.dek) lines.push(`<description>${escapeXml(article.dek)}</description>`);
+    const description = [article.live ? describeLive(article.live) : '', article.dek ?? ''].filter(Boolean).join(' ');
+    if (description) lines.push(`<description>${escapeXml(description)}</description>`);
     if (article.authorName) lines.push(`<dc:creator>${escapeXml(article.authorName)}</dc:creator>`);
     lines.push(`<category>${escapeXml(article.section)}</category>`, '</item>');
   }
   lines.push('</channel>', '</rss>', '');
   return lines.join('\n');
+}
+
+/** Words of an update an RSS item quotes. */
+const FEED_LATEST_CHARS = 280;
+
+/**
+ * What a live article's RSS item says before its dek (issue 35): the article stays one item (one
+ * guid, so a reader's app does not get an item per update), and its description names the newest update.
+ */
+function describeLive(live: FeedLive): string {
+  if (live.status === 'ended') return `Live coverage ended (${live.updates} ${live.updates === 1 ? 'update' : 'updates'}).`;
+  if (!live.latestAt || !live.latestText) return 'Live coverage.';
+  const time = new Date(live.latestAt).toISOString().slice(11, 16);
+  return `Live: latest update at ${time} UTC: ${live.latestText}`;
 }
 
 /**
@@ -316,12 +333,38 @@ function feedItemOf({ slug, title, dek, publishedAt, authorName, section, status
   };
 }
 
+/** Feed items of articles, with their live coverage (issue 35): one read of the (few) coverages, and one per live item. */
+async function feedItemsOf(store: Store, articles: readonly ArticleRecord[]): Promise<FeedItem[]> {
+  const live = new Set((await store.live.listCoverage()).map((c) => c.articleId));
+  return Promise.all(
+    articles.map(async (article) => {
+      const item = feedItemOf(article);
+      const feed = live.has(article.id) ? await loadLiveFeed(store, article.id, 1) : undefined;
+      if (!feed) return item;
+      const latest = feed.updates[0];
+      const text = latest?.text ?? '';
+      const quoted = text.length > FEED_LATEST_CHARS ? `${text.slice(0, FEED_LATEST_CHARS - 1)}…` : text;
+      return {
+        ...item,
+        live: { status: feed.status, updates: feed.total, ...(latest ? { latestAt: latest.at, latestText: quoted } : {}) },
+      };
+    }),
+  );
+}
+
 /**
  * The data of one machine-readable path, read from the store of this process (the build's snapshot
  * or the server's live store); drawMachineFile turns it into the file.
  */
 export async function loadMachineFile(pathname: string, now: number = Date.now()): Promise<MachineFileLoad> {
   const found = (file: MachineFile): MachineFileLoad => ({ kind: 'file', file });
+  const liveSlug = /^\/article\/([^/]+)\/live\.json$/.exec(pathname)?.[1];
+  if (liveSlug !== undefined) {
+    const store = await useReadStore();
+    const article = await store.articles.getBySlug(decodeURIComponent(liveSlug));
+    const feed = article?.status === 'published' ? await loadLiveFeed(store, article.id, LIVE_FEED_SIZE) : undefined;
+    return feed ? found({ kind: 'live-json', feed }) : { kind: 'missing' };
+  }
   if (pathname === ROBOTS_PATH) return found({ kind: 'robots' });
   if (pathname === PAGES_SITEMAP_PATH) return found({ kind: 'pages-sitemap' });
   if (pathname === ARCHIVES_SITEMAP_PATH) return found({ kind: 'archives-sitemap', paths: await listArchivePaths(await useReadStore()) });
@@ -355,7 +398,7 @@ export async function loadMachineFile(pathname: string, now: number = Date.now()
   }
   if (pathname === NEWS_SITEMAP_PATH)
     return found({ kind: 'news-sitemap', articles: (await listNewsworthy(store, now)).map(feedItemOf), now });
-  const articles = (await listPublished(store, section, FEED_SIZE)).map(feedItemOf);
+  const articles = await feedItemsOf(store, await listPublished(store, section, FEED_SIZE));
   return found(section ? { kind: 'rss', articles, section } : { kind: 'rss', articles });
 }
 
@@ -379,5 +422,7 @@ export function drawMachineFile(file: MachineFile, staticPages: readonly string[
       return { body: buildSitemap(config, [], file.paths, false), contentType: XML };
     case 'pages-json':
       return { body: JSON.stringify(file.manifest) + '\n', contentType: 'application/json; charset=utf-8' };
+    case 'live-json':
+      return { body: JSON.stringify(file.feed) + '\n', contentType: 'application/json; charset=utf-8' };
   }
 }

@@ -9,6 +9,10 @@ import { searchDay } from '../clock.ts';
 import type { FileOutcome } from './files.ts';
 import type { Regenerator } from './regenerator.ts';
 import { bundleOf } from './search-index.ts';
+import { articleInputFingerprint } from './render-inputs.ts';
+
+/** Article pages whose last search queueing is remembered (oldest forgotten first). */
+const REMEMBERED_PAGES = 10_000;
 
 /** The figures the lane adds to the worker's stats. */
 export type PageStats = { written: number; deleted: number; unchanged: number; renderMs: number };
@@ -36,6 +40,11 @@ export type PageLane = {
 export function createPageLane(deps: PageLaneDeps): PageLane {
   const { regenerator, store, metrics, stats, sharedOwner } = deps;
   const lastRendered = new Map<string, number>();
+  /**
+   * The record each article page's bundle was last queued for: a page written again from the same
+   * record changed only what search ignores (its live updates, issue 35), so it queues no re-index.
+   */
+  const queuedFor = new Map<string, string>();
 
   async function render(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
     const { outcome, body, ms } = await regenerator.regenerate(publicPath);
@@ -54,7 +63,13 @@ export function createPageLane(deps: PageLaneDeps): PageLane {
       // (A reconcile re-indexes every bundle when it ends.)
       if (outcome === 'written' && publicPath.startsWith('/article/') && !inReconcile) {
         const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
-        if (article?.status === 'published') await deps.queueSearch([bundleOf(article, searchDay())]);
+        const indexed = article?.status === 'published' ? articleInputFingerprint(article) : undefined;
+        if (article && indexed !== undefined && queuedFor.get(publicPath) !== indexed) {
+          await deps.queueSearch([bundleOf(article, searchDay())]);
+          queuedFor.delete(publicPath);
+          queuedFor.set(publicPath, indexed);
+          if (queuedFor.size > REMEMBERED_PAGES) queuedFor.delete(queuedFor.keys().next().value!);
+        }
       }
     } else if (outcome === 'unchanged') {
       stats.unchanged++;

@@ -24,7 +24,8 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
   if (article) {
     const read = await readArticlePage(decodeURIComponent(article[1]!));
     if (!read) return { kind: 'missing' };
-    return { kind: 'page', twin: { route: 'article', props: read.data }, input: articlePageInput(read.record, read.related, read.rules) };
+    const input = articlePageInput(read.record, { related: read.related, rules: read.rules, live: read.data.live });
+    return { kind: 'page', twin: { route: 'article', props: read.data }, input };
   }
   const listing = LISTING.exec(publicPath);
   if (listing) {

@@ -33,6 +33,7 @@ import { readTagRules } from '../tag-rules.ts';
 import { slugifyTags, slugifyTerm, termPath, type TagRules, type TermKind } from '../../schemas/taxonomy.ts';
 import type { ArticleFilter } from '../../schemas/article.ts';
 import { searchBundlePlanner } from './search-index.ts';
+import { liveFeedPath } from '../live-feed.ts';
 import { timeSlicer } from '../time-slice.ts';
 
 /** The list of every correction (issue 14), regenerated when a correction is added or its article changes. */
@@ -40,11 +41,11 @@ export const CORRECTIONS_PATH = '/corrections';
 
 const SLUG = '[A-Za-z0-9_~-][A-Za-z0-9._~-]*';
 const SECTION = `(?:${SECTIONS.join('|')})`;
-/** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
 /** A tag or author archive's files (issue 35): slugs as slugifyTerm makes them. */
 const TERM = '/(?:tag|author)/[a-z0-9]+(?:-[a-z0-9]+)*(?:/page/[1-9][0-9]{0,6}|/rss\\.xml|/pages\\.json)?';
+/** Every path the pipeline may write or delete; anything else is refused before it reaches the disk. */
 const PUBLIC_PATH = new RegExp(
-  `^(?:/article/${SLUG}|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|${TERM}|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|archives|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
+  `^(?:/article/${SLUG}(?:/live\\.json)?|/section/${SECTION}(?:/page/[1-9][0-9]{0,6})?|/section/${SECTION}/(?:rss\\.xml|pages\\.json)|${TERM}|/rss\\.xml|/sitemap\\.xml|/sitemaps/(?:pages|archives|[0-9]{4}-[0-9]{2})\\.xml|/news-sitemap\\.xml|/robots\\.txt|${CORRECTIONS_PATH})$`,
 );
 
 export function isRegenerablePath(publicPath: string): boolean {
@@ -92,8 +93,16 @@ export async function listPublicPaths(store: Store): Promise<string[]> {
   const terms: string[] = [];
   for (const term of await listTermsWithPages(store)) terms.push(...termPagePaths(term.kind, term.slug, term.count));
   const sitemaps = (await listPeriods(store)).map(({ period }) => periodSitemapPath(period));
-  const articles = (await listPublished(store)).map((a) => articlePath(a.slug));
-  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...terms, ...sitemaps, ...articles];
+  const published = await listPublished(store);
+  const articles = published.map((a) => articlePath(a.slug));
+  const live = await listLiveFeedPaths(store, published);
+  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...terms, ...sitemaps, ...articles, ...live];
+}
+
+/** The live.json of every published article that has live coverage (issue 35), from the articles given (published, any order). */
+export async function listLiveFeedPaths(store: Store, published: readonly ArticleRecord[]): Promise<string[]> {
+  const live = new Set((await store.live.listCoverage()).map((c) => c.articleId));
+  return published.filter((a) => live.has(a.id)).map((a) => liveFeedPath(a.slug));
 }
 
 /**
@@ -116,6 +125,7 @@ export function listRenderedPaths(clientDir: string, except: { has(publicPath: s
   if (has(path.join(clientDir, 'corrections', 'index.html'))) found.push(CORRECTIONS_PATH);
   for (const slug of dirs(path.join(clientDir, 'article'))) {
     if (!except.has(articlePath(slug)) && has(path.join(clientDir, 'article', slug, 'index.html'))) found.push(articlePath(slug));
+    if (!except.has(liveFeedPath(slug)) && has(path.join(clientDir, 'article', slug, 'live.json'))) found.push(liveFeedPath(slug));
   }
   for (const section of dirs(path.join(clientDir, 'section'))) {
     const base = path.join(clientDir, 'section', section);
@@ -378,6 +388,12 @@ export async function computeAffectedPaths(store: Store, changes: readonly Artic
     if (same) continue;
     if (isPublic(before)) articles.add(articlePath(before.slug));
     if (isPublic(after)) articles.add(articlePath(after.slug));
+    // A live article's live.json comes and goes with its page (published, unpublished, a new slug).
+    const moved = !isPublic(before) || !isPublic(after) || before.slug !== after.slug;
+    if (moved && (await store.live.getCoverage((after ?? before)!.id))) {
+      if (isPublic(before)) articles.add(liveFeedPath(before.slug));
+      if (isPublic(after)) articles.add(liveFeedPath(after.slug));
+    }
   }
 
   const sections = new Set<Section>();
@@ -491,6 +507,21 @@ async function changedTermFiles(
   }
   if (archivesChanged) machine.push(ARCHIVES_SITEMAP_PATH);
   return { listings, machine };
+}
+
+/**
+ * The files a live coverage write (an update posted, edited or deleted, key points, a start or an end)
+ * changes for a published article: its page, its live.json and the feeds whose items include it. A
+ * constant number whatever the archive's size: nothing else shows the updates.
+ */
+export async function computeLivePaths(store: Store, article: ArticleRecord): Promise<string[]> {
+  const current = await store.articles.get(article.id);
+  if (!isPublic(current)) return [];
+  const paths = [articlePath(current.slug), liveFeedPath(current.slug)];
+  const inFeed = async (section?: Section) => (await listPublished(store, section, FEED_SIZE)).some((a) => a.id === current.id);
+  if (await inFeed()) paths.push(RSS_PATH);
+  if (await inFeed(current.section)) paths.push(sectionFeedPath(current.section));
+  return paths;
 }
 
 /** The slugs of every published article grouped by search bundle for the day `today` (search-index.ts). */

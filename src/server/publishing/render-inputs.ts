@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
+import type { LiveFeed } from '../../schemas/live.ts';
 import type { Store } from '../../store/types.ts';
 import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
@@ -14,6 +15,7 @@ import { EMPTY_TAG_RULES, termPath, type TagRules } from '../../schemas/taxonomy
 import { linkTerms, listTermsWithPages, TERM_PAGE_SIZE, termFilter, termNameOn } from '../archive-pages.ts';
 import { computeAllRelated } from '../related.ts';
 import { readTagRules } from '../tag-rules.ts';
+import { liveFeedPath, toLiveFeed } from '../live-feed.ts';
 import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
 import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
@@ -51,15 +53,16 @@ const hash = (text: string) => createHash('sha256').update(text).digest('base64u
 
 /**
  * The input fingerprint of an article page (what planRender compares): the record it shows, its
- * related reading's cards and which of its tags are linked (issue 35).
+ * related reading's cards, which of its tags are linked and its live coverage, if any (issue 35).
  */
 export function articlePageInput(
   article: ArticleRecord,
-  related: readonly ArticleRecord[] = [],
-  rules: TagRules = EMPTY_TAG_RULES,
+  shown: { related?: readonly ArticleRecord[]; rules?: TagRules; live?: LiveFeed | undefined } = {},
 ): string {
+  const { related = [], rules = EMPTY_TAG_RULES, live } = shown;
   const links = linkTerms(article, rules);
-  return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}`);
+  const live_ = live ? `\n${JSON.stringify(live)}` : '';
+  return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}${live_}`);
 }
 
 /**
@@ -104,8 +107,12 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
   const published = await listPublished(store);
   const rules = await readTagRules(store);
   const related = computeAllRelated(published, rules);
+  const live = await loadLiveFeeds(store, published);
   for (const article of published) {
-    inputs.set(articlePath(article.slug), { i: articlePageInput(article, related.get(article.id) ?? [], rules), p: periodOf(article) });
+    const feed = live.get(article.id);
+    const input = articlePageInput(article, { related: related.get(article.id) ?? [], rules, live: feed });
+    inputs.set(articlePath(article.slug), { i: input, p: periodOf(article) });
+    if (feed) inputs.set(liveFeedPath(article.slug), { i: hash(JSON.stringify(feed)) });
   }
   // Tag and author archives: each one's list read by its index (a few per term), fingerprinted like a section's.
   for (const term of await listTermsWithPages(store)) {
@@ -150,6 +157,16 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
   inputs.set(CORRECTIONS_PATH, { i: ALWAYS });
   inputs.set(SITEMAP_PATH, { i: hash(index.sort().join('\n')) });
   return inputs;
+}
+
+/** Each published live article's feed with every update, by article id (few articles are ever live). */
+async function loadLiveFeeds(store: Store, published: readonly ArticleRecord[]): Promise<Map<string, LiveFeed>> {
+  const ids = new Set(published.map((a) => a.id));
+  const feeds = new Map<string, LiveFeed>();
+  for (const coverage of await store.live.listCoverage()) {
+    if (ids.has(coverage.articleId)) feeds.set(coverage.articleId, toLiveFeed(coverage, await store.live.listUpdates(coverage.articleId)));
+  }
+  return feeds;
 }
 
 /** The stat a page state records for a file, or undefined when it is missing. */

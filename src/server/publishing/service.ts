@@ -10,7 +10,7 @@ import { serviceUnavailableOf } from '../errors.ts';
 import { errorMessage, logOncePerMinute } from '../log.ts';
 import { withTimeout } from '../metrics.ts';
 import { nowIso, searchDay } from '../clock.ts';
-import { articlePath, computeAffectedPaths, listPublicPaths } from './paths.ts';
+import { articlePath, computeAffectedPaths, computeLivePaths, listPublicPaths } from './paths.ts';
 import { bundleOf, searchJobPath } from './search-index.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { loadPage } from './page-loads.ts';
@@ -29,8 +29,18 @@ export type PublishingSite = {
 /** How long a change whose pages could not be queued waits before the next try, doubling to the last. */
 const QUEUE_RETRY_MS = [250, 500, 1000, 2000] as const;
 
-/** Pages queued by article writes: what a publish costs in files, read by the bench through /api/health. */
-export type PublishCounters = { batches: number; pagesQueued: number; lastBatchPages: number; maxBatchPages: number };
+/**
+ * Pages queued by article writes: what a publish costs in files, read by the bench through /api/health;
+ * `liveUpdates` and `lastLivePages` the same for live coverage writes (issue 35).
+ */
+export type PublishCounters = {
+  batches: number;
+  pagesQueued: number;
+  lastBatchPages: number;
+  maxBatchPages: number;
+  liveUpdates?: number;
+  lastLivePages?: number;
+};
 
 /**
  * Renders a public path, a page or a machine file: its data is loaded on this thread (which holds
@@ -130,6 +140,23 @@ export function startPublishing(runtime: Runtime): void {
       runtime.hooks.writesInFlight--;
     })();
   };
+
+  // A live update changes its article's page, its live.json and the feeds that list it; no search job (updates are not indexed).
+  (runtime.hooks.liveChanged ??= []).push(async (article) => {
+    const paths = await computeLivePaths(runtime.store, article);
+    if (paths.length === 0) return;
+    const { counters } = state;
+    counters.liveUpdates = (counters.liveUpdates ?? 0) + 1;
+    counters.lastLivePages = paths.length;
+    log.info({ pages: paths.length, articleId: article.id }, `[publish] ${paths.length} pages queued for a live coverage change`);
+    try {
+      await enqueue(paths);
+    } catch (error) {
+      if (serviceUnavailableOf(error)) throw error;
+      log.error({ err: error }, '[publish] queueing regeneration failed; reconciling every page');
+      void state.worker?.reconcile('a regeneration job could not be stored');
+    }
+  });
 
   // Started after the hook is registered (so an article it publishes at once is not missed), read by the hook.
   const scheduling: { scheduler?: Scheduler } = {};

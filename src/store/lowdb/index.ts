@@ -25,6 +25,7 @@ import { LowdbAudit } from './audit.ts';
 import { LowdbAnalytics } from './analytics.ts';
 import { LowdbRevisions } from './revisions.ts';
 import { LowdbTrash } from './trash.ts';
+import { LowdbLive } from './live.ts';
 import { LocalRenderedPages } from '../local-pages.ts';
 import { registerWriteGate } from './write-gate.ts';
 import { snapshotDataDir } from './snapshot.ts';
@@ -110,6 +111,7 @@ export async function openLowdbStore(
     const analytics = new LowdbAnalytics(dir, readOnly);
     let closed = false;
     const trash = await LowdbTrash.open(dir, readOnly);
+    const live = await LowdbLive.open(dir, readOnly);
     return {
       id: typeof meta.data.storeId === 'string' ? meta.data.storeId : 'unseeded',
       articles,
@@ -128,6 +130,7 @@ export async function openLowdbStore(
       trash,
       pages: new LocalRenderedPages(),
       analytics,
+      live,
       kind: 'lowdb',
       // Through this store's own module copy, whose gate every write of this store passes (the Astro
       // bundle's endpoint asks through the store, never through a gate of its own copy).
@@ -164,6 +167,7 @@ export async function openLowdbStore(
           meta.settle(),
           briefings.settle(),
           audit.settled(),
+          live.settle(),
         ]);
         try {
           await articles.snapshotListing();

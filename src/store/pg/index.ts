@@ -12,6 +12,7 @@ import { PgComments, PgCounters, PgJobs, PgLimits, PgMeta, PgSessions, PgSources
 import { PgAudit, PgBriefings, PgSubscribers, PgUsers } from './people.ts';
 import { PgRevisions, PgTrash } from './history.ts';
 import { PgRenderedPages } from './pages.ts';
+import { PgLive } from './live.ts';
 
 /**
  * Opens the store in the database at `url`. DATA_DIR still holds images, the outbox and the server's
@@ -61,6 +62,7 @@ export async function openPgStore(
       trash: new PgTrash(pool),
       pages: new PgRenderedPages(pool, url),
       analytics: new PgAnalytics(pool),
+      live: new PgLive(pool),
       kind: 'postgres',
       async check() {
         if (closed) return { ok: false, reason: 'the store is closed' };

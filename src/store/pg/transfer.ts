@@ -18,6 +18,7 @@ import { LEGACY_FOLDER } from '../lowdb/migrate.ts';
 import { toJson, transaction, type Db } from './db.ts';
 import { PgArticles } from './articles.ts';
 import { PgAnalytics } from './analytics.ts';
+import { PgLive } from './live.ts';
 
 /** Records of each collection, counted the same way on both sides. */
 export type Counts = Record<string, number>;
@@ -151,7 +152,24 @@ async function countStore(
     // Page views over time (issue 33): every bucket and the views they hold.
     viewBuckets: (await store.analytics.exportAll()).length,
     bucketedViews: (await store.analytics.exportAll()).reduce((n, c) => n + c.views, 0),
+    ...(await countLive(store)),
   };
+}
+
+/** Live coverage (issue 35): the articles that have one, and their updates. */
+async function countLive(store: Store): Promise<{ liveCoverage: number; liveUpdates: number }> {
+  const coverage = await store.live.listCoverage();
+  let liveUpdates = 0;
+  for (const { articleId } of coverage) liveUpdates += (await store.live.listUpdates(articleId)).length;
+  return { liveCoverage: coverage.length, liveUpdates };
+}
+
+/** Copies every live coverage and its updates from one store's repository to another's. */
+async function copyLive(from: Store['live'], to: Store['live']): Promise<void> {
+  for (const coverage of await from.listCoverage()) {
+    await to.putCoverage(coverage);
+    for (const update of await from.listUpdates(coverage.articleId)) await to.putUpdate(update);
+  }
 }
 
 function sameCounts(a: Counts, b: Counts): string[] {
@@ -182,6 +200,8 @@ const TABLES = [
   'revisions',
   'trash',
   'view_buckets',
+  'live_coverage',
+  'live_updates',
 ];
 
 /**
@@ -328,6 +348,7 @@ export async function importLowdb(
       );
       // The lowdb store's id comes along, so a build made from either side is recognised by the other.
       await new PgAnalytics(client as unknown as Db).addViews(await source.analytics.exportAll());
+      await copyLive(source.live, new PgLive(client as unknown as Db));
       await client.query('DELETE FROM meta');
       await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [toJson(meta)]);
     });
@@ -380,6 +401,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
     const runs = (documents.briefings as { runs: BriefingRun[] }).runs;
     for (const run of runs) await target.briefings.recordDeliveries(run.id, [...(await source.briefings.deliveries(run.id)).values()]);
     await target.analytics.addViews(await source.analytics.exportAll());
+    await copyLive(source.live, target.live);
   } finally {
     await target.close();
   }
