@@ -108,6 +108,13 @@ async function measureReadersIdle(bench: Bench): Promise<Partial<Record<Side, Lo
 }
 
 /**
+ * How many saves and publishes each size's p95 is taken from: with 10 publishes a p95 was the slowest one, and
+ * two runs of one code disagreed by half (docs/performance.md, 2026-11-28).
+ */
+const SAVE_RUNS = 100;
+const PUBLISH_RUNS = 30;
+
+/**
  * Saves, one at a time: the API answers once the article file is on disk. The first ten warm the save and render
  * code up and are not counted: until the JIT has compiled them, the worker's first article renders take 20-45 ms
  * instead of 9 (at every size), and the saves queued behind them measured the warm-up rather than the archive.
@@ -116,7 +123,7 @@ async function measureSaves(bench: Bench): Promise<number[]> {
   const { server, admin, listed, detail } = bench;
   const saveTimes: number[] = [];
   const SAVE_WARMUP = 10;
-  for (let i = 0; i < SAVE_WARMUP + 40; i++) {
+  for (let i = 0; i < SAVE_WARMUP + SAVE_RUNS; i++) {
     const article = listed[i % listed.length]!;
     if (i === SAVE_WARMUP) await waitForIdleQueue(server.url);
     const s0 = performance.now();
@@ -184,13 +191,13 @@ async function measureBursts(
 /** A tag of the generated archive per section (bench/generate-store.ts), so a bench publish joins a large tag's archive. */
 const ARCHIVE_TAGS = { world: 'climate', business: 'markets', politics: 'elections', tech: 'ai' } as const;
 
-/** Publish -> article and section page live (10 runs), and the pages the worker wrote for each publish. */
+/** Publish -> article and section page live (PUBLISH_RUNS runs), and the pages the worker wrote for each publish. */
 async function measurePublishLive(bench: Bench): Promise<{ liveTimes: number[]; pages: number[] }> {
   const { server, admin, detail, say } = bench;
   const liveTimes: number[] = [];
   const pages: number[] = [];
   const archivePages: number[] = [];
-  for (let run = 0; run < 10; run++) {
+  for (let run = 0; run < PUBLISH_RUNS; run++) {
     const section = (['world', 'business', 'politics', 'tech'] as const)[run % 4];
     const title = `Scale live story ${run} ${Date.now()}`;
     const mark = server.output().length;
