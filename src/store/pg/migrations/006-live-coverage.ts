@@ -1,4 +1,4 @@
-/** Migration 5: live coverage (issue 35): each live article's coverage state, and its updates as rows of their own. */
+/** Migration 6: live coverage (issue 35): each live article's coverage state, and its updates as rows of their own. */
 export default `
 CREATE TABLE live_coverage (
   article_id text PRIMARY KEY,
