@@ -30,6 +30,18 @@ export function newUpdatesLabel(count: number): string {
 }
 
 /** The feed's updates a reader has not got yet (not among `known`), newest first, as the feed orders them. */
+/**
+ * The live.json a reader's page polls, checked without zod (reader pages ship no zod: reader-weight.spec.ts):
+ * the file is ours, written by the worker from the parsed records, so its shape is all that is checked.
+ */
+export function readLiveFeed(value: unknown): Pick<LiveFeed, 'status' | 'updates'> | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const { status, updates } = value as { status?: unknown; updates?: unknown };
+  if ((status !== 'live' && status !== 'ended') || !Array.isArray(updates)) return undefined;
+  const valid = updates.every((u: unknown) => typeof u === 'object' && u !== null && typeof (u as { id?: unknown }).id === 'string');
+  return valid ? { status, updates: updates as LiveFeedUpdate[] } : undefined;
+}
+
 export function unseenUpdates(feed: Pick<LiveFeed, 'updates'>, known: ReadonlySet<string>): LiveFeedUpdate[] {
   return feed.updates.filter((update) => !known.has(update.id));
 }

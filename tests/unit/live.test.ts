@@ -19,7 +19,7 @@ import {
 } from '../../src/server/publishing/paths.ts';
 import { buildRss } from '../../src/server/publishing/feeds.ts';
 import { loadLiveFeed } from '../../src/server/live-feed.ts';
-import { headlineOf, liveJsonLd, newUpdatesLabel, unseenUpdates } from '../../src/lib/live-blog.ts';
+import { headlineOf, liveJsonLd, newUpdatesLabel, readLiveFeed, unseenUpdates } from '../../src/lib/live-blog.ts';
 import { textToUpdateHtml } from '../../src/islands/editor/live-text.ts';
 import { parseConfig } from '../../src/config.ts';
 import { createPageLane } from '../../src/server/publishing/page-lane.ts';
@@ -283,5 +283,15 @@ describe('pure helpers', () => {
         },
       ],
     });
+  });
+});
+
+describe('readLiveFeed (the reader island, without zod)', () => {
+  it('takes a live.json with a status and updates that have ids, and refuses anything else', () => {
+    const feed = { status: 'live', updates: [{ id: 'u1', bodyHtml: '<p>One</p>' }], total: 1 };
+    expect(readLiveFeed(feed)?.updates.map((u) => u.id)).toEqual(['u1']);
+    expect(readLiveFeed({ status: 'ended', updates: [] })?.status).toBe('ended');
+    for (const bad of [null, 'text', {}, { status: 'paused', updates: [] }, { status: 'live', updates: [{}] }, { status: 'live' }])
+      expect(readLiveFeed(bad)).toBeUndefined();
   });
 });

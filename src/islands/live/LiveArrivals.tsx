@@ -4,8 +4,8 @@
  * they arrive), shows them above the page's own updates when asked, and stops once the coverage ends.
  */
 import { useEffect, useRef, useState } from 'react';
-import { liveFeedSchema, type LiveFeedUpdate } from '../../schemas/live.ts';
-import { LIVE_POLL_MS, newUpdatesLabel, unseenUpdates } from '../../lib/live-blog.ts';
+import type { LiveFeedUpdate } from '../../schemas/live.ts';
+import { LIVE_POLL_MS, newUpdatesLabel, readLiveFeed, unseenUpdates } from '../../lib/live-blog.ts';
 import { LiveUpdateItem } from './LiveUpdateItem.tsx';
 
 type Props = {
@@ -33,8 +33,8 @@ export default function LiveArrivals({ feedUrl, knownIds }: Props) {
         try {
           // A static file, not /api: the browser revalidates it (ETag) so a CDN's short cache is all it costs.
           const response = await fetch(feedUrl, { cache: 'no-cache', headers: { Accept: 'application/json' } });
-          if (response.ok) {
-            const feed = liveFeedSchema.parse(await response.json());
+          const feed = response.ok ? readLiveFeed(await response.json()) : undefined;
+          if (feed) {
             const fresh = unseenUpdates(feed, known.current);
             for (const update of fresh) known.current.add(update.id);
             if (fresh.length > 0) setPending((current) => [...fresh, ...current]);
