@@ -113,6 +113,9 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
   // name, since /rss.xml.br/ names the same file as /rss.xml.br.
   if (isCompressedTwin(target)) return undefined;
   for (let waited = 0; ; waited++) {
+    // Looked at before the candidates: a folder renamed in between them would otherwise turn a
+    // page that is there into a 404 (it did once in CI).
+    const rootThere = fs.existsSync(root);
     for (const candidate of [target, path.join(target, 'index.html')]) {
       try {
         if (fs.statSync(candidate).isFile()) return candidate;
@@ -121,7 +124,7 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
       }
     }
     // The two renames of a swap are microseconds apart: a missing folder is one being swapped.
-    if (waited >= swapWaitMs || fs.existsSync(root)) return undefined;
+    if (waited >= swapWaitMs || rootThere) return undefined;
     Atomics.wait(swapWait, 0, 0, 1);
   }
 }
