@@ -1,4 +1,5 @@
-/** The one slug rule of tags and authors (issue 35), without zod: the reader's islands link authors with it, the stores index by it. */
+/** The slug rule of tags and authors (issue 35), without zod: the reader's islands link authors with it, the stores index by it. */
+import { slugifyText } from '../lib/slug.ts';
 
 /** The two kinds of archive pages besides sections: `/tag/{slug}` and `/author/{slug}`. */
 export const TERM_KINDS = ['tag', 'author'] as const;
@@ -12,15 +13,7 @@ export const MAX_TERM_SLUG_LENGTH = 60;
  * share one page; text with no letter or digit gives '' (no page, no link).
  */
 export function slugifyTerm(text: string): string {
-  return text
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_TERM_SLUG_LENGTH)
-    .replace(/-+$/g, '');
+  return slugifyText(text, MAX_TERM_SLUG_LENGTH);
 }
 
 /** The distinct non-empty slugs of an article's tags, in their order. */

@@ -26,6 +26,7 @@ import { actionsForStatusChange, can, type Action } from '../lib/permissions.ts'
 import { assertCan } from './permissions.ts';
 import { recordAudit } from './audit.ts';
 import { recordRevision } from './revisions.ts';
+import { slugifyText } from '../lib/slug.ts';
 
 /**
  * Who is asking: anonymous readers see published articles only; signed-in roles see unpublished
@@ -38,18 +39,9 @@ export type Actor = Pick<User, 'id' | 'username' | 'role'>;
 
 const MAX_SLUG_LENGTH = 80;
 
-/** Lowercase ASCII words joined by hyphens. */
+/** An article's slug: the site's slug rule at 80 characters, `article` for a title with no letter or digit. */
 export function slugify(title: string): string {
-  const slug = title
-    .normalize('NFKD')
-    .replace(/\p{M}/gu, '')
-    .toLowerCase()
-    .replace(/&/g, ' and ')
-    .replace(/[^a-z0-9]+/g, '-')
-    .replace(/^-+|-+$/g, '')
-    .slice(0, MAX_SLUG_LENGTH)
-    .replace(/-+$/g, '');
-  return slug || 'article';
+  return slugifyText(title, MAX_SLUG_LENGTH) || 'article';
 }
 
 /** A slug not used by another article: `title`, `title-2`, `title-3`... */

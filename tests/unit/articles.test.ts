@@ -18,6 +18,7 @@ import {
   deleteArticle,
 } from '../../src/server/articles.ts';
 import { articleInputSchema } from '../../src/schemas/article.ts';
+import { slugifyTerm } from '../../src/schemas/taxonomy.ts';
 import { recordPageView } from '../../src/server/analytics/record.ts';
 import { viewRecorderOf } from '../../src/server/analytics/recorder.ts';
 import { computeReadingTime } from '../../src/server/html.ts';
@@ -51,6 +52,13 @@ describe('slugify and uniqueSlug', () => {
     const long = slugify('word '.repeat(40));
     expect(long.length).toBeLessThanOrEqual(80);
     expect(long).not.toMatch(/-$/);
+  });
+
+  it('follows the rule of tag and author slugs, longer', () => {
+    const title = 'Crème & brûlée: ' + 'word '.repeat(20);
+    expect(slugify(title).startsWith(slugifyTerm(title))).toBe(true);
+    expect(slugifyTerm(title).length).toBeLessThanOrEqual(60);
+    expect(slugify(title).length).toBeGreaterThan(60);
   });
 
   it('appends -2, -3 on collision, ignoring the article itself', async () => {
