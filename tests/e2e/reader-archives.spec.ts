@@ -125,4 +125,32 @@ test.describe('tag and author archives', () => {
     await expectToast(page, 'Tag shown');
     await expect.poll(async () => (await page.request.get('/tag/coasts')).status(), { timeout: 20_000 }).toBe(200);
   });
+
+  test('the Tags tab merges a stray spelling into the tag, and its old page redirects', async ({ page }) => {
+    test.setTimeout(90_000);
+    const stray = `Tydes ${token}`;
+    const straySlug = stray.toLowerCase().replace(/[^a-z0-9]+/g, '-');
+    await signInPage(page);
+    const article = await createArticle(page.request, {
+      title: `Tide misspelt ${token}`,
+      dek: 'A feed brought the tag spelt another way.',
+      tags: [stray],
+      section: 'world',
+      status: 'published',
+    });
+    created.push(article.id);
+    await expect.poll(async () => (await page.request.get(`/tag/${straySlug}`)).status(), { timeout: 20_000 }).toBe(200);
+    await page.goto('/admin?tab=tags');
+    await page.getByTestId('merge-from').selectOption(straySlug);
+    await page.getByTestId('merge-into').selectOption(tagSlug);
+    await page.getByRole('button', { name: 'Merge', exact: true }).click();
+    await expectToast(page, 'Tags merged');
+    await expect(page.getByTestId('merged-list')).toContainText(`/tag/${straySlug} → /tag/${tagSlug}`);
+    const old = await page.request.get(`/tag/${straySlug}`, { maxRedirects: 0 });
+    expect(old.status()).toBe(301);
+    expect(old.headers()['location']).toMatch(new RegExp(`/tag/${tagSlug}$`));
+    await expect
+      .poll(async () => (await (await page.request.get(`/tag/${tagSlug}`)).text()).includes(`Tide misspelt ${token}`), { timeout: 20_000 })
+      .toBe(true);
+  });
 });

@@ -50,29 +50,11 @@ export function TagsTab() {
   if (tags.isPending) return <Spinner label="Loading tags" />;
   if (tags.isError) return <QueryFailure what="the tags" onRetry={() => void tags.refetch()} />;
   const shown = tags.data.tags.filter((t) => !t.hidden);
-  const options = (value: string) =>
-    shown.map((t) => (
-      <option key={`${value}-${t.slug}`} value={t.slug}>
-        {t.name} ({t.count})
-      </option>
-    ));
   return (
     <div className="adm-stack">
       <form className="adm-card adm-filters" aria-label="Merge two tags" onSubmit={submit}>
-        <label className="adm-field adm-field-wide">
-          <span>Merge tag</span>
-          <select value={from} onChange={(e) => setFrom(e.target.value)} data-testid="merge-from">
-            <option value="">Choose a tag</option>
-            {options('from')}
-          </select>
-        </label>
-        <label className="adm-field adm-field-wide">
-          <span>Into tag</span>
-          <select value={into} onChange={(e) => setInto(e.target.value)} data-testid="merge-into">
-            <option value="">Choose a tag</option>
-            {options('into')}
-          </select>
-        </label>
+        <TagSelect label="Merge tag" tags={shown} value={from} onChange={setFrom} testId="merge-from" />
+        <TagSelect label="Into tag" tags={shown} value={into} onChange={setInto} testId="merge-into" />
         <div className="adm-actions adm-filters-actions">
           <button type="submit" className="adm-btn adm-btn-primary" disabled={merge.isPending}>
             Merge
@@ -136,5 +118,22 @@ export function TagsTab() {
         )}
       </section>
     </div>
+  );
+}
+
+/** One of the merge form's two tag pickers: the tags readers can browse, with their article counts. */
+function TagSelect(props: { label: string; tags: TagList['tags']; value: string; onChange: (slug: string) => void; testId: string }) {
+  return (
+    <label className="adm-field adm-field-wide">
+      <span>{props.label}</span>
+      <select value={props.value} onChange={(e) => props.onChange(e.target.value)} data-testid={props.testId}>
+        <option value="">Choose a tag</option>
+        {props.tags.map((t) => (
+          <option key={t.slug} value={t.slug}>
+            {t.name} ({t.count})
+          </option>
+        ))}
+      </select>
+    </label>
   );
 }
