@@ -29,7 +29,6 @@ export function newUpdatesLabel(count: number): string {
   return `${count} new ${count === 1 ? 'update' : 'updates'}`;
 }
 
-/** The feed's updates a reader has not got yet (not among `known`), newest first, as the feed orders them. */
 /**
  * The live.json a reader's page polls, checked without zod (reader pages ship no zod: reader-weight.spec.ts):
  * the file is ours, written by the worker from the parsed records, so its shape is all that is checked.
@@ -42,6 +41,7 @@ export function readLiveFeed(value: unknown): Pick<LiveFeed, 'status' | 'updates
   return valid ? { status, updates: updates as LiveFeedUpdate[] } : undefined;
 }
 
+/** The feed's updates a reader has not got yet (not among `known`), newest first, as the feed orders them. */
 export function unseenUpdates(feed: Pick<LiveFeed, 'updates'>, known: ReadonlySet<string>): LiveFeedUpdate[] {
   return feed.updates.filter((update) => !known.has(update.id));
 }
