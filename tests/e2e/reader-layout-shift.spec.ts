@@ -1,6 +1,6 @@
 /** No layout shift on a 390 px phone: the islands arrive into space the static HTML already reserved (CLS, measured by the browser). */
 import { expect, test, type Page } from '@playwright/test';
-import { findArticle } from './reader-support.ts';
+import { findArticle, recordLayoutShifts, totalShift } from './reader-support.ts';
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
 
@@ -21,38 +21,6 @@ async function slowIslands(page: Page): Promise<void> {
     await later(300);
     await route.continue();
   });
-}
-
-/** Starts recording layout-shift entries before the page's first byte (as Lighthouse and web-vitals count them). */
-async function recordLayoutShifts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __shifts: { value: number; sources: string[] }[] };
-    w.__shifts = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as {
-        value: number;
-        hadRecentInput: boolean;
-        sources?: { node?: Node | null }[];
-      }[]) {
-        if (entry.hadRecentInput) continue;
-        const sources = (entry.sources ?? []).map((s) => {
-          const el = s.node instanceof Element ? s.node : s.node?.parentElement;
-          return el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')}` : '?';
-        });
-        w.__shifts.push({ value: entry.value, sources });
-      }
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
-}
-
-/**
- * The page's CLS: the largest session window of shifts (gaps under 1 s, windows under 5 s), as web-vitals defines it; here simply all
- * shifts summed, which is never less.
- */
-async function totalShift(page: Page): Promise<{ cls: number; detail: string }> {
-  const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; sources: string[] }[] }).__shifts);
-  const cls = shifts.reduce((sum, s) => sum + s.value, 0);
-  return { cls, detail: shifts.map((s) => `${s.value.toFixed(4)} ${s.sources.join(' ')}`).join('; ') };
 }
 
 /**

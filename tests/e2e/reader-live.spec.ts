@@ -8,7 +8,7 @@ import AxeBuilder from '@axe-core/playwright';
 import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
 import type { Article } from '../../src/schemas/article.ts';
 import type { LiveUpdate } from '../../src/schemas/live.ts';
-import { createArticle, declineCookies, signIn, uniqueToken } from './reader-support.ts';
+import { createArticle, declineCookies, recordLayoutShifts, signIn, totalShift, uniqueToken } from './reader-support.ts';
 
 /** The issue's bound: a reader with the page open sees a new update within 5 s. */
 const ARRIVAL_MS = 5_000;
@@ -30,36 +30,6 @@ async function postUpdate(request: APIRequestContext, articleId: string, data: R
 /** Waits until the served page holds `text` (the worker writes it a few hundred milliseconds after the post). */
 async function waitForPage(request: APIRequestContext, slug: string, text: string): Promise<void> {
   await expect(async () => expect(await (await request.get(`/article/${slug}`)).text()).toContain(text)).toPass({ timeout: 20_000 });
-}
-
-/** Records every layout shift not caused by input, from before the first byte. */
-async function recordLayoutShifts(page: Page): Promise<void> {
-  await page.addInitScript(() => {
-    const w = window as unknown as { __shifts: { value: number; sources: string[] }[] };
-    w.__shifts = [];
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries() as unknown as {
-        value: number;
-        hadRecentInput: boolean;
-        sources?: { node?: Node | null }[];
-      }[]) {
-        if (entry.hadRecentInput) continue;
-        const sources = (entry.sources ?? []).map((s) => {
-          const el = s.node instanceof Element ? s.node : s.node?.parentElement;
-          return el ? `${el.tagName.toLowerCase()}.${[...el.classList].join('.')}` : '?';
-        });
-        w.__shifts.push({ value: entry.value, sources });
-      }
-    }).observe({ type: 'layout-shift', buffered: true });
-  });
-}
-
-async function shiftsSoFar(page: Page): Promise<{ cls: number; detail: string }> {
-  const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; sources: string[] }[] }).__shifts);
-  return {
-    cls: shifts.reduce((sum, s) => sum + s.value, 0),
-    detail: shifts.map((s) => `${s.value.toFixed(4)} ${s.sources.join(' ')}`).join('; '),
-  };
 }
 
 /** Waits until the page's islands have hydrated and it is quiet. */
@@ -103,7 +73,7 @@ test('an update posted through the API reaches the open page within 5 s with no 
   // Nothing moved while it arrived: not the update being read, and no shift anywhere.
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
   expect(await reading.boundingBox()).toEqual(before);
-  const { cls, detail } = await shiftsSoFar(page);
+  const { cls, detail } = await totalShift(page);
   expect(cls, detail).toBe(0);
   await expect(page.locator(`[data-update-id="${second.id}"]`)).toHaveCount(0);
 

@@ -39,3 +39,35 @@ export async function revealIslands(page: Page): Promise<void> {
     await expect(pending).toHaveCount(0, { timeout: 1_000 });
   }).toPass({ timeout: 20_000 });
 }
+
+/** Starts recording layout-shift entries before the page's first byte (as Lighthouse and web-vitals count them). */
+export async function recordLayoutShifts(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const w = window as unknown as { __shifts: { value: number; sources: string[] }[] };
+    w.__shifts = [];
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries() as unknown as {
+        value: number;
+        hadRecentInput: boolean;
+        sources?: { node?: Node | null }[];
+      }[]) {
+        if (entry.hadRecentInput) continue;
+        const sources = (entry.sources ?? []).map((s) => {
+          const el = s.node instanceof Element ? s.node : s.node?.parentElement;
+          return el ? `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${[...el.classList].join('.')}` : '?';
+        });
+        w.__shifts.push({ value: entry.value, sources });
+      }
+    }).observe({ type: 'layout-shift', buffered: true });
+  });
+}
+
+/**
+ * The shifts recorded so far, summed: never less than the page's CLS (web-vitals' largest session window of
+ * shifts, gaps under 1 s, windows under 5 s), with the elements that moved.
+ */
+export async function totalShift(page: Page): Promise<{ cls: number; detail: string }> {
+  const shifts = await page.evaluate(() => (window as unknown as { __shifts: { value: number; sources: string[] }[] }).__shifts);
+  const cls = shifts.reduce((sum, s) => sum + s.value, 0);
+  return { cls, detail: shifts.map((s) => `${s.value.toFixed(4)} ${s.sources.join(' ')}`).join('; ') };
+}
