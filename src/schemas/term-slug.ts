@@ -1,5 +1,5 @@
 /** The slug rule of tags and authors (issue 35), without zod: the reader's islands link authors with it, the stores index by it. */
-import { slugifyText } from '../lib/slug.ts';
+import { slugifyText } from './slug.ts';
 
 /** The two kinds of archive pages besides sections: `/tag/{slug}` and `/author/{slug}`. */
 export const TERM_KINDS = ['tag', 'author'] as const;

@@ -26,7 +26,7 @@ import { actionsForStatusChange, can, type Action } from '../lib/permissions.ts'
 import { assertCan } from './permissions.ts';
 import { recordAudit } from './audit.ts';
 import { recordRevision } from './revisions.ts';
-import { slugifyText } from '../lib/slug.ts';
+import { slugifyText } from '../schemas/slug.ts';
 
 /**
  * Who is asking: anonymous readers see published articles only; signed-in roles see unpublished
