@@ -5,7 +5,7 @@
  */
 import { useEffect, useState } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { api, serverMessageOf } from '../../lib/api-client.ts';
+import { api, ApiRequestError, serverMessageOf } from '../../lib/api-client.ts';
 import type { PublishingRetry, PublishingRetryResult, PublishingStatus } from '../../schemas/publishing.ts';
 import { toast } from '../toast/toast-store.ts';
 import { adminKeys } from './admin-queries.ts';
@@ -68,7 +68,11 @@ export function PublishingPanel() {
   const retry = useMutation({
     mutationFn: (input: PublishingRetry) => api.post<PublishingRetryResult>('/api/publishing/retry', input),
     onSuccess: (result) => toast({ title: 'Retry started', description: result.message }),
-    onError: (error) => toastFailure(serverMessageOf(error, 'Failed to retry the render.')),
+    onError: (error, input) =>
+      // The job's own retry may write the page between the panel's last poll and the click: not a failure.
+      error instanceof ApiRequestError && error.status === 404 && 'id' in input
+        ? toast({ title: 'Nothing to retry', description: 'The page was written meanwhile.' })
+        : toastFailure(serverMessageOf(error, 'Failed to retry the render.')),
     onSettled: () => client.invalidateQueries({ queryKey: adminKeys.publishing() }),
   });
 
