@@ -112,10 +112,10 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
   // Compressed twins are answers to Accept-Encoding, not files of their own: checked on the resolved
   // name, since /rss.xml.br/ names the same file as /rss.xml.br.
   if (isCompressedTwin(target)) return undefined;
+  // Whether the folder was there before the last look: only then is a miss a miss, since a swap's second
+  // rename may land between a look and the folder's check (it did once in CI). Checked on a miss only.
+  let rootSeen = false;
   for (let waited = 0; ; waited++) {
-    // Looked at before the candidates: a folder renamed in between them would otherwise turn a
-    // page that is there into a 404 (it did once in CI).
-    const rootThere = fs.existsSync(root);
     for (const candidate of [target, path.join(target, 'index.html')]) {
       try {
         if (fs.statSync(candidate).isFile()) return candidate;
@@ -123,9 +123,10 @@ export function resolveStaticFile(clientDir: string, urlPath: string, swapWaitMs
         // Not there: try the next candidate.
       }
     }
+    if (rootSeen || waited >= swapWaitMs) return undefined;
     // The two renames of a swap are microseconds apart: a missing folder is one being swapped.
-    if (waited >= swapWaitMs || rootThere) return undefined;
-    Atomics.wait(swapWait, 0, 0, 1);
+    rootSeen = fs.existsSync(root);
+    if (!rootSeen) Atomics.wait(swapWait, 0, 0, 1);
   }
 }
 
