@@ -139,5 +139,6 @@ describe("today's search tier", () => {
     } finally {
       await browser.close();
     }
-  });
+    // Page loads that each start Pagefind's WebAssembly: seconds each, several times that beside a loaded CI.
+  }, 90_000);
 });

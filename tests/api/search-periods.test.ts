@@ -145,7 +145,7 @@ describe('search bundles per month', () => {
       expect(engine, query).toBe('pagefind');
       expect(titles, query).toContain(title);
     }
-  });
+  }, 90_000);
 
   it('the first query loads the four newest bundles only; a query they cannot fill a page for merges the older ones', async () => {
     const head = (await periodsOnServer())[0]!;
@@ -163,7 +163,7 @@ describe('search bundles per month', () => {
     const paged = await searchInBrowser('report', 4);
     expect(paged.bundles).toEqual([head, '2025-04', '2025-03', '2024-11', '2024-10'].sort());
     expect(paged.summary).toContain('(48 results, page 4 of 4)');
-  });
+  }, 90_000);
 
   it('an edit of an old article re-indexes its month, not the others', async () => {
     const periods = await periodsOnServer();
