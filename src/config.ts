@@ -1,4 +1,5 @@
 /** Runtime configuration: one typed module, every field overridable by an environment variable. */
+import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -49,6 +50,19 @@ const configSchema = z.object({
    * others once this runs out (docs/reliability.md). @default 4000
    */
   JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(4000),
+  /** Render threads of `npm run rebuild -- --all`, each drawing pages with the built bundle (issue 36). @default os.availableParallelism() */
+  RENDER_THREADS: z.coerce
+    .number()
+    .int()
+    .min(1)
+    .max(256)
+    .default(() => os.availableParallelism()),
+  /**
+   * Whether `astro build` prerenders the data pages (articles, listings, archives, live feeds). `false`
+   * builds the bundle and the fixed pages only; `npm run rebuild -- --all` then renders every data page
+   * through the render twins, on all cores. @default true
+   */
+  PRERENDER_DATA_PAGES: booleanFromEnv.default(true),
   /**
    * How many reverse proxies in front of the server append to X-Forwarded-For: the client address is
    * the entry the outermost trusted one appended, never one the client wrote itself. `true` means 1,

@@ -9,15 +9,18 @@ const UNITS: Array<[Intl.RelativeTimeFormatUnit, number]> = [
   ['minute', 60],
 ];
 
+// One instance each: building an Intl formatter per call was a hot spot of rendering every page (issue 36).
+const relativeFormat = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
+const absoluteFormat = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
+
 /** "3 hours ago", "yesterday", "just now" for an ISO date relative to `now` (ms). */
 export function formatRelativeTime(iso: string, now: number = Date.now()): string {
   const time = Date.parse(iso);
   if (Number.isNaN(time)) return '';
   const seconds = Math.round((time - now) / 1000);
   if (Math.abs(seconds) < 60) return 'just now';
-  const format = new Intl.RelativeTimeFormat('en', { numeric: 'auto' });
   for (const [unit, size] of UNITS) {
-    if (Math.abs(seconds) >= size) return format.format(Math.trunc(seconds / size), unit);
+    if (Math.abs(seconds) >= size) return relativeFormat.format(Math.trunc(seconds / size), unit);
   }
   return 'just now';
 }
@@ -26,7 +29,7 @@ export function formatRelativeTime(iso: string, now: number = Date.now()): strin
 export function formatAbsoluteDate(iso: string): string {
   const time = Date.parse(iso);
   if (Number.isNaN(time)) return '';
-  return new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' }).format(time);
+  return absoluteFormat.format(time);
 }
 
 /** Replaces the text of every static <time data-relative> outside React islands (those render their own). */

@@ -9,6 +9,7 @@ import type { Store } from '../store/types.ts';
 import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../lib/pagination.ts';
 import { toSummary } from './articles.ts';
 import { useReadStore } from './runtime.ts';
+import { getConfig } from '../config.ts';
 import { readTagRules } from './tag-rules.ts';
 import { DEFAULT_PAGE_SIZE } from '../schemas/common.ts';
 
@@ -98,8 +99,9 @@ export function termPagePaths(kind: TermKind, slug: string, count = 1): string[]
   return [...files, `${base}/rss.xml`, listingManifestPath(base)];
 }
 
-/** Every listing path of every term with a page (the build's getStaticPaths). */
+/** Every listing path of every term with a page (the build's getStaticPaths; none without PRERENDER_DATA_PAGES). */
 export async function listTermPaths(kind: TermKind): Promise<Array<{ slug: string; page: number }>> {
+  if (!getConfig().PRERENDER_DATA_PAGES) return [];
   const store = await useReadStore();
   const out: Array<{ slug: string; page: number }> = [];
   for (const term of await listTermsWithPages(store)) {

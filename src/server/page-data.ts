@@ -101,8 +101,9 @@ export async function loadSectionManifest(section: string): Promise<{ pages: num
   return { pages: await countSectionPages(section) };
 }
 
-/** Every listing path: page 1 of each section and pages 2..n where they exist. */
+/** Every listing path: page 1 of each section and pages 2..n where they exist (none without PRERENDER_DATA_PAGES: the build's getStaticPaths). */
 export async function listSectionPaths(): Promise<Array<{ section: Section; page: number }>> {
+  if (!getConfig().PRERENDER_DATA_PAGES) return [];
   const paths: Array<{ section: Section; page: number }> = [];
   for (const section of SECTIONS) {
     const totalPages = await countSectionPages(section);
@@ -141,8 +142,9 @@ export async function readArticlePage(
   };
 }
 
-/** Slugs of every published article. */
+/** Slugs of every published article (none without PRERENDER_DATA_PAGES: the build's getStaticPaths). */
 export async function listArticleSlugs(): Promise<string[]> {
+  if (!getConfig().PRERENDER_DATA_PAGES) return [];
   const store = await useReadStore();
   const total = await store.articles.count(published());
   const records = await store.articles.list(published(), { offset: 0, limit: total }, 'recent');
@@ -151,6 +153,7 @@ export async function listArticleSlugs(): Promise<string[]> {
 
 /** Slugs of every published article that has live coverage (issue 35): their live.json files. */
 export async function listLiveSlugs(): Promise<string[]> {
+  if (!getConfig().PRERENDER_DATA_PAGES) return [];
   const store = await useReadStore();
   const slugs: string[] = [];
   for (const coverage of await store.live.listCoverage()) {
