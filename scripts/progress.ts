@@ -1,6 +1,7 @@
 /**
  * Progress of a long script step (backup, restore; rebuild and db:* may follow): a bar with counts
- * and time left when stdout is a terminal (cli-progress), a plain line every tenth otherwise (CI logs).
+ * and time left when stdout is a terminal (cli-progress), a plain line every tenth with the time left
+ * otherwise (CI logs).
  */
 import cliProgress from 'cli-progress';
 
@@ -15,6 +16,7 @@ export function createProgress(label: string, unit = 'files', stream: NodeJS.Wri
   let step: string | undefined;
   let bar: cliProgress.SingleBar | undefined;
   let lastTenth = -1;
+  let stepStarted = 0;
   const stop = () => {
     bar?.stop();
     bar = undefined;
@@ -25,6 +27,7 @@ export function createProgress(label: string, unit = 'files', stream: NodeJS.Wri
         stop();
         step = name;
         lastTenth = -1;
+        stepStarted = performance.now();
         if (stream.isTTY) {
           bar = new cliProgress.SingleBar(
             {
@@ -45,7 +48,10 @@ export function createProgress(label: string, unit = 'files', stream: NodeJS.Wri
       const tenth = total === 0 ? 10 : Math.floor((done / total) * 10);
       if (tenth > lastTenth) {
         lastTenth = tenth;
-        stream.write(`${label} ${name}: ${done}/${total} ${unit} (${tenth * 10}%)\n`);
+        // Time left at the pace so far (none before the first item, or once done).
+        const spent = (performance.now() - stepStarted) / 1000;
+        const left = done > 0 && done < total ? `, about ${Math.ceil((spent / done) * (total - done))} s left` : '';
+        stream.write(`${label} ${name}: ${done}/${total} ${unit} (${tenth * 10}%${left})\n`);
       }
     },
     stop,

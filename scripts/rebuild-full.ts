@@ -37,16 +37,22 @@ export type DataSnapshot = { id: string; version: number; serverPid: number | un
  * whole, and a server keeps rendering with the bundle it started with, so it needs the new folder
  * and a restart, not pages copied one by one into its old one.
  */
-const SHARED_FULL_BUILD =
+export const SHARED_FULL_BUILD =
   "several servers share this database, and a full build replaces OUT_DIR only: copy OUT_DIR/client into each server's SERVE_DIR and restart it (docs/postgresql.md: Several servers on one database)";
 
-/** Runs `astro build` into `stagingDir`, printing pages done / expected as it goes. */
-function runAstroBuild(stagingDir: string, dataDir: string, expected: number, progress: ProgressReporter): Promise<number> {
+/** Runs `astro build` into `stagingDir` (with `env` on top of this process's), printing pages done / expected as it goes. */
+export function runAstroBuild(
+  stagingDir: string,
+  dataDir: string,
+  expected: number,
+  progress: ProgressReporter,
+  env: Record<string, string> = {},
+): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], {
       cwd: root,
       // A development NODE_ENV (vitest sets "test") would bundle React's dev JSX runtime into the server build.
-      env: { ...process.env, NODE_ENV: 'production', OUT_DIR: stagingDir, DATA_DIR: dataDir },
+      env: { ...process.env, ...env, NODE_ENV: 'production', OUT_DIR: stagingDir, DATA_DIR: dataDir },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let done = 0;
@@ -102,11 +108,11 @@ function keepOldAssets(currentClient: string, stagingClient: string): number {
   return kept;
 }
 
-/** Replaces OUT_DIR/{client,server} with the staged ones: one rename each, the old folder removed after. */
-function swapIn(outDir: string, stagingDir: string): void {
+/** Replaces OUT_DIR/{client,server} (or those of `names`) with the staged ones: one rename each, the old folder removed after. */
+export function swapIn(outDir: string, stagingDir: string, names: readonly string[] = ['server', 'client']): void {
   fs.mkdirSync(outDir, { recursive: true });
   const trash: string[] = [];
-  for (const name of ['server', 'client']) {
+  for (const name of names) {
     const target = path.join(outDir, name);
     const old = path.join(outDir, `.old-${name}-${process.pid}`);
     if (fs.existsSync(target)) {

@@ -3,8 +3,9 @@
  * only the pages whose inputs changed since the last rebuild (the default, when the code is the same)
  * through the publishing engine (`regenerator.ts`, as the server's worker does) into the served
  * folder, or (`--full`, or when the code changed) builds everything into a staging folder, indexes it
- * with Pagefind and swaps it in for OUT_DIR (`rebuild-full.ts`). A running server keeps serving
- * complete files throughout: every file is replaced by a rename.
+ * with Pagefind and swaps it in for OUT_DIR (`rebuild-full.ts`); `--all` builds only the bundle and
+ * renders every page again with it in place, on all cores (`rebuild-all.ts`). A running server keeps
+ * serving complete files throughout: every file is replaced by a rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -27,6 +28,7 @@ import type { FileOutcome } from '../src/server/publishing/files.ts';
 import { buildFingerprint, outDirOf } from './build-state.ts';
 import { createProgress } from './progress.ts';
 import { elapsed, fullBuild, RebuildError, say, type DataSnapshot } from './rebuild-full.ts';
+import { renderAllBuild } from './rebuild-all.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -186,8 +188,9 @@ async function incrementalBuild(
 
 async function main(): Promise<void> {
   const args = process.argv.slice(2);
-  const unknown = args.filter((a) => a !== '--full');
-  if (unknown.length) throw new RebuildError(`unknown argument ${unknown.join(' ')} (only --full is accepted)`);
+  const unknown = args.filter((a) => a !== '--full' && a !== '--all');
+  if (unknown.length) throw new RebuildError(`unknown argument ${unknown.join(' ')} (only --full and --all are accepted)`);
+  if (args.includes('--full') && args.includes('--all')) throw new RebuildError('--full and --all exclude each other');
   const config = getConfig();
   const outDir = outDirOf(root);
   say(`data: ${path.resolve(config.DATA_DIR)}; output: ${outDir}`);
@@ -200,6 +203,7 @@ async function main(): Promise<void> {
   if (migrateRenderState(path.join(outDir, 'client'))) say('moved the render manifest and page records into render-state.json');
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   phase('fingerprint');
+  const all = args.includes('--all');
   const fullBecause = args.includes('--full')
     ? '--full was given'
     : !fs.existsSync(path.join(outDir, 'server/entry.mjs'))
@@ -218,7 +222,17 @@ async function main(): Promise<void> {
   const manifestFile = manifestFileFor(path.join(outDir, 'client'));
   const previous = readRenderManifest(manifestFile);
   let searchJobs = previous?.storeId === data.id ? (previous.searchJobs ?? []) : [];
-  if (fullBecause) {
+  if (all) {
+    say('every page rendered again with a new build: --all was given');
+    try {
+      lines = await renderAllBuild(outDir, config.DATA_DIR, data, build);
+    } finally {
+      await data.release();
+    }
+    summary = 'all pages rendered again';
+    // Every bundle was indexed.
+    searchJobs = [];
+  } else if (fullBecause) {
     say(`full build: ${fullBecause}`);
     lines = await fullBuild(outDir, config.DATA_DIR, data, build);
     summary = 'full build';
@@ -248,7 +262,7 @@ async function main(): Promise<void> {
   console.log(`  total               ${elapsed()}`);
   if (data.serverPid) {
     console.log(`\n  The server (pid ${data.serverPid}) serves the new files now and brings any page edited during the build up to date.`);
-    if (fullBecause) console.log('  Restart it if the code changed since it started.');
+    if (fullBecause || all) console.log('  Restart it if the code changed since it started.');
   }
   console.log(`[rebuild] done: ${summary} in ${elapsed()}`);
 }

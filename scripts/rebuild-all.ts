@@ -1,0 +1,160 @@
+/**
+ * `npm run rebuild -- --all` (issue 36): every page drawn again by a new build while the site stays up.
+ * `astro build` makes only the bundle and the fixed pages (PRERENDER_DATA_PAGES=false) in a staging
+ * folder; its static files join the served folder first (new hashed assets beside the old ones), then
+ * every public path is rendered by the new bundle's render twins, the path runtime regeneration takes,
+ * on RENDER_THREADS threads and written in place, one rename each, so a reader gets a whole page of the
+ * old build or of the new. Then the paths the data no longer has go, search is indexed afresh, the new
+ * server bundle is swapped in as `--full` swaps it, and the render state is recorded.
+ */
+import fs from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { getConfig } from '../src/config.ts';
+import { searchDay } from '../src/server/clock.ts';
+import { ENCODINGS, isCompressedTwin, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
+import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
+import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
+import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
+import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
+import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
+import { startRenderThread } from '../src/server/publishing/render-thread.ts';
+import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
+import { buildSearchIndex, closeSearchIndexer } from '../src/server/publishing/search-index.ts';
+import { createSiteRenderer } from '../src/server/publishing/service.ts';
+import { sourceStamp } from './build-state.ts';
+import { createProgress, type ProgressReporter } from './progress.ts';
+import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+
+/** Pages in flight per render thread: one drawn while the next one's data is loaded on this thread. */
+const IN_FLIGHT_PER_THREAD = 2;
+
+/** The twins the build made beside a staged file (the precompress step), read instead of compressed again. */
+const stagedTwins =
+  (stagingClient: string, clientDir: string): Compressor =>
+  async (file) => {
+    const staged = path.join(stagingClient, path.relative(clientDir, file));
+    const twins: Twins = {};
+    for (const { name, suffix } of ENCODINGS) {
+      const twin = await fsp.readFile(staged + suffix).catch(() => undefined);
+      if (twin) twins[name] = twin;
+    }
+    return twins;
+  };
+
+/** Every file of the staged client folder (twins aside) into the served one, each by writeFileAtomic with its staged twins. */
+async function copyStaticFiles(stagingClient: string, clientDir: string): Promise<number> {
+  const compress = stagedTwins(stagingClient, clientDir);
+  // Hashed assets first: a page of the new build must find them when it lands.
+  const files = (fs.readdirSync(stagingClient, { recursive: true, withFileTypes: true }) as fs.Dirent[])
+    .filter((entry) => entry.isFile() && !isCompressedTwin(entry.name))
+    .map((entry) => path.relative(stagingClient, path.join(entry.parentPath, entry.name)))
+    .sort((a, b) => Number(!a.startsWith('_astro')) - Number(!b.startsWith('_astro')) || a.localeCompare(b));
+  let written = 0;
+  for (const file of files) {
+    const outcome = await writeFileAtomic(path.join(clientDir, file), fs.readFileSync(path.join(stagingClient, file)), compress);
+    if (outcome === 'written') written++;
+  }
+  return written;
+}
+
+/** Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`. */
+async function renderEveryPath(
+  paths: readonly string[],
+  serverEntry: string,
+  clientDir: string,
+  threads: number,
+  progress: ProgressReporter,
+): Promise<Record<FileOutcome, number>> {
+  const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
+  // At the server's background priority: a server answering readers on this machine goes first.
+  const pool = Array.from({ length: threads }, () => startRenderThread(serverEntry));
+  let next = 0;
+  let done = 0;
+  try {
+    const lanes = Array.from({ length: threads * IN_FLIGHT_PER_THREAD }, async (_, lane) => {
+      const thread = pool[lane % threads]!;
+      const regenerator = createRegenerator({
+        clientDir,
+        render: createSiteRenderer(thread),
+        compress: (file, body) => thread.compress(file, body),
+      });
+      while (next < paths.length) {
+        const publicPath = paths[next++]!;
+        const { outcome } = await regenerator.regenerate(publicPath);
+        counts[outcome]++;
+        progress.update('render', ++done, paths.length);
+      }
+    });
+    await Promise.all(lanes);
+  } finally {
+    progress.stop();
+    await Promise.all(pool.map((thread) => thread.close()));
+  }
+  return counts;
+}
+
+/** `--all`: see the module comment. Answers the summary lines. */
+export async function renderAllBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string): Promise<string[]> {
+  const stagingDir = `${outDir}.staging-${process.pid}`;
+  const clientDir = path.join(outDir, 'client');
+  const stamp = sourceStamp(root);
+  const threads = getConfig().RENDER_THREADS;
+  fs.rmSync(stagingDir, { recursive: true, force: true });
+  try {
+    // Inputs before any page is rendered: a write meanwhile leaves them older than the page, so the
+    // next incremental rebuild renders that page again (never the reverse).
+    const inputs = await computePageInputs(data.store);
+    const paths = await listPublicPaths(data.store);
+    const searchPeriods = await listSearchBundles(data.store, searchDay());
+    const shared = data.store.pages.shared;
+    if (shared) say(SHARED_FULL_BUILD);
+
+    say('building the bundle and the fixed pages into a staging folder (PRERENDER_DATA_PAGES=false)');
+    const buildStarted = performance.now();
+    const progress = createProgress('[rebuild]', 'pages');
+    const files = await runAstroBuild(stagingDir, dataDir, 0, progress, { PRERENDER_DATA_PAGES: 'false' });
+    const buildMs = performance.now() - buildStarted;
+    const copied = await copyStaticFiles(path.join(stagingDir, 'client'), clientDir);
+
+    say(`rendering ${paths.length} pages on ${threads} render thread(s) with the new build`);
+    const renderStarted = performance.now();
+    const counts = await renderEveryPath(paths, path.join(stagingDir, 'server/entry.mjs'), clientDir, threads, progress);
+    const renderMs = performance.now() - renderStarted;
+    let removed = 0;
+    for (const stale of listRenderedPaths(clientDir, new Set(paths)))
+      if ((await deleteServedFile(fileForPath(clientDir, stale), clientDir)) === 'deleted') removed++;
+
+    say(`indexing the pages for search (Pagefind, ${searchPeriods.size} bundles)`);
+    const search = await buildSearchIndex(clientDir, searchPeriods);
+    await closeSearchIndexer();
+
+    swapIn(outDir, stagingDir, ['server']);
+    fs.writeFileSync(
+      path.join(outDir, '.build-info.json'),
+      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
+    );
+    // The day tier the search index just recorded stays in the header.
+    writeRenderStateFile(
+      renderStateFileFor(clientDir),
+      (header) => ({ ...header, rebuild: { build, storeId: data.id } }),
+      pageStatesOf(clientDir, inputs),
+    );
+    // Every page is this build's now: what the server's worker journaled is moot.
+    takeRenderJournal(clientDir).discard();
+    const perSecond = paths.length / Math.max(renderMs / 1000, 0.001);
+    say(`all: ${paths.length} pages rendered, ${search.pages} pages indexed (${elapsed()})`);
+    return [
+      `  files prerendered   ${files} fixed (astro build ${(buildMs / 1000).toFixed(1)} s), ${copied} static file(s) changed`,
+      `  pages rendered      ${paths.length} on ${threads} thread(s) in ${(renderMs / 1000).toFixed(1)} s, ${perSecond.toFixed(0)} pages/s (${counts.written} written, ${counts.unchanged} unchanged)`,
+      `  pages removed       ${removed}`,
+      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
+      ...(shared ? [`  other servers       NOT updated: ${SHARED_FULL_BUILD}`] : []),
+    ];
+  } finally {
+    fs.rmSync(stagingDir, { recursive: true, force: true });
+  }
+}
