@@ -5,63 +5,19 @@
  * regenerated pages (which it keeps, through the render journal) and the next day, when today's
  * search head has to fold into its month.
  */
-import { spawn } from 'node:child_process';
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
+import { makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
 import { adminClient, waitFor } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord } from '../unit/support.ts';
-import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
-
-async function runRebuild(
-  outDir: string,
-  dataDir: string,
-  args: string[] = [],
-  env: Record<string, string> = {},
-): Promise<{ code: number; output: string }> {
-  const store = await storeEnvFor(dataDir);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code: code ?? 1, output }));
-  });
-}
-
-/** Every file under a folder with the hash of its bytes. */
-function tree(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  const walk = (current: string) => {
-    for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
-      const full = path.join(current, entry.name);
-      if (entry.isDirectory()) walk(full);
-      else files.set(path.relative(dir, full), createHash('sha256').update(fs.readFileSync(full)).digest('hex'));
-    }
-  };
-  walk(dir);
-  return files;
-}
-
-function differences(a: Map<string, string>, b: Map<string, string>): string[] {
-  const out: string[] = [];
-  for (const [file, hash] of a) if (b.get(file) !== hash) out.push(b.has(file) ? `differs: ${file}` : `only in incremental: ${file}`);
-  for (const file of b.keys()) if (!a.has(file)) out.push(`only in full: ${file}`);
-  return out.sort();
-}
+import { storeOptionsFor } from '../helpers/postgres.ts';
+import { differences, renderedCount, runRebuild, tree } from '../helpers/rebuild.ts';
 
 const fileIn = (clientDir: string, publicPath: string) => path.join(clientDir, ...publicPath.split('/').filter(Boolean), 'index.html');
-
-const renderedCount = (output: string) => Number(/incremental: (\d+) of \d+ pages rendered/.exec(output)?.[1] ?? NaN);
 
 describe('incremental npm run rebuild', () => {
   const dataDir = makeDataDir('meridian-incremental-');
