@@ -2,7 +2,7 @@
  * `npm run bench:scale [-- --sizes 1000,10000,100000] [--votes N] [--duration S] [--reader-rate N] [--keep] [--store-only]`
  * `[--bursts-only DIR [--bursts N]]`:
  * measures the write path at several archive sizes (saves, votes, publish -> live and -> findable,
- * rebuilds, start time, memory, reader latency during writes, the server's event-loop blocking, pages
+ * rebuilds (incremental, --full, --all), start time, memory, reader latency during writes, the server's event-loop blocking, pages
  * per publish), prints a table with the largest/smallest ratios against their targets and writes
  * bench/results/scale.json. It only measures: nothing here is a timed test. This is the driver: each size's
  * parts are in bench/scale/measure-size.ts, `--store-only` in bench/scale/store-only.ts, and `--bursts-only`
@@ -75,6 +75,8 @@ async function main(): Promise<void> {
     'findableS',
     'rebuildOneChangeS',
     'fullRebuildS',
+    'rerenderAllS',
+    'rerenderPagesPerS',
     'startS',
     'rssMB',
     'readerP99IdleMs',

@@ -9,6 +9,9 @@ export type SizeFigures = {
   findableS: number | null;
   rebuildOneChangeS: number;
   fullRebuildS: number;
+  /** `npm run rebuild -- --all` (issue 36): the whole run, and pages per second of its render phase. Absent in older results. */
+  rerenderAllS?: number;
+  rerenderPagesPerS?: number;
   startS: number;
   rssMB: number;
   /** Reader p99 (ms, one decimal) through deploy/nginx.conf where nginx is installed, else direct (detail.readers says which). */

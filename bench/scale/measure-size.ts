@@ -357,6 +357,22 @@ async function measureOneChangeRebuild(
   return incremental.ms;
 }
 
+/**
+ * `npm run rebuild -- --all` (issue 36): the bundle built again and every page rendered with it in place, on all
+ * cores. Its time in s and the pages per second of its render phase (the figures its summary prints).
+ */
+async function measureRerenderAll(dataDir: string, outDir: string, detail: Detail, say: Say): Promise<{ seconds: number; pagesPerS: number }> {
+  say('  every page rendered again (--all)...');
+  const all = await rebuild(dataDir, outDir, ['--all']);
+  if (all.code !== 0) throw new Error(`rebuild --all failed:\n${all.output.slice(-3000)}`);
+  const rendered = /^ {2}pages rendered +(\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s/m.exec(all.output);
+  detail.rerenderAll = rendered ? rendered[0].trim().replace(/^pages rendered +/, '') : '';
+  detail.rerenderAllBuild = /^ {2}files prerendered +(.*)$/m.exec(all.output)?.[1] ?? '';
+  detail.rerenderAllSearch = /^ {2}search index +(.*)$/m.exec(all.output)?.[1] ?? '';
+  say(`  --all ${(all.ms / 1000).toFixed(1)} s: ${detail.rerenderAll}; build ${detail.rerenderAllBuild}; search ${detail.rerenderAllSearch}`);
+  return { seconds: round(all.ms / 1000), pagesPerS: rendered ? Number(rendered[4]) : NaN };
+}
+
 /** Every figure of one archive size (see the module's opening). */
 export async function measureSize(
   articles: number,
@@ -456,6 +472,7 @@ export async function measureSize(
 
     await measureRestart(dataDir, outDir, workDir, detail, say);
     const oneChangeMs = await measureOneChangeRebuild(dataDir, outDir, generated, detail, say);
+    const rerenderAll = await measureRerenderAll(dataDir, outDir, detail, say);
 
     return {
       articles,
@@ -465,6 +482,8 @@ export async function measureSize(
       findableS,
       rebuildOneChangeS: round(oneChangeMs / 1000),
       fullRebuildS: round(fullMs / 1000),
+      rerenderAllS: rerenderAll.seconds,
+      rerenderPagesPerS: rerenderAll.pagesPerS,
       startS: round(server.startMs / 1000, 2),
       rssMB: memory.peakMB,
       readerP99IdleMs: p99(idle[headline]!),
