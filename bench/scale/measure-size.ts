@@ -361,7 +361,12 @@ async function measureOneChangeRebuild(
  * `npm run rebuild -- --all` (issue 36): the bundle built again and every page rendered with it in place, on all
  * cores. Its time in s and the pages per second of its render phase (the figures its summary prints).
  */
-async function measureRerenderAll(dataDir: string, outDir: string, detail: Detail, say: Say): Promise<{ seconds: number; pagesPerS: number }> {
+async function measureRerenderAll(
+  dataDir: string,
+  outDir: string,
+  detail: Detail,
+  say: Say,
+): Promise<{ seconds: number; pagesPerS: number }> {
   say('  every page rendered again (--all)...');
   const all = await rebuild(dataDir, outDir, ['--all']);
   if (all.code !== 0) throw new Error(`rebuild --all failed:\n${all.output.slice(-3000)}`);
@@ -369,7 +374,9 @@ async function measureRerenderAll(dataDir: string, outDir: string, detail: Detai
   detail.rerenderAll = rendered ? rendered[0].trim().replace(/^pages rendered +/, '') : '';
   detail.rerenderAllBuild = /^ {2}files prerendered +(.*)$/m.exec(all.output)?.[1] ?? '';
   detail.rerenderAllSearch = /^ {2}search index +(.*)$/m.exec(all.output)?.[1] ?? '';
-  say(`  --all ${(all.ms / 1000).toFixed(1)} s: ${detail.rerenderAll}; build ${detail.rerenderAllBuild}; search ${detail.rerenderAllSearch}`);
+  say(
+    `  --all ${(all.ms / 1000).toFixed(1)} s: ${detail.rerenderAll}; build ${detail.rerenderAllBuild}; search ${detail.rerenderAllSearch}`,
+  );
   return { seconds: round(all.ms / 1000), pagesPerS: rendered ? Number(rendered[4]) : NaN };
 }
 

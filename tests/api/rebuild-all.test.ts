@@ -81,7 +81,8 @@ describe('npm run rebuild -- --all', () => {
             const response = await fetch(new URL(p, server.url));
             const body = await response.text();
             reads.push({ path: p, body });
-            if (response.status !== 200 || !body.trimEnd().endsWith('</html>')) failures.push(`${p}: ${response.status}, ${body.length} chars`);
+            if (response.status !== 200 || !body.trimEnd().endsWith('</html>'))
+              failures.push(`${p}: ${response.status}, ${body.length} chars`);
             // Every stylesheet and script the page names answers (the old build's stay beside the new ones).
             for (const [, asset] of body.matchAll(/(?:href|src)="(\/_astro\/[^"]+)"/g)) {
               if (assetsOk.has(asset!)) continue;
