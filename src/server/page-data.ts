@@ -101,7 +101,7 @@ export async function loadSectionManifest(section: string): Promise<{ pages: num
   return { pages: await countSectionPages(section) };
 }
 
-/** Every listing path: page 1 of each section and pages 2..n where they exist (none without PRERENDER_DATA_PAGES: the build's getStaticPaths). */
+/** Every listing path: page 1 of each section and pages 2..n (the build's getStaticPaths; none without PRERENDER_DATA_PAGES). */
 export async function listSectionPaths(): Promise<Array<{ section: Section; page: number }>> {
   if (!getConfig().PRERENDER_DATA_PAGES) return [];
   const paths: Array<{ section: Section; page: number }> = [];
