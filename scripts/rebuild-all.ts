@@ -9,6 +9,7 @@
  */
 import fs from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConfig } from '../src/config.ts';
@@ -102,7 +103,7 @@ export async function renderAllBuild(outDir: string, dataDir: string, data: Data
   const stagingDir = `${outDir}.staging-${process.pid}`;
   const clientDir = path.join(outDir, 'client');
   const stamp = sourceStamp(root);
-  const threads = getConfig().RENDER_THREADS;
+  const threads = getConfig().RENDER_THREADS ?? os.availableParallelism();
   fs.rmSync(stagingDir, { recursive: true, force: true });
   try {
     // Inputs before any page is rendered: a write meanwhile leaves them older than the page, so the

@@ -1,5 +1,4 @@
 /** Runtime configuration: one typed module, every field overridable by an environment variable. */
-import os from 'node:os';
 import path from 'node:path';
 import { z } from 'zod';
 
@@ -51,12 +50,7 @@ const configSchema = z.object({
    */
   JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(4000),
   /** Render threads of `npm run rebuild -- --all`, each drawing pages with the new bundle (issue 36). @default os.availableParallelism() */
-  RENDER_THREADS: z.coerce
-    .number()
-    .int()
-    .min(1)
-    .max(256)
-    .default(() => os.availableParallelism()),
+  RENDER_THREADS: z.coerce.number().int().min(1).max(256).optional(),
   /**
    * Whether `astro build` prerenders the data pages (articles, listings, archives, live feeds). `false`
    * builds the bundle and the fixed pages only; `npm run rebuild -- --all` then renders every data page
