@@ -4,34 +4,17 @@
  * same data, a server on a foreign DATA_DIR reconciles the pages, and a rebuild under a running
  * server swaps files in without readers noticing.
  */
-import { spawn } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT, makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
+import { makeDataDir, makeOutDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { adminClient, createArticle, readDataFile, waitFor } from './support.ts';
-import { storeEnvFor } from '../helpers/postgres.ts';
+import { runRebuild } from '../helpers/rebuild.ts';
 import { manifestFileFor, readRenderManifest } from '../../src/server/publishing/manifest.ts';
 
 const fileIn = (clientDir: string, publicPath: string) =>
   path.join(clientDir, ...publicPath.split('/').filter(Boolean), ...(/\.(xml|txt)$/.test(publicPath) ? [] : ['index.html']));
-
-async function runRebuild(outDir: string, dataDir: string, args: string[] = []): Promise<{ code: number; output: string; ms: number }> {
-  const started = performance.now();
-  const store = await storeEnvFor(dataDir);
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
-      cwd: ROOT,
-      env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let output = '';
-    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-    child.once('exit', (code) => resolve({ code: code ?? 1, output, ms: performance.now() - started }));
-  });
-}
 
 async function waitForIdle(server: TestServer): Promise<void> {
   await waitFor('the regeneration queue to drain', async () => {
