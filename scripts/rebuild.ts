@@ -124,7 +124,11 @@ async function incrementalBuild(
   const months = new Set<string>();
   const touch = (publicPath: string) => {
     if (!publicPath.startsWith('/article/')) return;
-    const month = plan.inputs.get(publicPath)?.p ?? state.pages[publicPath]?.p;
+    const input = plan.inputs.get(publicPath);
+    const before = state.pages[publicPath];
+    // Only an article's own record is indexed: a page drawn again for its related reading keeps its bundle.
+    if (input?.t !== undefined && input.t === before?.t && input.p === before.p) return;
+    const month = input?.p ?? before?.p;
     if (month) months.add(month);
   };
   const progress = createProgress('[rebuild]', 'pages');

@@ -134,7 +134,7 @@ export function pageStatesOf(
       continue;
     }
     const stat = statOf(clientDir, publicPath);
-    if (stat) pages[publicPath] = { i: input.i, ...stat, ...(input.p ? { p: input.p } : {}) };
+    if (stat) pages[publicPath] = { i: input.i, ...stat, ...(input.p ? { p: input.p } : {}), ...(input.t ? { t: input.t } : {}) };
   }
   return pages;
 }

@@ -34,7 +34,7 @@ export const ALWAYS = '*';
 
 /** What a rebuild recorded: the build fingerprint (another one means a full build), the store, and each page's input and stat. */
 export type RenderState = { build: string; storeId: string; pages: Record<string, PageState> };
-export type PageInput = { i: string; p?: string };
+export type PageInput = { i: string; p?: string; t?: string };
 
 export { renderStateFileFor };
 
@@ -58,11 +58,12 @@ const hash = (text: string) => createHash('sha256').update(text).digest('base64u
 export function articlePageInput(
   article: ArticleRecord,
   shown: { related?: readonly ArticleRecord[]; rules?: TagRules; live?: LiveFeed | undefined } = {},
+  record = articleInputFingerprint(article),
 ): string {
   const { related = [], rules = EMPTY_TAG_RULES, live } = shown;
   const links = linkTerms(article, rules);
   const live_ = live ? `\n${JSON.stringify(live)}` : '';
-  return hash(`${articleInputFingerprint(article)}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}${live_}`);
+  return hash(`${record}\n${related.map(cardFingerprint).join('\n')}\n${JSON.stringify(links)}${live_}`);
 }
 
 /**
@@ -110,8 +111,10 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
   const live = await loadLiveFeeds(store, published);
   for (const article of published) {
     const feed = live.get(article.id);
-    const input = articlePageInput(article, { related: related.get(article.id) ?? [], rules, live: feed });
-    inputs.set(articlePath(article.slug), { i: input, p: periodOf(article) });
+    const record = articleInputFingerprint(article);
+    const input = articlePageInput(article, { related: related.get(article.id) ?? [], rules, live: feed }, record);
+    // What search indexes of the page is its own record: the rest (related reading, live coverage) is data-pagefind-ignore.
+    inputs.set(articlePath(article.slug), { i: input, p: periodOf(article), t: hash(record) });
     if (feed) inputs.set(liveFeedPath(article.slug), { i: hash(JSON.stringify(feed)) });
   }
   // Tag and author archives: each one's list read by its index (a few per term), fingerprinted like a section's.

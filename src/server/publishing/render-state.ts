@@ -45,6 +45,11 @@ export const pageStateSchema = z.object({
   s: z.number(),
   /** The search month of an article page, so a removed article's month is re-indexed. */
   p: z.string().optional(),
+  /**
+   * Fingerprint of what search indexes of an article page (its own record): a page rendered again for
+   * its related reading or linked tags (data-pagefind-ignore) leaves its month's search bundle as it is.
+   */
+  t: z.string().optional(),
 });
 export type PageState = z.infer<typeof pageStateSchema>;
 
