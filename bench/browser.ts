@@ -113,6 +113,8 @@ export type SearchOnce = {
   pageOnlyBytes: number;
   /** Bundles merged when the first results were shown. */
   bundles: number;
+  /** From the navigation to the first result (or the summary of none) on the page. */
+  ms: number;
 };
 
 /** Runs one search on /search in a fresh context; answers whether `expectHref` was among the results and what /pagefind/ cost. */
@@ -129,12 +131,14 @@ export async function searchOnce(
     const all = recordContextTransfers(context);
     const page = await context.newPage();
     const transfers = await recordTransfers(page);
+    const started = performance.now();
     await page.goto(`${origin}/search?q=${encodeURIComponent(query)}${pageNumber > 1 ? `&page=${pageNumber}` : ''}`, {
       waitUntil: 'domcontentloaded',
     });
     const selector = expectHref ? `main a[href="${expectHref}"]` : 'main a[href^="/article/"]';
     // The answer, or the count that says the search ran (so a miss costs one search, not the timeout).
     await page.waitForSelector(`${selector}, [data-testid="results-summary"]`, { timeout: timeoutMs }).catch(() => {});
+    const ms = performance.now() - started;
     const found = (await page.locator(selector).count()) > 0;
     await page.waitForTimeout(300);
     await all.settled();
@@ -151,6 +155,7 @@ export async function searchOnce(
       pagefindRequests: pagefind.length,
       pageOnlyBytes: transfers.filter(isPagefind).reduce((sum, t) => sum + t.bytes, 0),
       bundles,
+      ms,
     };
   } finally {
     await context.close();

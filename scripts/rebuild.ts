@@ -128,8 +128,8 @@ async function incrementalBuild(
     const before = state.pages[publicPath];
     // Only an article's own record is indexed: a page drawn again for its related reading keeps its bundle.
     if (input?.t !== undefined && input.t === before?.t && input.p === before.p) return;
-    const month = input?.p ?? before?.p;
-    if (month) months.add(month);
+    // Both months when its date moved to another: the old bundle must drop it.
+    for (const month of [input?.p, before?.p]) if (month) months.add(month);
   };
   const progress = createProgress('[rebuild]', 'pages');
   try {

@@ -81,6 +81,43 @@ describe('incremental npm run rebuild', () => {
     writeRenderManifest(manifestFile, { ...readRenderManifest(manifestFile)!, searchJobs: undefined });
   }, 120_000);
 
+  it("a headline change re-indexes only its own month's search bundle, though pages of the next month show it in their related reading", async () => {
+    const clientDir = path.join(outIncremental, 'client');
+    // The newest of February: March's business articles list it in their related reading (older articles are related).
+    const february = made[15]!;
+    const bundleStamp = (name: string) => fs.statSync(path.join(clientDir, 'pagefind', name)).ino;
+    const march = bundleStamp('2026-03');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
+    await store.articles.replace({ ...february, title: 'A headline seen next door', updatedAt: new Date(++clock).toISOString() });
+    await store.close();
+
+    const run = await runRebuild(outIncremental, dataDir);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/search index +1 bundle\(s\) re-indexed, 16 pages/);
+    // The point of the test: March pages were written again for their related reading (outside what search indexes).
+    const showing = made
+      .slice(16, 30)
+      .filter((a) => fs.readFileSync(fileIn(clientDir, `/article/${a.slug}`), 'utf8').includes('A headline seen next door'));
+    expect(showing.length).toBeGreaterThan(0);
+    expect(bundleStamp('2026-03')).toBe(march);
+  }, 120_000);
+
+  it('an article re-dated into another month leaves the search bundle of its old month too', async () => {
+    const clientDir = path.join(outIncremental, 'client');
+    const bundleStamp = (name: string) => fs.statSync(path.join(clientDir, 'pagefind', name)).ino;
+    const march = bundleStamp('2026-03');
+    const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
+    await store.articles.replace({ ...made[17]!, publishedAt: '2026-01-15T12:00:00.000Z', updatedAt: new Date(++clock).toISOString() });
+    await store.close();
+
+    const run = await runRebuild(outIncremental, dataDir);
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/search index +2 bundle\(s\) re-indexed, 18 pages/);
+    expect(bundleStamp('2026-03')).not.toBe(march);
+    const periods = JSON.parse(fs.readFileSync(path.join(clientDir, 'pagefind', 'periods.json'), 'utf8')) as { periods: string[] };
+    expect(periods.periods).toEqual(['2026-03', '2026-02', '2026-01']);
+  }, 120_000);
+
   it('after publish, update, unpublish, delete and a new archive page its output equals a clean full build byte for byte', async () => {
     const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     // Publish: 9 new business articles (37 published once two leave below: a fourth listing page opens).
@@ -172,7 +209,7 @@ describe('incremental npm run rebuild', () => {
 
     const same = await runRebuild(outIncremental, dataDir);
     expect(same.code, same.output).toBe(0);
-    expect(periods(outIncremental)).toEqual([`head-${today}`, '2026-03', '2026-02']);
+    expect(periods(outIncremental)).toEqual([`head-${today}`, '2026-03', '2026-02', '2026-01']);
 
     const nextDay = { SEARCH_DAY_OFFSET_DAYS: '1' };
     const incremental = await runRebuild(outIncremental, dataDir, [], nextDay);
@@ -182,7 +219,7 @@ describe('incremental npm run rebuild', () => {
     );
     const tomorrow = new Date(Date.parse(now) + 86_400_000).toISOString().slice(0, 10);
     const home = tomorrow.slice(0, 7) === today.slice(0, 7) ? today : today.slice(0, 7);
-    expect(periods(outIncremental)).toEqual([home, '2026-03', '2026-02']);
+    expect(periods(outIncremental)).toEqual([home, '2026-03', '2026-02', '2026-01']);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'pagefind', `head-${today}`))).toBe(false);
 
     const full = await runRebuild(outFull, dataDir, ['--full'], nextDay);
