@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
 import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { migrateRenderState, renderStateFileFor } from '../src/server/publishing/render-state.ts';
@@ -60,9 +61,14 @@ export function buildFingerprint(root: string, env: NodeJS.ProcessEnv = process.
   visitFiles(root, ['src', 'public', 'astro.config.ts', 'package-lock.json', 'tsconfig.json'], (file) => {
     digest.update(path.relative(root, file)).update('\0').update(fs.readFileSync(file)).update('\0');
   });
-  const config = parseConfig(env);
-  digest.update(JSON.stringify([config.SITE_URL, config.SITE_NAME, config.SITE_EMAIL, config.SITE_TWITTER]));
+  digest.update(JSON.stringify(siteSettingsOf(env)));
   return digest.digest('base64url').slice(0, 32);
+}
+
+/** The settings the pages print (a new value changes every page). */
+export function siteSettingsOf(env: NodeJS.ProcessEnv): string[] {
+  const config = parseConfig(env);
+  return [config.SITE_URL, config.SITE_NAME, config.SITE_EMAIL, config.SITE_TWITTER];
 }
 
 export function readBuildInfo(root: string): BuildInfo | undefined {
@@ -107,4 +113,11 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
     by: 'build',
     siteUrl: parseConfig(env).SITE_URL,
   });
+}
+
+/** The version of Pagefind installed: a search index is never mixed from bundles of two versions. */
+export function searchIndexerVersion(): string {
+  const entry = fileURLToPath(import.meta.resolve('pagefind'));
+  const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
 }

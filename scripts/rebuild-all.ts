@@ -16,15 +16,15 @@ import { getConfig } from '../src/config.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { ENCODINGS, isCompressedTwin, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
-import { fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
+import { articlePath, fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
+import { computePageInputs, readRenderState } from '../src/server/publishing/render-inputs.ts';
 import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { startRenderThread } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { buildSearchIndex, closeSearchIndexer } from '../src/server/publishing/search-index.ts';
+import { closeSearchIndexer, indexedPart, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
-import { sourceStamp } from './build-state.ts';
+import { searchIndexerVersion, sourceStamp } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
 
@@ -62,15 +62,19 @@ async function copyStaticFiles(stagingClient: string, clientDir: string): Promis
   return written;
 }
 
-/** Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`. */
+/**
+ * Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`; answers
+ * what happened to the files and the article paths whose indexed part (indexedPart) changed or went.
+ */
 async function renderEveryPath(
   paths: readonly string[],
   serverEntry: string,
   clientDir: string,
   threads: number,
   progress: ProgressReporter,
-): Promise<Record<FileOutcome, number>> {
+): Promise<{ counts: Record<FileOutcome, number>; textChanged: Set<string> }> {
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
+  const textChanged = new Set<string>();
   // At the server's background priority: a server answering readers on this machine goes first.
   const pool = Array.from({ length: threads }, () => startRenderThread(serverEntry));
   let next = 0;
@@ -85,8 +89,14 @@ async function renderEveryPath(
       });
       while (next < paths.length) {
         const publicPath = paths[next++]!;
-        const { outcome } = await regenerator.regenerate(publicPath);
+        const article = publicPath.startsWith('/article/');
+        const before = article ? await fsp.readFile(fileForPath(clientDir, publicPath), 'utf8').catch(() => undefined) : undefined;
+        const { outcome, body } = await regenerator.regenerate(publicPath);
         counts[outcome]++;
+        if (article && outcome !== 'unchanged') {
+          const after = body && Buffer.from(body).toString('utf8');
+          if (before === undefined || after === undefined || indexedPart(before) !== indexedPart(after)) textChanged.add(publicPath);
+        }
         progress.update('render', ++done, paths.length);
       }
     });
@@ -95,11 +105,48 @@ async function renderEveryPath(
     progress.stop();
     await Promise.all(pool.map((thread) => thread.close()));
   }
-  return counts;
+  return { counts, textChanged };
+}
+
+/**
+ * A new bundle that draws every page as the old one did (the render fingerprint is the same: the change
+ * was to the API, the admin, a script): only the bundle and the fixed pages are built, their static files
+ * join the served folder and the server bundle is swapped in. No page is drawn again, the search index
+ * stays. Answers the summary lines.
+ */
+export async function swapBundle(outDir: string, dataDir: string, data: DataSnapshot): Promise<string[]> {
+  const stagingDir = `${outDir}.staging-${process.pid}`;
+  const stamp = sourceStamp(root);
+  fs.rmSync(stagingDir, { recursive: true, force: true });
+  try {
+    say('building the new bundle and the fixed pages into a staging folder (PRERENDER_DATA_PAGES=false)');
+    const started = performance.now();
+    const progress = createProgress('[rebuild]', 'pages');
+    const files = await runAstroBuild(stagingDir, dataDir, 0, progress, { PRERENDER_DATA_PAGES: 'false' });
+    progress.stop();
+    const copied = await copyStaticFiles(path.join(stagingDir, 'client'), path.join(outDir, 'client'));
+    swapIn(outDir, stagingDir, ['server']);
+    fs.writeFileSync(
+      path.join(outDir, '.build-info.json'),
+      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
+    );
+    const seconds = ((performance.now() - started) / 1000).toFixed(1);
+    return [
+      `  new bundle          ${files} fixed files (astro build and swap ${seconds} s), ${copied} static file(s) changed, no page drawn again`,
+    ];
+  } finally {
+    fs.rmSync(stagingDir, { recursive: true, force: true });
+  }
 }
 
 /** `--all`: see the module comment. Answers the summary lines. */
-export async function renderAllBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string): Promise<string[]> {
+export async function renderAllBuild(
+  outDir: string,
+  dataDir: string,
+  data: DataSnapshot,
+  build: string,
+  render: string,
+): Promise<string[]> {
   const stagingDir = `${outDir}.staging-${process.pid}`;
   const clientDir = path.join(outDir, 'client');
   const stamp = sourceStamp(root);
@@ -109,6 +156,8 @@ export async function renderAllBuild(outDir: string, dataDir: string, data: Data
     // Inputs before any page is rendered: a write meanwhile leaves them older than the page, so the
     // next incremental rebuild renders that page again (never the reverse).
     const inputs = await computePageInputs(data.store);
+    // What the served pages and search index were made with (the search index is trusted where no page text changed).
+    const previous = readRenderState(renderStateFileFor(clientDir));
     const paths = await listPublicPaths(data.store);
     const searchPeriods = await listSearchBundles(data.store, searchDay());
     const shared = data.store.pages.shared;
@@ -123,14 +172,29 @@ export async function renderAllBuild(outDir: string, dataDir: string, data: Data
 
     say(`rendering ${paths.length} pages on ${threads} render thread(s) with the new build`);
     const renderStarted = performance.now();
-    const counts = await renderEveryPath(paths, path.join(stagingDir, 'server/entry.mjs'), clientDir, threads, progress);
+    const { counts, textChanged } = await renderEveryPath(paths, path.join(stagingDir, 'server/entry.mjs'), clientDir, threads, progress);
     const renderMs = performance.now() - renderStarted;
     let removed = 0;
-    for (const stale of listRenderedPaths(clientDir, new Set(paths)))
+    for (const stale of listRenderedPaths(clientDir, new Set(paths))) {
       if ((await deleteServedFile(fileForPath(clientDir, stale), clientDir)) === 'deleted') removed++;
+      if (stale.startsWith('/article/')) textChanged.add(stale);
+    }
 
-    say(`indexing the pages for search (Pagefind, ${searchPeriods.size} bundles)`);
-    const search = await buildSearchIndex(clientDir, searchPeriods);
+    // Only the bundles holding a page whose indexed part changed are indexed again (none when only, say,
+    // the footer changed); all of them when Pagefind itself changed, or a page went (its bundle is not known).
+    const indexer = searchIndexerVersion();
+    const bundleOf = new Map([...searchPeriods].flatMap(([name, slugs]) => slugs.map((slug) => [articlePath(slug), name] as const)));
+    const everything = previous?.indexer !== indexer || [...textChanged].some((p) => !bundleOf.has(p));
+    const dirty = new Set([...textChanged].map((p) => bundleOf.get(p)!));
+    say(
+      everything
+        ? `indexing the pages for search (Pagefind, ${searchPeriods.size} bundles)`
+        : dirty.size
+          ? `indexing for search the ${dirty.size} bundle(s) whose pages' text changed (Pagefind)`
+          : 'no page text changed: search index kept',
+    );
+    const synced = await syncSearchBundles(clientDir, searchPeriods, everything ? 'all' : dirty);
+    const search = { pages: synced.results.reduce((sum, r) => sum + r.pages, 0), ms: synced.ms };
     await closeSearchIndexer();
 
     swapIn(outDir, stagingDir, ['server']);
@@ -141,7 +205,7 @@ export async function renderAllBuild(outDir: string, dataDir: string, data: Data
     // The day tier the search index just recorded stays in the header.
     writeRenderStateFile(
       renderStateFileFor(clientDir),
-      (header) => ({ ...header, rebuild: { build, storeId: data.id } }),
+      (header) => ({ ...header, rebuild: { build, storeId: data.id, render, indexer } }),
       pageStatesOf(clientDir, inputs),
     );
     // Every page is this build's now: what the server's worker journaled is moot.
@@ -152,7 +216,7 @@ export async function renderAllBuild(outDir: string, dataDir: string, data: Data
       `  files prerendered   ${files} fixed (astro build ${(buildMs / 1000).toFixed(1)} s), ${copied} static file(s) changed`,
       `  pages rendered      ${paths.length} on ${threads} thread(s) in ${(renderMs / 1000).toFixed(1)} s, ${perSecond.toFixed(0)} pages/s (${counts.written} written, ${counts.unchanged} unchanged)`,
       `  pages removed       ${removed}`,
-      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${searchPeriods.size} bundles`,
+      `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${synced.results.length} of ${searchPeriods.size} bundles`,
       ...(shared ? [`  other servers       NOT updated: ${SHARED_FULL_BUILD}`] : []),
     ];
   } finally {

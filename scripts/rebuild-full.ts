@@ -14,7 +14,7 @@ import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
 import { readRenderStateHeader, renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { sourceStamp } from './build-state.ts';
+import { searchIndexerVersion, sourceStamp } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -125,7 +125,7 @@ export function swapIn(outDir: string, stagingDir: string, names: readonly strin
 }
 
 /** The whole site into a staging folder, swapped in whole (today's clean build). */
-export async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string): Promise<string[]> {
+export async function fullBuild(outDir: string, dataDir: string, data: DataSnapshot, build: string, render: string): Promise<string[]> {
   const stagingDir = `${outDir}.staging-${process.pid}`;
   const stamp = sourceStamp(root);
   fs.rmSync(stagingDir, { recursive: true, force: true });
@@ -159,7 +159,11 @@ export async function fullBuild(outDir: string, dataDir: string, data: DataSnaps
     );
     writeRenderStateFile(
       renderStateFileFor(clientDir),
-      ({ dayTier: _old, ...header }) => ({ ...header, rebuild: { build, storeId: data.id }, ...(dayTier ? { dayTier } : {}) }),
+      ({ dayTier: _old, ...header }) => ({
+        ...header,
+        rebuild: { build, storeId: data.id, render, indexer: searchIndexerVersion() },
+        ...(dayTier ? { dayTier } : {}),
+      }),
       pageStatesOf(clientDir, inputs),
     );
     // Every page is the build's now: what the server's worker wrote into the old folder is moot.

@@ -1,11 +1,17 @@
 /**
- * `npm run rebuild` (CI and cron): publishes scheduled articles that came due, then either renders
- * only the pages whose inputs changed since the last rebuild (the default, when the code is the same)
- * through the publishing engine (`regenerator.ts`, as the server's worker does) into the served
- * folder, or (`--full`, or when the code changed) builds everything into a staging folder, indexes it
- * with Pagefind and swaps it in for OUT_DIR (`rebuild-full.ts`); `--all` builds only the bundle and
- * renders every page again with it in place, on all cores (`rebuild-all.ts`). A running server keeps
- * serving complete files throughout: every file is replaced by a rename.
+ * `npm run rebuild` (CI and cron): publishes scheduled articles that came due, then brings the served
+ * folder up to date the cheapest way that is exact:
+ * - same code: renders only the pages whose inputs changed since the last rebuild through the publishing
+ *   engine (`regenerator.ts`, as the server's worker does), and re-indexes the search bundles of the
+ *   articles whose own text changed;
+ * - new code that draws no page differently (the render fingerprint, `render-fingerprint.ts`, is the
+ *   same: an API handler, the admin): builds and swaps in the new bundle only (`swapBundle`), then as above;
+ * - new code that does (a template, a style, a static file, a site setting), or `--all`: builds the
+ *   bundle and draws every page again with it in place, on all cores, re-indexing only the search
+ *   bundles whose pages' text changed (`rebuild-all.ts`);
+ * - no build, no render state, another data folder, or `--full`: builds everything into a staging
+ *   folder, indexes it and swaps it in for OUT_DIR (`rebuild-full.ts`).
+ * A running server keeps serving complete files throughout: every file is replaced by a rename.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -28,7 +34,8 @@ import type { FileOutcome } from '../src/server/publishing/files.ts';
 import { buildFingerprint, outDirOf } from './build-state.ts';
 import { createProgress } from './progress.ts';
 import { elapsed, fullBuild, RebuildError, say, type DataSnapshot } from './rebuild-full.ts';
-import { renderAllBuild } from './rebuild-all.ts';
+import { renderAllBuild, swapBundle } from './rebuild-all.ts';
+import { renderFingerprint } from './render-fingerprint.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 
@@ -204,21 +211,26 @@ async function main(): Promise<void> {
   say(`data ready (${elapsed()})`);
   phase('data');
   const build = buildFingerprint(root);
+  const render = renderFingerprint(root);
   if (migrateRenderState(path.join(outDir, 'client'))) say('moved the render manifest and page records into render-state.json');
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   phase('fingerprint');
-  const all = args.includes('--all');
   const fullBecause = args.includes('--full')
     ? '--full was given'
     : !fs.existsSync(path.join(outDir, 'server/entry.mjs'))
       ? 'there is no build yet'
       : !state
         ? 'there is no record of what the pages were rendered from'
-        : state.build !== build
-          ? 'the code, templates or site settings changed since the last build'
-          : state.storeId !== data.id
-            ? 'the pages were rendered from another data folder'
-            : undefined;
+        : state.storeId !== data.id
+          ? 'the pages were rendered from another data folder'
+          : undefined;
+  // A new build: every page drawn again in place when what the pages are drawn with changed, else only the bundle swapped.
+  const newBuild = !fullBecause && state!.build !== build;
+  const allBecause = args.includes('--all')
+    ? '--all was given'
+    : newBuild && state!.render !== render
+      ? 'the templates, styles, static files or site settings changed since the last build'
+      : undefined;
 
   let lines: string[];
   let summary: string;
@@ -226,25 +238,32 @@ async function main(): Promise<void> {
   const manifestFile = manifestFileFor(path.join(outDir, 'client'));
   const previous = readRenderManifest(manifestFile);
   let searchJobs = previous?.storeId === data.id ? (previous.searchJobs ?? []) : [];
-  if (all) {
-    say('every page rendered again with a new build: --all was given');
+  if (allBecause) {
+    say(`every page rendered again with a new build: ${allBecause}`);
     try {
-      lines = await renderAllBuild(outDir, config.DATA_DIR, data, build);
+      lines = await renderAllBuild(outDir, config.DATA_DIR, data, build, render);
     } finally {
       await data.release();
     }
     summary = 'all pages rendered again';
-    // Every bundle was indexed.
+    // Every bundle the pages' text asked for was indexed.
     searchJobs = [];
   } else if (fullBecause) {
     say(`full build: ${fullBecause}`);
-    lines = await fullBuild(outDir, config.DATA_DIR, data, build);
+    lines = await fullBuild(outDir, config.DATA_DIR, data, build, render);
     summary = 'full build';
     // Every bundle was indexed.
     searchJobs = [];
   } else {
+    const bundle: string[] = [];
     try {
+      if (newBuild) {
+        say('new bundle: the code changed, but nothing the pages show (same render fingerprint): no page is drawn again for it');
+        bundle.push(...(await swapBundle(outDir, config.DATA_DIR, data)));
+        state!.build = build;
+      }
       ({ lines, summary, searchJobsLeft: searchJobs } = await incrementalBuild(outDir, data, state!, searchJobs));
+      lines.unshift(...bundle);
     } finally {
       await data.release();
     }
@@ -266,7 +285,7 @@ async function main(): Promise<void> {
   console.log(`  total               ${elapsed()}`);
   if (data.serverPid) {
     console.log(`\n  The server (pid ${data.serverPid}) serves the new files now and brings any page edited during the build up to date.`);
-    if (fullBecause || all) console.log('  Restart it if the code changed since it started.');
+    if (fullBecause || allBecause || newBuild) console.log('  Restart it if the code changed since it started.');
   }
   console.log(`[rebuild] done: ${summary} in ${elapsed()}`);
 }

@@ -32,8 +32,17 @@ import {
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
 
-/** What a rebuild recorded: the build fingerprint (another one means a full build), the store, and each page's input and stat. */
-export type RenderState = { build: string; storeId: string; pages: Record<string, PageState> };
+/**
+ * What a rebuild recorded: the build fingerprint (another one means a new bundle), the render fingerprint
+ * (another one means every page drawn again), the store, and each page's input and stat.
+ */
+export type RenderState = {
+  build: string;
+  render?: string | undefined;
+  indexer?: string | undefined;
+  storeId: string;
+  pages: Record<string, PageState>;
+};
 export type PageInput = { i: string; p?: string; t?: string };
 
 export { renderStateFileFor };
@@ -46,7 +55,8 @@ export function readRenderState(file: string): RenderState | undefined {
 
 /** Writes the rebuild's record atomically (temp + rename); the manifest and the day tier stay. */
 export function writeRenderState(file: string, state: RenderState): void {
-  writeRenderStateFile(file, (header) => ({ ...header, rebuild: { build: state.build, storeId: state.storeId } }), state.pages);
+  const { pages: _pages, ...rebuild } = state;
+  writeRenderStateFile(file, (header) => ({ ...header, rebuild }), state.pages);
 }
 
 const hash = (text: string) => createHash('sha256').update(text).digest('base64url').slice(0, 22);

@@ -56,8 +56,12 @@ export type PageState = z.infer<typeof pageStateSchema>;
 const headerSchema = z.object({
   format: z.literal(1),
   manifest: renderManifestSchema.optional(),
-  /** The rebuild's record: the fingerprint of the code, templates and site settings, and the store it rendered. */
-  rebuild: z.object({ build: z.string(), storeId: z.string() }).optional(),
+  /**
+   * The rebuild's record: the fingerprint of the code, templates and site settings (`build`), of what the
+   * pages are drawn with (`render`, scripts/render-fingerprint.ts), the store it rendered, and the
+   * Pagefind version the search index was built with (`indexer`: bundles of two versions are never mixed).
+   */
+  rebuild: z.object({ build: z.string(), storeId: z.string(), render: z.string().optional(), indexer: z.string().optional() }).optional(),
   /** The slugs each bundle of today's search tier was indexed with (search-index.ts). */
   dayTier: z.record(z.string(), z.array(z.string())).optional(),
 });

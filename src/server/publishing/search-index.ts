@@ -54,6 +54,38 @@ export type Indexable = { slug: string; publishedAt?: string | undefined; update
 /** An instant as toISOString writes it (UTC), whose first ten characters are its UTC day. */
 const UTC_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$/;
 
+/**
+ * What Pagefind reads of a page: the `<html>` tag (its language) and, in the element carrying
+ * `data-pagefind-body`, the text, each element's name (where words break) and every tag with a
+ * `data-pagefind-*` attribute whole (meta, filters, weights); the whole page when none carries it.
+ * Other attributes (classes, an island's script URL) and scripts are left out: Pagefind does not read
+ * them. Two renders of a page with the same part index the same, so a change to the footer, the header,
+ * a style or the related reading leaves the search index as it is.
+ */
+export function indexedPart(html: string): string {
+  const html_ = /<html\b[^>]*>/i.exec(html)?.[0] ?? '';
+  const marker = html.indexOf('data-pagefind-body');
+  const start = marker < 0 ? -1 : html.lastIndexOf('<', marker);
+  const name = start < 0 ? undefined : /^<([a-zA-Z][a-zA-Z0-9-]*)/.exec(html.slice(start))?.[1];
+  let body = html;
+  if (name) {
+    const tags = new RegExp(`<(/?)${name}\\b[^>]*>`, 'gi');
+    tags.lastIndex = start;
+    let depth = 0;
+    for (let tag = tags.exec(html); tag; tag = tags.exec(html)) {
+      depth += tag[1] ? -1 : 1;
+      if (depth === 0) {
+        body = html.slice(start, tags.lastIndex);
+        break;
+      }
+    }
+  }
+  const indexed = body
+    .replace(/<(script|style|template)\b[\s\S]*?<\/\1>/gi, '')
+    .replace(/<(\/?[a-zA-Z][a-zA-Z0-9-]*)\b[^>]*>/g, (tag, tagName: string) => (tag.includes('data-pagefind') ? tag : `<${tagName}>`));
+  return `${html_}\n${indexed}`;
+}
+
 /** The UTC day (YYYY-MM-DD) of an instant. */
 export function dayOf(at: string | number | Date): string {
   // Stored dates are in toISOString's form: read off, not parsed (the plan dates every article).
