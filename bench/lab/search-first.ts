@@ -1,5 +1,5 @@
 /**
- * `node bench/search-first.ts LABEL=OUT_DIR [LABEL=OUT_DIR ...] [--rounds N]`: a reader's first search in
+ * `node bench/lab/search-first.ts LABEL=OUT_DIR [LABEL=OUT_DIR ...] [--rounds N]`: a reader's first search in
  * Debian's Chromium against built sites served by nginx (static files only, as in production), so two
  * search index layouts (say monthly and weekly bundles, each built by its branch) can be compared on the
  * same data: time to the first results, bytes and requests under /pagefind/, bundles merged, for a
@@ -9,12 +9,12 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { launchBrowser, searchOnce, type SearchOnce } from './browser.ts';
-import { children } from './children.ts';
-import { findNginx, startNginx } from './processes.ts';
-import { quantile } from './report.ts';
+import { launchBrowser, searchOnce, type SearchOnce } from '../browser.ts';
+import { children } from '../children.ts';
+import { findNginx, startNginx } from '../processes.ts';
+import { quantile } from '../report.ts';
 
-const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
 const QUERIES = ['election', 'climate', 'housing market', 'satellite'];
 
 type Row = { layout: string; query: string; page: number; bundlesListed: number } & Record<
@@ -54,7 +54,12 @@ async function main(): Promise<void> {
             query,
             page,
             bundlesListed: listed,
-            msP50: Math.round(quantile(runs.map((r) => r.ms), 0.5)),
+            msP50: Math.round(
+              quantile(
+                runs.map((r) => r.ms),
+                0.5,
+              ),
+            ),
             msMax: Math.round(Math.max(...runs.map((r) => r.ms))),
             kb: Math.round(last.pagefindBytes / 1024),
             requests: last.pagefindRequests,
