@@ -211,7 +211,9 @@ async function main(): Promise<void> {
   say(`data ready (${elapsed()})`);
   phase('data');
   const build = buildFingerprint(root);
-  const render = renderFingerprint(root);
+  // Read only where a build is made: an incremental run on the same code does not need it.
+  let render: string | undefined;
+  const renderOf = () => (render ??= renderFingerprint(root));
   if (migrateRenderState(path.join(outDir, 'client'))) say('moved the render manifest and page records into render-state.json');
   const state = readRenderState(renderStateFileFor(path.join(outDir, 'client')));
   phase('fingerprint');
@@ -228,7 +230,7 @@ async function main(): Promise<void> {
   const newBuild = !fullBecause && state!.build !== build;
   const allBecause = args.includes('--all')
     ? '--all was given'
-    : newBuild && state!.render !== render
+    : newBuild && state!.render !== renderOf()
       ? 'the templates, styles, static files or site settings changed since the last build'
       : undefined;
 
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
   if (allBecause) {
     say(`every page rendered again with a new build: ${allBecause}`);
     try {
-      lines = await renderAllBuild(outDir, config.DATA_DIR, data, build, render);
+      lines = await renderAllBuild(outDir, config.DATA_DIR, data, build, renderOf());
     } finally {
       await data.release();
     }
@@ -250,7 +252,7 @@ async function main(): Promise<void> {
     searchJobs = [];
   } else if (fullBecause) {
     say(`full build: ${fullBecause}`);
-    lines = await fullBuild(outDir, config.DATA_DIR, data, build, render);
+    lines = await fullBuild(outDir, config.DATA_DIR, data, build, renderOf());
     summary = 'full build';
     // Every bundle was indexed.
     searchJobs = [];

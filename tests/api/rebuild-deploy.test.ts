@@ -5,14 +5,14 @@
  * page again in place and keeps the search index (no page's indexed text changed); a change to the
  * article's text draws every page and indexes search again.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, ROOT } from '../helpers/server.ts';
-import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
-import { renderedCount } from '../helpers/rebuild.ts';
+import { storeOptionsFor } from '../helpers/postgres.ts';
+import { renderedCount, runRebuild } from '../helpers/rebuild.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
 
@@ -22,20 +22,7 @@ describe('npm run rebuild after a deploy', () => {
   const outDir = path.join(copy, '.out', 'site');
   const clientDir = path.join(outDir, 'client');
 
-  const rebuild = async (): Promise<{ code: number; output: string }> => {
-    const store = await storeEnvFor(dataDir);
-    return new Promise((resolve) => {
-      const child = spawn(process.execPath, [path.join(copy, 'scripts/rebuild.ts')], {
-        cwd: copy,
-        env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let output = '';
-      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-      child.once('exit', (code) => resolve({ code: code ?? 1, output }));
-    });
-  };
+  const rebuild = () => runRebuild(outDir, dataDir, [], {}, copy);
   const edit = (file: string, change: (text: string) => string) => {
     const full = path.join(copy, file);
     const before = fs.readFileSync(full, 'utf8');

@@ -6,18 +6,22 @@ import path from 'node:path';
 import { ROOT } from './server.ts';
 import { storeEnvFor } from './postgres.ts';
 
-/** Runs scripts/rebuild.ts into `outDir` from `dataDir` (its test database on PostgreSQL); answers its exit code, output and time. */
+/**
+ * Runs scripts/rebuild.ts of the project at `root` (this checkout, or a test's copy of it) into `outDir`
+ * from `dataDir` (its test database on PostgreSQL); answers its exit code, output and time.
+ */
 export async function runRebuild(
   outDir: string,
   dataDir: string,
   args: string[] = [],
   env: Record<string, string> = {},
+  root = ROOT,
 ): Promise<{ code: number; output: string; ms: number }> {
   const started = performance.now();
   const store = await storeEnvFor(dataDir);
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(ROOT, 'scripts/rebuild.ts'), ...args], {
-      cwd: ROOT,
+    const child = spawn(process.execPath, [path.join(root, 'scripts/rebuild.ts'), ...args], {
+      cwd: root,
       env: { ...process.env, OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', ...store, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
