@@ -20,7 +20,7 @@ import { articlePath, fileForPath, listPublicPaths, listRenderedPaths, listSearc
 import { computePageInputs, readRenderState } from '../src/server/publishing/render-inputs.ts';
 import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
-import { startRenderThread } from '../src/server/publishing/render-thread.ts';
+import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
 import { closeSearchIndexer, indexedPart, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
@@ -76,17 +76,16 @@ async function renderEveryPath(
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const textChanged = new Set<string>();
   // At the server's background priority: a server answering readers on this machine goes first.
-  const pool = Array.from({ length: threads }, () => startRenderThread(serverEntry));
+  const pool = startRenderPool(serverEntry, threads);
+  const regenerator = createRegenerator({
+    clientDir,
+    render: createSiteRenderer(pool),
+    compress: (file, body) => pool.compress(file, body),
+  });
   let next = 0;
   let done = 0;
   try {
-    const lanes = Array.from({ length: threads * IN_FLIGHT_PER_THREAD }, async (_, lane) => {
-      const thread = pool[lane % threads]!;
-      const regenerator = createRegenerator({
-        clientDir,
-        render: createSiteRenderer(thread),
-        compress: (file, body) => thread.compress(file, body),
-      });
+    const lanes = Array.from({ length: threads * IN_FLIGHT_PER_THREAD }, async () => {
       while (next < paths.length) {
         const publicPath = paths[next++]!;
         const article = publicPath.startsWith('/article/');
@@ -103,7 +102,7 @@ async function renderEveryPath(
     await Promise.all(lanes);
   } finally {
     progress.stop();
-    await Promise.all(pool.map((thread) => thread.close()));
+    await pool.close();
   }
   return { counts, textChanged };
 }

@@ -4,7 +4,7 @@ import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
 import { toArticle, toSummary } from '../../src/server/articles.ts';
-import { startRenderThread } from '../../src/server/publishing/render-thread.ts';
+import { startRenderPool, startRenderThread } from '../../src/server/publishing/render-thread.ts';
 import type { ArticlePageData, SectionPageData } from '../../src/schemas/pages.ts';
 import { ROOT } from '../helpers/server.ts';
 import { articleRecord } from './support.ts';
@@ -95,5 +95,21 @@ describe('render thread', () => {
       await slow.close();
     }
     await expect(slow.render('/article/closed', { route: 'article', props: articlePage('Closed', '<p>z</p>') })).rejects.toThrow(/closed/);
+  });
+
+  it('answers renders run side by side on a pool, each with its own page, and closes every thread', async () => {
+    const pool = startRenderPool(serverEntry, 2);
+    try {
+      const titles = ['Side one', 'Side two', 'Side three', 'Side four', 'Side five'];
+      const pages = await Promise.all(
+        titles.map((title) => pool.render('/article/side', { route: 'article', props: articlePage(title, '<p>b</p>') })),
+      );
+      pages.forEach((page, index) => expect(Buffer.from(page).toString()).toContain(titles[index]));
+      const body = Buffer.from(`<!DOCTYPE html><p>${'Side by side. '.repeat(400)}</p>`);
+      expect(zlib.gunzipSync((await pool.compress('/srv/client/article/side/index.html', body)).gzip!).equals(body)).toBe(true);
+    } finally {
+      await pool.close();
+    }
+    await expect(pool.render('/article/closed', { route: 'article', props: articlePage('Closed', '<p>z</p>') })).rejects.toThrow(/closed/);
   });
 });

@@ -117,3 +117,28 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
     },
   };
 }
+
+/**
+ * `count` render threads behind one handle, for renders that run side by side (a reconcile, `npm run
+ * rebuild -- --all`): each request goes to the thread with the fewest in flight. A thread starts on its
+ * first request, so a pool that only ever has one render at a time runs one thread.
+ */
+export function startRenderPool(serverEntry: string, count: number, options: RenderThreadOptions = {}): RenderThread {
+  const threads = Array.from({ length: Math.max(1, count) }, () => ({ thread: startRenderThread(serverEntry, options), inFlight: 0 }));
+  const on = async <T>(ask: (thread: RenderThread) => Promise<T>): Promise<T> => {
+    const least = threads.reduce((best, candidate) => (candidate.inFlight < best.inFlight ? candidate : best));
+    least.inFlight++;
+    try {
+      return await ask(least.thread);
+    } finally {
+      least.inFlight--;
+    }
+  };
+  return {
+    render: (publicPath, twin) => on((thread) => thread.render(publicPath, twin)),
+    compress: (file, body) => on((thread) => thread.compress(file, body)),
+    close: async () => {
+      await Promise.all(threads.map(({ thread }) => thread.close()));
+    },
+  };
+}
