@@ -1,7 +1,8 @@
 /**
  * The reconcile over a real served folder (the regenerator with a fake `Renderer`): it checks every
  * path once in order, skips a page that fails, keeps a page that met a full disk or a store outage
- * first in line, and runs its end (the worker's re-index of every bundle) once.
+ * first in line, and runs its end (the worker's re-index of every bundle) once; a step may check
+ * several paths at once, and the reconcile logs its progress every tenth.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -25,17 +26,36 @@ function setUp(fail: Map<string, () => Error>) {
   const checked: string[] = [];
   let failed = 0;
   let done = 0;
+  let failedAtEnd: number | undefined;
+  let inFlight = 0;
+  let mostInFlight = 0;
   const reconcile = createReconcile({
     check: async (publicPath) => {
       checked.push(publicPath);
-      return (await engine.regenerate(publicPath)).outcome;
+      mostInFlight = Math.max(mostInFlight, ++inFlight);
+      try {
+        return (await engine.regenerate(publicPath)).outcome;
+      } finally {
+        inFlight--;
+      }
     },
     isDiskFull: (error) => (error as NodeJS.ErrnoException).code === 'ENOSPC',
     onFailed: () => void failed++,
-    onDone: async () => void done++,
+    onDone: async (result) => {
+      done++;
+      failedAtEnd = result.failed;
+    },
     log: collectingLog(logged),
   });
-  return { clientDir, reconcile, logged, checked, counts: () => ({ failed, done }) };
+  return {
+    clientDir,
+    reconcile,
+    logged,
+    checked,
+    counts: () => ({ failed, done }),
+    failedAtEnd: () => failedAtEnd,
+    mostInFlight: () => mostInFlight,
+  };
 }
 
 describe('reconcile', () => {
@@ -77,5 +97,24 @@ describe('reconcile', () => {
     while (reconcile.pending() > 0) await reconcile.step();
     expect(checked).toEqual(['/article/a', '/article/a', '/article/a', '/article/b']);
     expect(counts()).toEqual({ failed: 1, done: 1 });
+  });
+
+  it('checks several paths at once, logs its progress every tenth with the time left, and counts failures at its end', async () => {
+    const fail = new Map([['/article/p7', () => new Error('the twin broke')]]);
+    const { reconcile, logged, checked, failedAtEnd, mostInFlight } = setUp(fail);
+    const paths = Array.from({ length: 40 }, (_, i) => `/article/p${i}`);
+    reconcile.start('a deploy', paths);
+    expect(reconcile.progress()).toMatchObject({ done: 0, total: 40 });
+    expect(await reconcile.step(4)).toBe('checked');
+    expect(mostInFlight()).toBe(4);
+    expect(reconcile.pending()).toBe(36);
+    expect(reconcile.progress()).toMatchObject({ done: 4, total: 40 });
+    while (reconcile.pending() > 0) await reconcile.step(4);
+    expect(checked).toEqual(paths);
+    expect(reconcile.progress()).toBeUndefined();
+    expect(failedAtEnd()).toBe(1);
+    const lines = logged.filter((line) => line.startsWith('[publish] reconciling: '));
+    expect(lines).toHaveLength(9);
+    expect(lines[0]).toMatch(/^\[publish\] reconciling: 4\/40 pages \(10%\), about \d+ s left$/);
   });
 });

@@ -1,7 +1,9 @@
 /**
  * The reconcile: checks every page the served folder should hold (and every file it should not), one
  * step at a time between page jobs, when the pages on disk may not match the store (a start after a
- * crash, an outside rebuild from older data, a job that could not be stored).
+ * crash, an outside rebuild from older data, a job that could not be stored) or were drawn by another
+ * build (a start after a deploy, issue 36). A step checks a few paths at once (one or two per render
+ * thread), so the page jobs of new writes wait for one step at most.
  */
 import type { Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
@@ -14,50 +16,95 @@ export type ReconcileDeps = {
   isDiskFull: (error: unknown) => boolean;
   /** Counts a path that failed (it keeps its old file; the next reconcile or a job retries it). */
   onFailed: () => void;
-  /** Runs once every path is checked (the worker re-indexes every search bundle). */
-  onDone: () => Promise<void>;
+  /** Runs once every path is checked (the worker re-indexes every search bundle); `failed`: paths that kept their old file. */
+  onDone: (result: { failed: number }) => Promise<void>;
   log: Logger;
 };
+
+/** Where a running reconcile is: paths checked of its total, and the time left at its pace so far. */
+export type ReconcileProgress = { done: number; total: number; secondsLeft: number | undefined };
 
 export type Reconcile = {
   /** Starts (or restarts) a reconcile over `paths`, in that order. */
   start(reason: string, paths: readonly string[]): void;
-  /** Paths still to check (0: none running). */
+  /** Paths still to check, those being checked included (0: none running). */
   pending(): number;
-  /** Checks the next path: 'checked', or 'no-space' on a full disk (the path stays first: wait for space). Rethrows a store outage. */
-  step(): Promise<'checked' | 'no-space'>;
+  /** The running reconcile's progress (undefined: none runs). */
+  progress(): ReconcileProgress | undefined;
+  /**
+   * Checks the next `count` paths at once: 'checked', or 'no-space' on a full disk (those paths stay
+   * first: wait for space). Rethrows a store outage (its paths stay first too).
+   */
+  step(count?: number): Promise<'checked' | 'no-space'>;
 };
+
+type Outcome = 'checked' | 'no-space' | { outage: unknown };
 
 export function createReconcile(deps: ReconcileDeps): Reconcile {
   const { log } = deps;
   let queue: string[] = [];
-  let summary: { reason: string; started: number; total: number; counts: Record<FileOutcome, number> } | undefined;
+  let inFlight = 0;
+  let summary:
+    | { reason: string; started: number; total: number; counts: Record<FileOutcome, number>; failed: number; loggedTenth: number }
+    | undefined;
 
-  async function step(): Promise<'checked' | 'no-space'> {
-    const publicPath = queue.shift();
-    if (publicPath === undefined || !summary) return 'checked';
+  const progress = (): ReconcileProgress | undefined => {
+    if (!summary) return undefined;
+    const done = summary.total - queue.length - inFlight;
+    const spent = (Date.now() - summary.started) / 1000;
+    return { done, total: summary.total, secondsLeft: done > 0 ? Math.ceil((spent / done) * (summary.total - done)) : undefined };
+  };
+
+  /** Checks one path: a path that met an outage or a full disk is answered so, to go back to the queue. */
+  async function checkOne(publicPath: string, run: NonNullable<typeof summary>): Promise<Outcome> {
     try {
-      summary.counts[await deps.check(publicPath)]++;
+      run.counts[await deps.check(publicPath)]++;
+      return 'checked';
     } catch (error) {
-      if (serviceUnavailableOf(error)) {
-        // The database went away: the page is checked again once it is back, not skipped.
-        queue.unshift(publicPath);
-        throw error;
-      }
+      // The database went away: the page is checked again once it is back, not skipped.
+      if (serviceUnavailableOf(error)) return { outage: error };
       deps.onFailed();
-      if (deps.isDiskFull(error)) {
-        queue.unshift(publicPath);
-        return 'no-space';
-      }
+      if (deps.isDiskFull(error)) return 'no-space';
+      run.failed++;
       log.error(
         { path: publicPath, err: (error as Error).message },
         `[publish] reconcile ${publicPath} failed: ${(error as Error).message}`,
       );
+      return 'checked';
+    }
+  }
+
+  async function step(count = 1): Promise<'checked' | 'no-space'> {
+    const current = summary;
+    const paths = queue.splice(0, Math.max(1, count));
+    if (paths.length === 0 || !current) return 'checked';
+    inFlight += paths.length;
+    let outcomes: Outcome[];
+    try {
+      outcomes = await Promise.all(paths.map((publicPath) => checkOne(publicPath, current)));
+    } finally {
+      inFlight -= paths.length;
+    }
+    // Restarted meanwhile: the new reconcile checks every path anyway.
+    if (summary !== current) return 'checked';
+    const again = paths.filter((_, index) => outcomes[index] !== 'checked');
+    queue.unshift(...again);
+    const outage = outcomes.find((outcome): outcome is { outage: unknown } => typeof outcome === 'object');
+    if (outage) throw outage.outage;
+    if (again.length > 0) return 'no-space';
+    const now = progress()!;
+    const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
+    if (queue.length > 0 && tenth > current.loggedTenth) {
+      current.loggedTenth = tenth;
+      log.info(
+        { reason: current.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
+        `[publish] reconciling: ${now.done}/${now.total} pages (${tenth * 10}%), about ${now.secondsLeft ?? '?'} s left`,
+      );
     }
     if (queue.length === 0) {
-      const { counts, total, started, reason } = summary;
+      const { counts, total, started, reason, failed } = current;
       summary = undefined;
-      await deps.onDone();
+      await deps.onDone({ failed });
       log.info(
         { reason, total, ...counts, ms: Date.now() - started },
         `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
@@ -70,10 +117,18 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
   return {
     start(reason, paths) {
       queue = [...paths];
-      summary = { reason, started: Date.now(), total: queue.length, counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 } };
+      summary = {
+        reason,
+        started: Date.now(),
+        total: queue.length,
+        counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
+        failed: 0,
+        loggedTenth: 0,
+      };
       log.info({ reason, total: queue.length }, `[publish] reconciling ${queue.length} pages: ${reason}`);
     },
-    pending: () => queue.length,
+    pending: () => queue.length + inFlight,
+    progress,
     step,
   };
 }
