@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
-import { migrateRenderState, renderStateFileFor } from '../src/server/publishing/render-state.ts';
+import { migrateRenderState, renderStateFileFor, updateRenderStateHeader } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 
 /** The build output folder (OUT_DIR, default dist), inside the project or an OutDirError (see buildOutDir). */
@@ -22,7 +22,12 @@ export function serveDirOf(root: string): string {
   return process.env.SERVE_DIR ? path.resolve(process.env.SERVE_DIR) : path.join(outDirOf(root), 'client');
 }
 
-type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number };
+/**
+ * What OUT_DIR's build was made from: the sources' newest mtime (`npm start`'s check), the data it
+ * prerendered, and the render fingerprint of its bundle (`render`, absent in older builds), which the
+ * server compares with what the served pages were drawn with.
+ */
+export type BuildInfo = { sourceStamp: number; storeId: string; storeVersion: number; render?: string };
 
 /** Calls `onFile` for every file under the given entries of the project, in a stable (sorted) order. */
 function visitFiles(root: string, entries: readonly string[], onFile: (file: string, stat: fs.Stats) => void): void {
@@ -79,6 +84,11 @@ export function readBuildInfo(root: string): BuildInfo | undefined {
   }
 }
 
+/** Records what the build in `outDir` was made from (see BuildInfo). */
+export function writeBuildInfo(outDir: string, info: BuildInfo): void {
+  fs.writeFileSync(path.join(outDir, '.build-info.json'), JSON.stringify(info));
+}
+
 export function needsBuild(root: string, store: { id: string; version: number }): string | undefined {
   if (!fs.existsSync(path.join(outDirOf(root), 'server/entry.mjs'))) return 'no build yet';
   const info = readBuildInfo(root);
@@ -92,19 +102,19 @@ export function needsBuild(root: string, store: { id: string; version: number })
   return undefined;
 }
 
-/** Runs `astro build` against DATA_DIR and records what it was built from. */
-export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: string; version: number }): void {
+/** Runs `astro build` against DATA_DIR and records what it was built from; `render`: its render fingerprint. */
+export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: string; version: number }, render?: string): void {
   const stamp = sourceStamp(root);
   execFileSync(process.execPath, [path.join(root, 'node_modules/astro/bin/astro.mjs'), 'build'], {
     cwd: root,
     stdio: 'inherit',
     env: { ...env, NODE_ENV: 'production' },
   });
-  const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version };
+  const info: BuildInfo = { sourceStamp: stamp, storeId: store.id, storeVersion: store.version, ...(render ? { render } : {}) };
   // Every page was just rewritten without per-page fingerprints: the next `npm run rebuild` is a full one.
   fs.rmSync(renderStateFileFor(path.join(outDirOf(root), 'client')), { force: true });
   takeRenderJournal(path.join(outDirOf(root), 'client')).discard();
-  fs.writeFileSync(path.join(outDirOf(root), '.build-info.json'), JSON.stringify(info));
+  writeBuildInfo(outDirOf(root), info);
   // The pages now reflect this store at this version; the server compares it on start (stale check).
   writeRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client')), {
     storeId: store.id,
@@ -113,6 +123,9 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
     by: 'build',
     siteUrl: parseConfig(env).SITE_URL,
   });
+  // Every page was drawn by this build: a start on it re-renders nothing for the code.
+  if (render)
+    updateRenderStateHeader(renderStateFileFor(path.join(outDirOf(root), 'client')), (header) => ({ ...header, drawnWith: render }));
 }
 
 /** The version of Pagefind installed: a search index is never mixed from bundles of two versions. */

@@ -24,7 +24,7 @@ import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
 import { closeSearchIndexer, indexedPart, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
-import { searchIndexerVersion, sourceStamp } from './build-state.ts';
+import { searchIndexerVersion, sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
 
@@ -111,9 +111,15 @@ async function renderEveryPath(
  * A new bundle that draws every page as the old one did (the render fingerprint is the same: the change
  * was to the API, the admin, a script): only the bundle and the fixed pages are built, their static files
  * join the served folder and the server bundle is swapped in. No page is drawn again, the search index
- * stays. Answers the summary lines.
+ * stays. Answers the summary lines. `npm start` after a deploy takes the same step with a new render
+ * fingerprint (`render`, recorded in the build info), and its server then draws every page again.
  */
-export async function swapBundle(outDir: string, dataDir: string, data: DataSnapshot): Promise<string[]> {
+export async function swapBundle(
+  outDir: string,
+  dataDir: string,
+  data: Pick<DataSnapshot, 'id' | 'version'>,
+  render?: string,
+): Promise<string[]> {
   const stagingDir = `${outDir}.staging-${process.pid}`;
   const stamp = sourceStamp(root);
   fs.rmSync(stagingDir, { recursive: true, force: true });
@@ -125,10 +131,7 @@ export async function swapBundle(outDir: string, dataDir: string, data: DataSnap
     progress.stop();
     const copied = await copyStaticFiles(path.join(stagingDir, 'client'), path.join(outDir, 'client'));
     swapIn(outDir, stagingDir, ['server']);
-    fs.writeFileSync(
-      path.join(outDir, '.build-info.json'),
-      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
-    );
+    writeBuildInfo(outDir, { sourceStamp: stamp, storeId: data.id, storeVersion: data.version, ...(render ? { render } : {}) });
     const seconds = ((performance.now() - started) / 1000).toFixed(1);
     return [
       `  new bundle          ${files} fixed files (astro build and swap ${seconds} s), ${copied} static file(s) changed, no page drawn again`,
@@ -197,14 +200,11 @@ export async function renderAllBuild(
     await closeSearchIndexer();
 
     swapIn(outDir, stagingDir, ['server']);
-    fs.writeFileSync(
-      path.join(outDir, '.build-info.json'),
-      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
-    );
-    // The day tier the search index just recorded stays in the header.
+    writeBuildInfo(outDir, { sourceStamp: stamp, storeId: data.id, storeVersion: data.version, render });
+    // The day tier the search index just recorded stays in the header; a server's drawnWith is older than this record.
     writeRenderStateFile(
       renderStateFileFor(clientDir),
-      (header) => ({ ...header, rebuild: { build, storeId: data.id, render, indexer } }),
+      ({ drawnWith: _drawn, ...header }) => ({ ...header, rebuild: { build, storeId: data.id, render, indexer } }),
       pageStatesOf(clientDir, inputs),
     );
     // Every page is this build's now: what the server's worker journaled is moot.

@@ -14,7 +14,7 @@ import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
 import { readRenderStateHeader, renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { searchIndexerVersion, sourceStamp } from './build-state.ts';
+import { searchIndexerVersion, sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -153,13 +153,11 @@ export async function fullBuild(outDir: string, dataDir: string, data: DataSnaps
     // The slugs the new search index was built with travel with it (the render state of the staging folder).
     const { dayTier } = readRenderStateHeader(renderStateFileFor(path.join(stagingDir, 'client')));
     swapIn(outDir, stagingDir);
-    fs.writeFileSync(
-      path.join(outDir, '.build-info.json'),
-      JSON.stringify({ sourceStamp: stamp, storeId: data.id, storeVersion: data.version }),
-    );
+    writeBuildInfo(outDir, { sourceStamp: stamp, storeId: data.id, storeVersion: data.version, render });
+    // Every page is this build's: the rebuild's record says so (a server's drawnWith is older now).
     writeRenderStateFile(
       renderStateFileFor(clientDir),
-      ({ dayTier: _old, ...header }) => ({
+      ({ dayTier: _old, drawnWith: _drawn, ...header }) => ({
         ...header,
         rebuild: { build, storeId: data.id, render, indexer: searchIndexerVersion() },
         ...(dayTier ? { dayTier } : {}),

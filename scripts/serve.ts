@@ -13,7 +13,7 @@ import { createHttpServer, type AstroHandler } from '../src/api/node-server.ts';
 import { StoreLockedError } from '../src/store/index.ts';
 import { attachPublishingSite } from '../src/server/publishing/service.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
-import { outDirOf, serveDirOf } from './build-state.ts';
+import { outDirOf, readBuildInfo, serveDirOf } from './build-state.ts';
 import { announceServer } from '../src/server/briefing/service.ts';
 import { syncStoredPages } from '../src/server/publishing/shared-pages.ts';
 import { portTakenMessage } from './server-process.ts';
@@ -110,10 +110,13 @@ async function main(production: boolean, config: Config, logging: Logging): Prom
           : config.HOST.includes(':')
             ? `[${config.HOST}]`
             : config.HOST;
+    // Pages drawn by another build (a deploy) are drawn again by this one while it serves.
+    const build = readBuildInfo(root)?.render;
     attachPublishingSite(runtime, {
       clientDir,
       serverEntry: entry,
       ...(syncedThrough === undefined ? {} : { syncedThrough }),
+      ...(build === undefined ? {} : { build }),
     });
     announceServer(config.DATA_DIR, `http://${loopback}:${port}`);
     log.info({ host: config.HOST, port }, `Listening on http://${shown}:${port}`);

@@ -1,11 +1,25 @@
-/** `npm start`: prepares DATA_DIR (demo content, first admin), builds when needed, then serves. */
+/**
+ * `npm start`: prepares DATA_DIR (demo content, first admin), builds when needed, then serves. After a
+ * deploy (the sources changed) on a folder that holds pages, only the bundle and the fixed pages are
+ * built: the server starts on the old pages and its worker draws every page again with the new build
+ * while it serves (issue 36). With no build yet, or a SERVE_DIR of its own, it is a full build first.
+ */
+import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConfig, OutDirError } from '../src/config.ts';
 import { prepareDataDir } from '../src/server/boot.ts';
 import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
-import { needsBuild, outDirOf, runBuild, serveDirOf } from './build-state.ts';
+import {
+  pagesDrawnWith,
+  readRenderStateHeader,
+  renderStateFileFor,
+  updateRenderStateHeader,
+} from '../src/server/publishing/render-state.ts';
+import { needsBuild, outDirOf, readBuildInfo, runBuild, serveDirOf } from './build-state.ts';
+import { swapBundle } from './rebuild-all.ts';
+import { renderFingerprint } from './render-fingerprint.ts';
 import { portTaken, portTakenMessage } from './server-process.ts';
 import { createLog } from '../src/server/log.ts';
 
@@ -49,7 +63,16 @@ const store = { id: runtime.store.id, version: await runtime.store.articles.vers
 await stopRuntime(runtime);
 
 const reason = needsBuild(root, store);
-if (reason) {
+const clientDir = path.join(outDirOf(root), 'client');
+const render = reason ? renderFingerprint(root) : undefined;
+if (reason === 'sources changed' && serveDirOf(root) === clientDir && fs.existsSync(path.join(clientDir, 'index.html'))) {
+  const stateFile = renderStateFileFor(clientDir);
+  // Pages of a build that recorded nothing: named, so the server knows they are not the new build's.
+  if (pagesDrawnWith(readRenderStateHeader(stateFile)) === undefined)
+    updateRenderStateHeader(stateFile, (header) => ({ ...header, drawnWith: readBuildInfo(root)?.render ?? 'unrecorded' }));
+  log.info(`Building the new bundle (${reason}); the server then draws every page again while it serves the old ones...`);
+  await swapBundle(outDirOf(root), config.DATA_DIR, store, render);
+} else if (reason) {
   // The build replaces OUT_DIR/client, which may be another server's folder even when SERVE_DIR is ours.
   const builtClient = path.join(outDirOf(root), 'client');
   let releaseBuilt: (() => void) | undefined;
@@ -61,7 +84,7 @@ if (reason) {
     process.exit(2);
   }
   log.info(`Building the site (${reason})...`);
-  runBuild(root, { ...process.env, DATA_DIR: config.DATA_DIR }, store);
+  runBuild(root, { ...process.env, DATA_DIR: config.DATA_DIR }, store, render);
   releaseBuilt?.();
   // astro build empties OUT_DIR first, lock files included: take the served folder's lock again.
   releaseServed();

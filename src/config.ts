@@ -49,7 +49,11 @@ const configSchema = z.object({
    * others once this runs out (docs/reliability.md). @default 4000
    */
   JOB_LEASE_MS: z.coerce.number().int().min(100).max(3_600_000).default(4000),
-  /** Render threads of `npm run rebuild -- --all`, each drawing pages with the new bundle (issue 36). @default os.availableParallelism() */
+  /**
+   * Render threads of `npm run rebuild -- --all` and of the server's reconcile (a start after a deploy
+   * draws every page again on them; a page job uses one), each drawing pages with the bundle (issue 36).
+   * @default os.availableParallelism()
+   */
   RENDER_THREADS: z.coerce.number().int().min(1).max(256).optional(),
   /**
    * Whether `astro build` prerenders the data pages (articles, listings, archives, live feeds). `false`

@@ -46,6 +46,8 @@ export const publishingStatusSchema = z.object({
   }),
   /** Pages a reconcile has still to check. */
   reconciling: z.number().int(),
+  /** The running reconcile's size and the time it has left at its pace so far (absent: none runs, or no page is checked yet). */
+  reconcile: z.object({ total: z.number().int(), secondsLeft: z.number().int().optional() }).optional(),
 });
 export type PublishingStatus = z.infer<typeof publishingStatusSchema>;
 

@@ -15,6 +15,7 @@ import type { Metrics } from './metrics.ts';
 import type { HealthRegistry } from './health.ts';
 import type { Mailer } from './mail/transport.ts';
 import type { WorkerActivity } from './publishing/activity.ts';
+import type { ReconcileProgress } from './publishing/reconcile.ts';
 
 /** One article before and after a write (undefined before = created, undefined after = deleted). */
 export type ArticleChange = { before: ArticleRecord | undefined; after: ArticleRecord | undefined };
@@ -62,7 +63,7 @@ export type Runtime = {
       wake(): void;
       reconcile(reason: string): Promise<void>;
       stop(): Promise<void>;
-      stats(): { reconcilePending: number };
+      stats(): { reconcilePending: number; reconcile: ReconcileProgress | undefined };
       activity(): WorkerActivity & { localJobs: Job[]; retryAt: Map<string, number> };
       retry(ids: readonly string[]): void;
     };

@@ -5,31 +5,24 @@
  * page again in place and keeps the search index (no page's indexed text changed); a change to the
  * article's text draws every page and indexes search again.
  */
-import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
-import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, ROOT } from '../helpers/server.ts';
+import { makeDataDir } from '../helpers/server.ts';
+import { copyProject, editFile } from '../helpers/project-copy.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 import { renderedCount, runRebuild } from '../helpers/rebuild.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
 
 describe('npm run rebuild after a deploy', () => {
-  const copy = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-deploy-'));
+  const copy = copyProject('meridian-deploy-');
   const dataDir = makeDataDir('meridian-deploy-data-');
   const outDir = path.join(copy, '.out', 'site');
   const clientDir = path.join(outDir, 'client');
 
   const rebuild = () => runRebuild(outDir, dataDir, [], {}, copy);
-  const edit = (file: string, change: (text: string) => string) => {
-    const full = path.join(copy, file);
-    const before = fs.readFileSync(full, 'utf8');
-    const after = change(before);
-    expect(after, `${file} was not changed`).not.toBe(before);
-    fs.writeFileSync(full, after);
-  };
+  const edit = (file: string, change: (text: string) => string) => editFile(copy, file, change);
   /** Each search bundle folder's inode: a re-indexed bundle is a new folder renamed in. */
   const bundles = () =>
     new Map(
@@ -41,13 +34,6 @@ describe('npm run rebuild after a deploy', () => {
   const page = (slug: string) => fs.readFileSync(path.join(clientDir, 'article', slug, 'index.html'), 'utf8');
 
   beforeAll(async () => {
-    // The checkout's files as they are now (committed or not), and its installed packages.
-    const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: ROOT, encoding: 'utf8' })
-      .split('\0')
-      .filter((file) => file && fs.existsSync(path.join(ROOT, file)));
-    for (const file of files) fs.cpSync(path.join(ROOT, file), path.join(copy, file), { recursive: true });
-    fs.symlinkSync(path.join(ROOT, 'node_modules'), path.join(copy, 'node_modules'));
-
     const store = await openStore(dataDir, 'write', await storeOptionsFor(dataDir));
     for (let i = 0; i < 6; i++) {
       const at = new Date(Date.parse('2026-03-02T08:00:00.000Z') + i * 3_600_000).toISOString();

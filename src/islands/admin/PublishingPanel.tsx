@@ -111,7 +111,11 @@ export function PublishingPanel() {
             {data.reconciling > 0 && (
               <div data-testid="pub-reconciling">
                 <dt>Pages to re-check</dt>
-                <dd>{data.reconciling}</dd>
+                <dd>
+                  {data.reconciling}
+                  {data.reconcile && ` of ${data.reconcile.total}`}
+                  {data.reconcile?.secondsLeft !== undefined && `, about ${data.reconcile.secondsLeft} s left`}
+                </dd>
               </div>
             )}
           </dl>

@@ -8,6 +8,7 @@ import type { PublishingRetry, PublishingRetryResult, PublishingStatus } from '.
 import { AppError, conflict, notFound } from '../errors.ts';
 import type { Runtime } from '../runtime.ts';
 import { laneOf } from './job-picking.ts';
+import type { ReconcileProgress } from './reconcile.ts';
 
 /** How many failed jobs the panel lists (and "Retry all" retries): a broken template fails every page, the list need not. */
 export const FAILED_SHOWN = 50;
@@ -51,7 +52,14 @@ export async function readPublishingStatus(runtime: Runtime): Promise<Publishing
       ...(lastSearch ? { lastBuiltAt: lastSearch.at, lastMs: lastSearch.ms } : {}),
     },
     reconciling: worker?.stats().reconcilePending ?? 0,
+    ...reconcileOf(worker?.stats().reconcile),
   };
+}
+
+/** A running reconcile as the panel shows it: its size and time left. */
+function reconcileOf(progress: ReconcileProgress | undefined): Pick<PublishingStatus, 'reconcile'> {
+  if (!progress) return {};
+  return { reconcile: { total: progress.total, ...(progress.secondsLeft === undefined ? {} : { secondsLeft: progress.secondsLeft }) } };
 }
 
 /** The failed jobs a "Retry all" takes: the stored queue's and this server's own. */

@@ -64,8 +64,19 @@ const headerSchema = z.object({
   rebuild: z.object({ build: z.string(), storeId: z.string(), render: z.string().optional(), indexer: z.string().optional() }).optional(),
   /** The slugs each bundle of today's search tier was indexed with (search-index.ts). */
   dayTier: z.record(z.string(), z.array(z.string())).optional(),
+  /**
+   * The render fingerprint of the build the served pages were drawn with, when the server drew them all
+   * (a reconcile) or `npm start` built them; newer than `rebuild.render`, which a rebuild records instead.
+   * A start whose build differs re-renders every page while it serves (issue 36).
+   */
+  drawnWith: z.string().optional(),
 });
 export type RenderStateHeader = z.infer<typeof headerSchema>;
+
+/** The render fingerprint of the build the served pages were drawn with, when known. */
+export function pagesDrawnWith(header: RenderStateHeader): string | undefined {
+  return header.drawnWith ?? header.rebuild?.render;
+}
 const pageLineSchema = pageStateSchema.extend({ path: z.string() });
 
 const EMPTY: RenderStateHeader = { format: 1 };

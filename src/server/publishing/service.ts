@@ -4,6 +4,7 @@
  * HTTP server listens. The worker loads each file's data here (pages, feeds, sitemaps) and has the
  * render thread draw it.
  */
+import os from 'node:os';
 import path from 'node:path';
 import { articleWritesPending, type ArticleChange, type Runtime } from '../runtime.ts';
 import { serviceUnavailableOf } from '../errors.ts';
@@ -14,7 +15,7 @@ import { articlePath, computeAffectedPaths, computeLivePaths, listPublicPaths } 
 import { bundleOf, searchJobPath } from './search-index.ts';
 import { startScheduler, type Scheduler } from './scheduler.ts';
 import { loadPage } from './page-loads.ts';
-import { startRenderThread, type RenderThread } from './render-thread.ts';
+import { startRenderPool, type RenderThread } from './render-thread.ts';
 import { startRegenerationWorker, type Renderer } from './worker.ts';
 
 export type PublishingSite = {
@@ -24,7 +25,12 @@ export type PublishingSite = {
   serverEntry: string;
   /** Several servers: the highest stored-page sequence copied before serving (see followStoredPages). */
   syncedThrough?: number;
+  /** The render fingerprint of that bundle (OUT_DIR/.build-info.json): pages drawn by another build are drawn again. */
+  build?: string;
 };
+
+/** Reconcile checks in flight per render thread: one drawn while the next one's data is loaded on the main thread. */
+const RECONCILE_CHECKS_PER_THREAD = 2;
 
 /** How long a change whose pages could not be queued waits before the next try, doubling to the last. */
 const QUEUE_RETRY_MS = [250, 500, 1000, 2000] as const;
@@ -182,22 +188,28 @@ export function startPublishing(runtime: Runtime): void {
   });
 }
 
-/** Starts the worker once the server listens: it renders through a render thread into `clientDir`. */
+/**
+ * Starts the worker once the server listens: it renders through RENDER_THREADS render threads (a
+ * page job uses one; a reconcile, all of them) into `clientDir`.
+ */
 export function attachPublishingSite(runtime: Runtime, site: PublishingSite): void {
   const state = runtime.publishing;
   if (!state || state.worker) return;
   // On the runtime (not in this module's state): the Astro bundle holds its own copy of this module.
   runtime.servedDir = path.resolve(site.clientDir);
   const settleMs = runtime.config.REGENERATION_SETTLE_MS;
-  const thread = startRenderThread(site.serverEntry);
+  const threads = runtime.config.RENDER_THREADS ?? os.availableParallelism();
+  const pool = startRenderPool(site.serverEntry, threads);
   // Stopped after the worker (registered before it), which finishes the page it is on first.
-  runtime.services.set('render-thread', { stop: () => thread.close() });
+  runtime.services.set('render-thread', { stop: () => pool.close() });
   state.worker = startRegenerationWorker(runtime, {
     clientDir: site.clientDir,
-    render: createSiteRenderer(thread),
-    compress: (file, body) => thread.compress(file, body),
+    render: createSiteRenderer(pool),
+    compress: (file, body) => pool.compress(file, body),
     writesPending: () => articleWritesPending(runtime),
+    reconcileConcurrency: threads * RECONCILE_CHECKS_PER_THREAD,
     ...(site.syncedThrough === undefined ? {} : { syncedThrough: site.syncedThrough }),
+    ...(site.build === undefined ? {} : { build: site.build }),
     ...(settleMs === undefined ? {} : { settleMs, maxWaitMs: Math.max(1000, settleMs * 10) }),
   });
 }

@@ -35,8 +35,14 @@ import { closeSearchIndexer, COMPACT_JOB, REINDEX_ALL_JOB, removeSearchLeftovers
 import { createRegenerator, type Renderer } from './regenerator.ts';
 import { createPageLane } from './page-lane.ts';
 import { createSearchLane } from './search-lane.ts';
-import { createReconcile } from './reconcile.ts';
-import { migrateRenderState, RENDER_STATE_FILE } from './render-state.ts';
+import { createReconcile, type ReconcileProgress } from './reconcile.ts';
+import {
+  migrateRenderState,
+  pagesDrawnWith,
+  readRenderStateHeader,
+  RENDER_STATE_FILE,
+  updateRenderStateHeaderAsync,
+} from './render-state.ts';
 import { createActivityLog, describeJobError, type WorkerActivity } from './activity.ts';
 
 export type { RenderOutcome, Renderer } from './regenerator.ts';
@@ -61,6 +67,14 @@ export type WorkerOptions = {
   syncedThrough?: number;
   /** Where the worker reports its jobs. @default the runtime's logger */
   log?: Logger;
+  /**
+   * The render fingerprint of the bundle `render` draws with (OUT_DIR/.build-info.json): served pages
+   * drawn by another build are drawn again by a reconcile at start, and a finished reconcile records it.
+   * Undefined (a build from before it was recorded): pages are never re-checked for the code.
+   */
+  build?: string;
+  /** Paths a reconcile checks at once (one or two per render thread). @default 1 */
+  reconcileConcurrency?: number;
 };
 
 export type WorkerStats = {
@@ -73,8 +87,10 @@ export type WorkerStats = {
   renderMs: number;
   searchBuilds: number;
   lastSearchMs: number | undefined;
-  /** Pages a reconcile (a start on pages older than the store, or an outside rebuild) has still to check. */
+  /** Pages a reconcile (a start on pages older than the store or drawn by another build, an outside rebuild) has still to check. */
   reconcilePending: number;
+  /** The running reconcile's pages checked, total and time left (undefined: none runs). */
+  reconcile: ReconcileProgress | undefined;
 };
 
 export type RegenerationWorker = {
@@ -170,7 +186,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   };
   const log = (options.log ?? runtime.log).child({ component: 'publish' });
   const { metrics } = runtime;
-  const stats: Omit<WorkerStats, 'reconcilePending'> = {
+  const stats: Omit<WorkerStats, 'reconcilePending' | 'reconcile'> = {
     jobs: 0,
     reconciled: 0,
     written: 0,
@@ -285,6 +301,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     queueSearch: (bundles) => queueSearch(bundles).catch(tolerateDiskFull),
   });
   const searchLane = createSearchLane({ store, clientDir, log, stats });
+  /** What the served pages were drawn with, as the render state says (undefined: not known). */
+  let drawnWith: string | undefined;
   const reconciler = createReconcile({
     check: async (publicPath) => {
       const { outcome } = await regenerate(publicPath, true);
@@ -297,7 +315,16 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       metrics.pagesRendered.inc({ outcome: 'failed' });
     },
     // Every page is current: index every bundle again (and drop bundles without articles).
-    onDone: () => queueSearch([REINDEX_ALL_JOB]),
+    onDone: async ({ failed }) => {
+      await queueSearch([REINDEX_ALL_JOB]);
+      // Every page was drawn by this build (a page that failed keeps the old one's: the next start tries again).
+      if (options.build !== undefined && failed === 0 && drawnWith !== options.build) {
+        const build = options.build;
+        await updateRenderStateHeaderAsync(manifestFile, (header) => ({ ...header, drawnWith: build }));
+        drawnWith = build;
+        log.info({ build }, `[publish] every page is drawn by this build (${build})`);
+      }
+    },
     log,
   });
 
@@ -407,7 +434,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   async function runReconcileStep(): Promise<void> {
     // A full disk: the page stays first and the lane waits for space (woken when the disk takes writes).
-    if ((await reconciler.step()) === 'no-space') await sleepers.pages.sleep(STORAGE_RETRY_MS);
+    if ((await reconciler.step(options.reconcileConcurrency ?? 1)) === 'no-space') await sleepers.pages.sleep(STORAGE_RETRY_MS);
   }
 
   async function currentState(): Promise<{ id: string; version: number }> {
@@ -600,11 +627,15 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     const state = await currentState();
     const manifest = readRenderManifest(manifestFile);
     knownManifest = JSON.stringify(manifest);
+    drawnWith = pagesDrawnWith(readRenderStateHeader(manifestFile));
     if (manifestMatches(manifest, state, siteUrl)) {
       writtenVersion = state.version;
       // Search jobs a stop left: run now; the manifest loses them once the queues run empty.
       writtenSearchJobs = manifest!.searchJobs ?? [];
       await queueSearch(writtenSearchJobs.filter((jobPath) => searchJobOf(jobPath)));
+      // A deploy: the pages match the store but were drawn by the old build. They stay served meanwhile.
+      if (options.build !== undefined && drawnWith !== undefined && drawnWith !== options.build)
+        await reconcile(`the pages were drawn by another build (${drawnWith}, this one is ${options.build})`);
     } else {
       const why = !manifest
         ? 'no render manifest beside the served pages'
@@ -634,7 +665,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   return {
     wake: () => wakeUp(),
     reconcile,
-    stats: () => ({ ...stats, reconcilePending: reconciler.pending() }),
+    stats: () => ({ ...stats, reconcilePending: reconciler.pending(), reconcile: reconciler.progress() }),
     activity: () => ({ ...activity.read(), localJobs: [...localJobs.values()].map((job) => ({ ...job })), retryAt: new Map(retryAt) }),
     retry(ids) {
       for (const id of ids) {
