@@ -12,6 +12,7 @@ import { prepareDataDir } from '../src/server/boot.ts';
 import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { lockServedFolder, ServedFolderLockedError } from '../src/server/publishing/serve-lock.ts';
 import {
+  migrateRenderState,
   pagesDrawnWith,
   readRenderStateHeader,
   renderStateFileFor,
@@ -67,6 +68,8 @@ const clientDir = path.join(outDirOf(root), 'client');
 const render = reason ? renderFingerprint(root) : undefined;
 if (reason === 'sources changed' && serveDirOf(root) === clientDir && fs.existsSync(path.join(clientDir, 'index.html'))) {
   const stateFile = renderStateFileFor(clientDir);
+  // A folder in the layout before render-state.json moves in first, or its manifest would be lost.
+  migrateRenderState(clientDir);
   // Pages of a build that recorded nothing: named, so the server knows they are not the new build's.
   if (pagesDrawnWith(readRenderStateHeader(stateFile)) === undefined)
     updateRenderStateHeader(stateFile, (header) => ({ ...header, drawnWith: readBuildInfo(root)?.render ?? 'unrecorded' }));
