@@ -31,7 +31,7 @@ import { createRegenerator, type Renderer } from '../src/server/publishing/regen
 import { openSharedQueue } from '../src/server/publishing/shared-rebuild.ts';
 import { migrateRenderState } from '../src/server/publishing/render-state.ts';
 import type { FileOutcome } from '../src/server/publishing/files.ts';
-import { buildFingerprint, outDirOf } from './build-state.ts';
+import { buildFingerprint, outDirOf, readBuildInfo, sourceStamp } from './build-state.ts';
 import { createProgress } from './progress.ts';
 import { elapsed, fullBuild, RebuildError, say, type DataSnapshot } from './rebuild-full.ts';
 import { renderAllBuild, swapBundle } from './rebuild-all.ts';
@@ -260,8 +260,14 @@ async function main(): Promise<void> {
     const bundle: string[] = [];
     try {
       if (newBuild) {
-        say('new bundle: the code changed, but nothing the pages show (same render fingerprint): no page is drawn again for it');
-        bundle.push(...(await swapBundle(outDir, config.DATA_DIR, data)));
+        // `npm start` after the deploy swapped this bundle in already, and its server drew the pages with it.
+        const built = readBuildInfo(root);
+        if (built?.render === renderOf() && built.sourceStamp >= sourceStamp(root)) {
+          say('new bundle: already in place (npm start swapped it in and its server drew every page with it)');
+        } else {
+          say('new bundle: the code changed, but nothing the pages show (same render fingerprint): no page is drawn again for it');
+          bundle.push(...(await swapBundle(outDir, config.DATA_DIR, data, renderOf())));
+        }
         state!.build = build;
       }
       ({ lines, summary, searchJobsLeft: searchJobs } = await incrementalBuild(outDir, data, state!, searchJobs));

@@ -2,7 +2,8 @@
  * `npm start` after a deploy (issue 36): in a copy of the project whose footer is edited as a deploy
  * would, on real data and real builds, the start builds only the bundle and the fixed pages, serves the
  * old pages at once, and its worker draws every page again with the new build while it serves; a page
- * of an article saved meanwhile goes first. A restart with nothing changed builds and draws nothing.
+ * of an article saved meanwhile goes first. A restart with nothing changed builds and draws nothing, and
+ * `npm run rebuild` afterwards keeps the swapped-in bundle and the redrawn pages.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -12,6 +13,7 @@ import { ADMIN, makeDataDir, messagesOf } from '../helpers/server.ts';
 import { storeEnvFor, storeOptionsFor } from '../helpers/postgres.ts';
 import { copyProject, editFile } from '../helpers/project-copy.ts';
 import { recordServerOutput } from '../helpers/server-logs.ts';
+import { runRebuild } from '../helpers/rebuild.ts';
 import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { openStore } from '../../src/store/index.ts';
 import { readRenderStateHeader, renderStateFileFor } from '../../src/server/publishing/render-state.ts';
@@ -66,6 +68,8 @@ describe('npm start after a deploy', () => {
       },
     };
   };
+  const rebuild = () => runRebuild(outDir, dataDir, [], { SITE_URL: 'http://localhost:4321' }, copy);
+  const mtimes = () => slugs.map((slug) => fs.statSync(path.join(clientDir, 'article', slug, 'index.html')).mtimeMs);
   const page = (slug: string) => fs.readFileSync(path.join(clientDir, 'article', slug, 'index.html'), 'utf8');
   const fetchText = async (pathname: string) => {
     const response = await fetch(new URL(pathname, server!.url));
@@ -81,9 +85,12 @@ describe('npm start after a deploy', () => {
       );
     }
     await store.close();
-    // The first start: no build yet, so the whole site is built before it serves (as before).
+    // The first build: `npm run rebuild` (a full one, which records what each page was drawn from).
+    const built = await rebuild();
+    expect(built.output).toContain('full build: there is no build yet');
+    expect(built.code).toBe(0);
     server = await start();
-    expect(server.output()).toContain('Building the site (no build yet)');
+    expect(server.output()).not.toContain('Building');
     await waitForIdleQueue(server.url, 120_000);
     await server.stop();
     expect(page('start-0')).toContain(OLD_FOOTER);
@@ -139,7 +146,7 @@ describe('npm start after a deploy', () => {
 
   it('a restart with nothing changed builds nothing and draws no page again', async () => {
     await server!.stop();
-    const mtimes = slugs.map((slug) => fs.statSync(path.join(clientDir, 'article', slug, 'index.html')).mtimeMs);
+    const before = mtimes();
     server = await start();
     // The start-up check ends by queueing the search compaction when no reconcile runs.
     await waitFor('the start-up compaction', async () => server!.output().includes('[publish] /pagefind/compact'));
@@ -147,6 +154,18 @@ describe('npm start after a deploy', () => {
     const log = server.output();
     expect(log).not.toContain('Building');
     expect(log).not.toContain('reconciling');
-    expect(slugs.map((slug) => fs.statSync(path.join(clientDir, 'article', slug, 'index.html')).mtimeMs)).toEqual(mtimes);
+    expect(mtimes()).toEqual(before);
+  }, 240_000);
+
+  it('npm run rebuild after the redraw keeps the bundle the start swapped in and draws no page again', async () => {
+    await server!.stop();
+    const before = mtimes();
+    const { code, output } = await rebuild();
+    expect(output).toContain('new bundle: already in place');
+    expect(output).not.toContain('every page rendered again');
+    expect(code).toBe(0);
+    // Pages the server's journal did not name are checked, and each is found as drawn: none written.
+    expect(output).toMatch(/incremental: \d+ of \d+ pages rendered \(0 written\)/);
+    expect(mtimes()).toEqual(before);
   }, 240_000);
 });

@@ -16,7 +16,7 @@ import { linkTerms, listTermsWithPages, TERM_PAGE_SIZE, termFilter, termNameOn }
 import { computeAllRelated } from '../related.ts';
 import { readTagRules } from '../tag-rules.ts';
 import { liveFeedPath, toLiveFeed } from '../live-feed.ts';
-import { readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
+import { pagesDrawnWith, readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
 import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
   articlePath,
@@ -47,10 +47,15 @@ export type PageInput = { i: string; p?: string; t?: string };
 
 export { renderStateFileFor };
 
-/** The rebuild's record in the render state, or undefined when no rebuild recorded one. */
+/**
+ * The rebuild's record in the render state, or undefined when no rebuild recorded one. Its `render` is
+ * what the pages were drawn with: a server that drew them all since (drawnWith) is newer than the record.
+ */
 export function readRenderState(file: string): RenderState | undefined {
-  const { rebuild } = readRenderStateHeader(file);
-  return rebuild ? { ...rebuild, pages: readRenderStatePages(file) } : undefined;
+  const header = readRenderStateHeader(file);
+  if (!header.rebuild) return undefined;
+  const render = pagesDrawnWith(header);
+  return { ...header.rebuild, ...(render === undefined ? {} : { render }), pages: readRenderStatePages(file) };
 }
 
 /** Writes the rebuild's record atomically (temp + rename); the manifest and the day tier stay. */
