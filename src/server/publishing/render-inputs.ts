@@ -16,7 +16,14 @@ import { linkTerms, listTermsWithPages, TERM_PAGE_SIZE, termFilter, termNameOn }
 import { computeAllRelated } from '../related.ts';
 import { readTagRules } from '../tag-rules.ts';
 import { liveFeedPath, toLiveFeed } from '../live-feed.ts';
-import { pagesDrawnWith, readRenderStateHeader, readRenderStatePages, renderStateFileFor, writeRenderStateFile, type PageState } from './render-state.ts';
+import {
+  pagesDrawnWith,
+  readRenderStateHeader,
+  readRenderStatePages,
+  renderStateFileFor,
+  writeRenderStateFile,
+  type PageState,
+} from './render-state.ts';
 import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
 import {
   articlePath,
