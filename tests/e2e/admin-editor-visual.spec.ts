@@ -284,7 +284,8 @@ test('an inline image is uploaded with alt text and caption and published with i
   await dialog.getByRole('button', { name: 'Insert image' }).click();
   await expect(dialog).toHaveCount(0);
   await expect(visual(page).locator('figure img')).toHaveAttribute('alt', 'Boats in the harbour at dawn');
-  // Typing on goes after the figure, never over it.
+  // Typing on goes after the figure, never over it (the text has the focus back as the figure shows).
+  await expect(visual(page)).toBeFocused();
   await page.keyboard.type('After the picture.');
   await expect(visual(page).locator('figure + p')).toHaveText('After the picture.');
 

@@ -267,6 +267,8 @@ export default function VisualEditor({ html, onChange, labelledBy, describedBy }
         .insertContentAt(after, { type: 'paragraph' })
         .setTextSelection(after + 1)
         .run();
+    // Tiptap's focus lands a frame later; a key typed before it (a busy machine) went to the page, not the text.
+    editor.view.focus();
   }, [imageOpen, editor]);
 
   return (
