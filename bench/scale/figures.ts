@@ -33,7 +33,7 @@ export const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 
 export type Check = { figure: string; value: string; target: string; ok: boolean | undefined };
 
-/** The ratios and limits of issue 12, from the smallest and largest size measured. */
+/** The ratios and limits of issues 12 and 36, from the smallest and largest size measured (and each size's own). */
 export function checks(sizes: SizeFigures[]): Check[] {
   const small = sizes[0]!;
   const large = sizes.at(-1)!;
@@ -79,7 +79,22 @@ export function checks(sizes: SizeFigures[]): Check[] {
       target: '<= 20 ms',
       ok: size.maxEventLoopBlockMs <= 20,
     });
+    // Issue 36: the rebuild after one change against a full build of the same size, from 10,000 up.
+    out.push({
+      figure: `rebuild after one change / full at ${size.articles}`,
+      value: `${((100 * size.rebuildOneChangeS) / size.fullRebuildS).toFixed(1)}%`,
+      target: '<= 5% from 10k',
+      ok: size.articles >= 10_000 ? size.rebuildOneChangeS <= 0.05 * size.fullRebuildS : undefined,
+    });
   }
+  // Issue 36: every page drawn again with a new build (`--all`), 100,000 articles in 2 minutes.
+  if (large.rerenderAllS !== undefined)
+    out.push({
+      figure: `rerenderAllS at ${large.articles}`,
+      value: `${large.rerenderAllS} s (${large.rerenderPagesPerS ?? 'n/a'} pages/s)`,
+      target: '<= 120 s at 100k',
+      ok: at100k ? large.rerenderAllS <= 120 : undefined,
+    });
   return out;
 }
 
