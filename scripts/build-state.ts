@@ -89,11 +89,16 @@ export function writeBuildInfo(outDir: string, info: BuildInfo): void {
   fs.writeFileSync(path.join(outDir, '.build-info.json'), JSON.stringify(info));
 }
 
+/** Whether the build in OUT_DIR was made from the sources as they are now (none newer than its stamp). */
+export function builtFromCurrentSources(root: string, info: BuildInfo): boolean {
+  return info.sourceStamp >= sourceStamp(root);
+}
+
 export function needsBuild(root: string, store: { id: string; version: number }): string | undefined {
   if (!fs.existsSync(path.join(outDirOf(root), 'server/entry.mjs'))) return 'no build yet';
   const info = readBuildInfo(root);
   if (!info) return 'no build info';
-  if (info.sourceStamp < sourceStamp(root)) return 'sources changed';
+  if (!builtFromCurrentSources(root, info)) return 'sources changed';
   // The server's worker keeps the pages current and records it in the render manifest.
   migrateRenderState(path.join(outDirOf(root), 'client'));
   if (manifestMatches(readRenderManifest(manifestFileFor(path.join(outDirOf(root), 'client'))), store, parseConfig().SITE_URL))

@@ -31,7 +31,7 @@ import { createRegenerator, type Renderer } from '../src/server/publishing/regen
 import { openSharedQueue } from '../src/server/publishing/shared-rebuild.ts';
 import { migrateRenderState } from '../src/server/publishing/render-state.ts';
 import type { FileOutcome } from '../src/server/publishing/files.ts';
-import { buildFingerprint, outDirOf, readBuildInfo, sourceStamp } from './build-state.ts';
+import { buildFingerprint, builtFromCurrentSources, outDirOf, readBuildInfo } from './build-state.ts';
 import { createProgress } from './progress.ts';
 import { elapsed, fullBuild, RebuildError, say, type DataSnapshot } from './rebuild-full.ts';
 import { renderAllBuild, swapBundle } from './rebuild-all.ts';
@@ -262,7 +262,7 @@ async function main(): Promise<void> {
       if (newBuild) {
         // `npm start` after the deploy swapped this bundle in already, and its server drew the pages with it.
         const built = readBuildInfo(root);
-        if (built?.render === renderOf() && built.sourceStamp >= sourceStamp(root)) {
+        if (built?.render === renderOf() && builtFromCurrentSources(root, built)) {
           say('new bundle: already in place (npm start swapped it in and its server drew every page with it)');
         } else {
           say('new bundle: the code changed, but nothing the pages show (same render fingerprint): no page is drawn again for it');
