@@ -71,23 +71,38 @@ export function rankRelated(article: ArticleRecord, candidates: Iterable<Article
     .map((entry) => entry.record);
 }
 
+/** How many articles of a window share `article`'s date (a feed's burst may give dozens the same second). */
+function countSameDate(store: Store, filter: ArticleFilter, article: ArticleRecord): Promise<number> {
+  return store.articles.count({ ...filter, dateFrom: dateOf(article), dateTo: dateOf(article) });
+}
+
 /** The first RELATED_WINDOW articles of a window strictly older than `article` (after it in the newest-first order). */
 async function listOlder(store: Store, filter: ArticleFilter, article: ArticleRecord): Promise<ArticleRecord[]> {
-  const rows = await store.articles.list(
-    { ...filter, dateTo: dateOf(article) },
-    { offset: 0, limit: RELATED_WINDOW + TIE_SLACK },
-    'recent',
-  );
-  return rows.filter((row) => compareRecent(article, row) < 0).slice(0, RELATED_WINDOW);
+  const to = { ...filter, dateTo: dateOf(article) };
+  const read = (limit: number) => store.articles.list(to, { offset: 0, limit }, 'recent');
+  const limit = RELATED_WINDOW + TIE_SLACK;
+  let rows = await read(limit);
+  let older = rows.filter((row) => compareRecent(article, row) < 0);
+  // Articles sharing its date (ordered by id) filled the rows: read past every one of them.
+  if (older.length < RELATED_WINDOW && rows.length === limit) {
+    rows = await read((await countSameDate(store, filter, article)) + RELATED_WINDOW);
+    older = rows.filter((row) => compareRecent(article, row) < 0);
+  }
+  return older.slice(0, RELATED_WINDOW);
 }
 
 /** The last RELATED_WINDOW articles of a window strictly newer than `article` (the nearest ones after it in time). */
 async function listNewer(store: Store, filter: ArticleFilter, article: ArticleRecord): Promise<ArticleRecord[]> {
   const from = { ...filter, dateFrom: dateOf(article) };
   const count = await store.articles.count(from);
-  const take = RELATED_WINDOW + TIE_SLACK;
-  const rows = await store.articles.list(from, { offset: Math.max(0, count - take), limit: take }, 'recent');
-  return rows.filter((row) => row.id !== article.id && compareRecent(row, article) < 0).slice(-RELATED_WINDOW);
+  const read = async (take: number) => {
+    const rows = await store.articles.list(from, { offset: Math.max(0, count - take), limit: take }, 'recent');
+    return { all: rows.length === count, newer: rows.filter((row) => row.id !== article.id && compareRecent(row, article) < 0) };
+  };
+  let rows = await read(RELATED_WINDOW + TIE_SLACK);
+  // As in listOlder: the articles sharing its date may hide the newer ones.
+  if (rows.newer.length < RELATED_WINDOW && !rows.all) rows = await read((await countSameDate(store, filter, article)) + RELATED_WINDOW);
+  return rows.newer.slice(-RELATED_WINDOW);
 }
 
 /** The related reading of a published article, read from the store: a few indexed reads per window. */

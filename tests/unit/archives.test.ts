@@ -10,6 +10,7 @@ import { compareRecent, computeAllRelated, listRelated, listShowingPages, rankRe
 import { mergedTagLocation } from '../../src/server/archive-pages.ts';
 import { retag } from '../../src/server/tags.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
+import type { Store } from '../../src/store/types.ts';
 import { articleRecord, closeQuietly, makeRuntime } from './support.ts';
 
 const NO_RULES: TagRules = { merged: {}, hidden: {} };
@@ -189,25 +190,62 @@ describe('tag and author listings in the store, and related reading by windows',
   });
 
   it('reads the same related reading by windows as the rebuild computes in memory, and finds every page that shows an article', async () => {
-    const all = published();
-    const inMemory = computeAllRelated(all, NO_RULES);
-    for (const article of all) {
-      const read = await listRelated(runtime.store, article, NO_RULES);
-      expect(
-        read.map((r) => r.id),
-        article.id,
-      ).toEqual(inMemory.get(article.id)!.map((r) => r.id));
-      expect(read.some((r) => r.id === article.id)).toBe(false);
-    }
-    // The reverse look-up: every page whose list shows X is among those listShowingPages names.
-    for (const shown of all) {
-      const showing = new Set((await listShowingPages(runtime.store, shown, NO_RULES)).map((r) => r.id));
-      for (const article of all)
-        if (inMemory.get(article.id)!.some((r) => r.id === shown.id))
-          expect(showing.has(article.id), `${article.id} shows ${shown.id}`).toBe(true);
-    }
+    await expectWindowsMatchMemory(runtime.store, published());
   });
 });
+
+describe('related reading in a burst of articles sharing one date', () => {
+  // A feed dating its items to the second (or to the day) gives dozens of articles one date.
+  let runtime: Awaited<ReturnType<typeof makeRuntime>>;
+  const records: ArticleRecord[] = [];
+
+  beforeAll(async () => {
+    runtime = await makeRuntime();
+    for (let i = 0; i < 36; i++) {
+      const minute = i < 3 ? i : i < 33 ? 3 : i;
+      const record = articleRecord({
+        id: `b-${String((i * 7) % 36).padStart(2, '0')}`,
+        slug: `b-${i}`,
+        tags: i % 2 ? ['Wire'] : [],
+        section: 'world',
+        publishedAt: new Date(Date.UTC(2026, 1, 1, 0, minute)).toISOString(),
+        status: 'published',
+      });
+      records.push(record);
+      await runtime.store.articles.insert(record);
+    }
+  });
+
+  afterAll(async () => {
+    await closeQuietly(runtime?.store);
+  });
+
+  it('reads past the whole burst, both ways, as the rebuild does in memory', async () => {
+    await expectWindowsMatchMemory(runtime.store, [...records].sort(compareRecent));
+  });
+});
+
+/**
+ * Every published article's related reading read by windows equals computeAllRelated's, and every
+ * page whose list shows an article is among those listShowingPages names for it.
+ */
+async function expectWindowsMatchMemory(store: Store, all: ArticleRecord[]): Promise<void> {
+  const inMemory = computeAllRelated(all, NO_RULES);
+  for (const article of all) {
+    const read = await listRelated(store, article, NO_RULES);
+    expect(
+      read.map((r) => r.id),
+      article.id,
+    ).toEqual(inMemory.get(article.id)!.map((r) => r.id));
+    expect(read.some((r) => r.id === article.id)).toBe(false);
+  }
+  for (const shown of all) {
+    const showing = new Set((await listShowingPages(store, shown, NO_RULES)).map((r) => r.id));
+    for (const article of all)
+      if (inMemory.get(article.id)!.some((r) => r.id === shown.id))
+        expect(showing.has(article.id), `${article.id} shows ${shown.id}`).toBe(true);
+  }
+}
 
 describe('merged tags from feeds', () => {
   it('maps a merged tag to the spelling of the tag it was merged into, following chains, once per slug', async () => {
