@@ -181,7 +181,8 @@ describe('incremental npm run rebuild', () => {
     const again = await runRebuild(outIncremental, dataDir);
     expect(again.code, again.output).toBe(0);
     expect(again.output).toMatch(/pages kept +0 as the server rendered them/);
-    expect(renderedCount(again.output)).toBeLessThanOrEqual(renderedCount(incremental.output));
+    // Nothing the server drew was drawn again: both rebuilds drew only the files drawn every time (feeds, robots).
+    expect(renderedCount(incremental.output), incremental.output).toBe(renderedCount(again.output));
 
     const full = await runRebuild(outFull, dataDir, ['--full']);
     expect(full.code, full.output).toBe(0);

@@ -118,12 +118,12 @@ export async function listNewsworthy(store: Store, now: number): Promise<Article
  * What an RSS item shows of an article: regeneration compares these to decide whether a feed changed,
  * so anything added to the feed must be added here too.
  */
-export function feedFingerprint(article: ArticleRecord): string {
+export function feedFingerprint(article: Omit<FeedItem, 'status'>): string {
   return JSON.stringify([article.slug, article.title, article.dek ?? '', article.publishedAt ?? '', article.authorName, article.section]);
 }
 
 /** What a sitemap entry shows of an article. */
-export function sitemapFingerprint(article: ArticleRecord): string {
+export function sitemapFingerprint(article: SitemapEntry): string {
   return JSON.stringify([article.slug, article.updatedAt]);
 }
 

@@ -9,10 +9,10 @@ import { readArticlePage, readSectionPage } from '../page-data.ts';
 import { readTermPage } from '../archive-pages.ts';
 import { loadMachineFile, parseTermPath } from './feeds.ts';
 import { CORRECTIONS_PATH } from './paths.ts';
-import { articlePageInput, listingPageInput, termPageInput } from './render-inputs.ts';
+import { articlePageInput, listingPageInput, machineFileInput, termPageInput } from './render-inputs.ts';
 
 export type PageLoad =
-  /** `input`: the fingerprint of what the page shows, for the render journal (article and listing pages). */
+  /** `input`: the fingerprint of what the page shows, for the render journal (none for files drawn on every rebuild). */
   { kind: 'page'; twin: TwinPage; input?: string } | { kind: 'missing' };
 
 const ARTICLE = /^\/article\/([^/]+)$/;
@@ -48,7 +48,10 @@ export async function loadPage(publicPath: string): Promise<PageLoad> {
   }
   if (publicPath === CORRECTIONS_PATH) return { kind: 'page', twin: { route: 'corrections', props: await loadCorrectionsPage() } };
   const machine = await loadMachineFile(publicPath);
-  if (machine.kind === 'file') return { kind: 'page', twin: { route: 'file', props: machine.file } };
+  if (machine.kind === 'file') {
+    const input = machineFileInput(machine.file);
+    return { kind: 'page', twin: { route: 'file', props: machine.file }, ...(input === undefined ? {} : { input }) };
+  }
   if (machine.kind === 'missing') return { kind: 'missing' };
   // Never "missing": a path no twin draws must not delete a served file.
   throw new Error(`no render twin draws ${publicPath}`);

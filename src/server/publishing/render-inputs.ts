@@ -6,7 +6,8 @@ import fs from 'node:fs';
 import { createHash } from 'node:crypto';
 import { SECTIONS } from '../../schemas/common.ts';
 import type { ArticleRecord } from '../../schemas/article.ts';
-import type { LiveFeed } from '../../schemas/live.ts';
+import { LIVE_FEED_SIZE, type LiveFeed } from '../../schemas/live.ts';
+import type { FeedItem, MachineFile, SitemapEntry } from '../../schemas/pages.ts';
 import type { Store } from '../../store/types.ts';
 import { countListingPages, listingFilePath, listingManifestPath, listingSlice } from '../../lib/pagination.ts';
 import { SECTION_PAGE_SIZE, sectionPagePath } from '../page-data.ts';
@@ -104,6 +105,46 @@ export function listingPageInput(cards: readonly ArticleRecord[], total: number,
   return hash(listingCardsFingerprint(cards, total, file, cardFingerprint));
 }
 
+/** The input fingerprint of a listing's pages.json: its page count. */
+const manifestInput = (pages: number) => hash(String(pages));
+
+/** The input fingerprint of a tag or author feed: the archive's name and its newest FEED_SIZE items. */
+const termFeedInput = (name: string, newest: readonly Omit<FeedItem, 'status'>[]) =>
+  hash(`${name}\n${newest.slice(0, FEED_SIZE).map(feedFingerprint).join('\n')}`);
+
+/** The input fingerprint of a month's sitemap: its entries, newest first. */
+const monthSitemapInput = (entries: readonly SitemapEntry[]) => hash(entries.map(sitemapFingerprint).join('\n'));
+
+/** The input fingerprint of the sitemap index: each month with its newest update. */
+const sitemapIndexInput = (periods: readonly { period: string; lastmod: string }[]) =>
+  hash(
+    periods
+      .map(({ period, lastmod }) => `${period} ${lastmod}`)
+      .sort()
+      .join('\n'),
+  );
+
+/**
+ * The input fingerprint of a machine file the worker drew (for the render journal), the same one
+ * computePageInputs gives its path; undefined for the files drawn on every rebuild.
+ */
+export function machineFileInput(file: MachineFile): string | undefined {
+  switch (file.kind) {
+    case 'pages-json':
+      return manifestInput(file.manifest.pages);
+    case 'rss':
+      return file.term ? termFeedInput(file.term.name, file.articles) : undefined;
+    case 'month-sitemap':
+      return monthSitemapInput(file.articles);
+    case 'sitemap-index':
+      return sitemapIndexInput(file.periods);
+    case 'live-json':
+      return hash(JSON.stringify(file.feed));
+    default:
+      return undefined;
+  }
+}
+
 /**
  * An article page's input: what the page shows of its record (pageFingerprint), except the body,
  * which the record's `version` stands for. The store bumps the version on every replace (and a
@@ -137,7 +178,11 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
     const input = articlePageInput(article, { related: related.get(article.id) ?? [], rules, live: feed }, record);
     // What search indexes of the page is its own record: the rest (related reading, live coverage) is data-pagefind-ignore.
     inputs.set(articlePath(article.slug), { i: input, p: periodOf(article), t: hash(record) });
-    if (feed) inputs.set(liveFeedPath(article.slug), { i: hash(JSON.stringify(feed)) });
+    // The page shows every update, live.json the newest LIVE_FEED_SIZE (as toLiveFeed limits them).
+    if (feed)
+      inputs.set(liveFeedPath(article.slug), {
+        i: machineFileInput({ kind: 'live-json', feed: { ...feed, updates: feed.updates.slice(0, LIVE_FEED_SIZE) } })!,
+      });
   }
   // Tag and author archives: each one's list read by its index (a few per term), fingerprinted like a section's.
   for (const term of await listTermsWithPages(store)) {
@@ -149,10 +194,8 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
       const cards = list.slice(slice.offset, slice.offset + slice.limit);
       inputs.set(listingFilePath(base, file), { i: termPageInput(cards, total, file, list.length) });
     }
-    inputs.set(listingManifestPath(base), { i: hash(String(total)) });
-    inputs.set(`${base}/rss.xml`, {
-      i: hash(`${termNameOn(term.kind, term.slug, list[0])}\n${list.slice(0, FEED_SIZE).map(feedFingerprint).join('\n')}`),
-    });
+    inputs.set(listingManifestPath(base), { i: manifestInput(total) });
+    inputs.set(`${base}/rss.xml`, { i: termFeedInput(termNameOn(term.kind, term.slug, list[0]), list) });
   }
   for (const section of SECTIONS) {
     // The global newest-first order restricted to one section is that section's order (the sort is total).
@@ -163,7 +206,7 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
         i: hash(listingFileFingerprint(list, total, file, SECTION_PAGE_SIZE, cardFingerprint)!),
       });
     }
-    inputs.set(listingManifestPath(section), { i: hash(String(total)) });
+    inputs.set(listingManifestPath(section), { i: manifestInput(total) });
   }
   const months = new Map<string, ArticleRecord[]>();
   for (const article of published) {
@@ -172,15 +215,15 @@ export async function computePageInputs(store: Store): Promise<Map<string, PageI
     if (list) list.push(article);
     else months.set(period, [article]);
   }
-  const index: string[] = [];
+  const index: { period: string; lastmod: string }[] = [];
   for (const [period, articles] of months) {
-    inputs.set(periodSitemapPath(period), { i: hash(articles.map(sitemapFingerprint).join('\n')) });
-    index.push(`${period} ${articles.reduce((newest, a) => (a.updatedAt > newest ? a.updatedAt : newest), '')}`);
+    inputs.set(periodSitemapPath(period), { i: monthSitemapInput(articles) });
+    index.push({ period, lastmod: articles.reduce((newest, a) => (a.updatedAt > newest ? a.updatedAt : newest), '') });
   }
   for (const machine of machinePaths()) if (!inputs.has(machine)) inputs.set(machine, { i: ALWAYS });
   // /corrections (one small page of every correction) is rendered every time, like the feeds.
   inputs.set(CORRECTIONS_PATH, { i: ALWAYS });
-  inputs.set(SITEMAP_PATH, { i: hash(index.sort().join('\n')) });
+  inputs.set(SITEMAP_PATH, { i: sitemapIndexInput(index) });
   return inputs;
 }
 
