@@ -82,7 +82,7 @@ const SHARED_READ_ONLY =
 
 /** The renderer the server's worker uses, from the built bundle: every file drawn by a render thread from data loaded here. */
 function startRenderer(outDir: string): { render: Renderer; close: () => Promise<void> } {
-  const thread = startRenderThread(path.join(outDir, 'server/entry.mjs'));
+  const thread = startRenderThread(path.join(outDir, 'server/entry.mjs'), { eager: true });
   return { render: createSiteRenderer(thread), close: () => thread.close() };
 }
 
@@ -104,16 +104,16 @@ async function incrementalBuild(
   const clientDir = path.join(outDir, 'client');
   // Pages are loaded from this same store: the runtime's (registered for the process) or the snapshot.
   const { store } = data;
-  const renderer = { render: undefined as Renderer | undefined, close: async () => {} };
-  // Started only when a page is to be rendered (the thread costs a second).
-  const regenerator = createRegenerator({
-    clientDir,
-    render: async (publicPath) => {
-      if (!renderer.render) Object.assign(renderer, startRenderer(outDir));
-      return renderer.render!(publicPath);
-    },
-  });
-  const plan = await regenerator.planChanged(store, state);
+  // Every rebuild draws the feeds: the thread loads the bundle (about a second) while the plan is made.
+  const renderer = startRenderer(outDir);
+  const regenerator = createRegenerator({ clientDir, render: renderer.render });
+  let plan: Awaited<ReturnType<typeof regenerator.planChanged>>;
+  try {
+    plan = await regenerator.planChanged(store, state);
+  } catch (error) {
+    await renderer.close();
+    throw error;
+  }
   phase('plan');
   say(
     `incremental: ${plan.render.length} of ${plan.inputs.size} pages to render, ${plan.remove.length} to remove, ${plan.adopt.length} kept as the server rendered them (${elapsed()})`,

@@ -28,6 +28,8 @@ export type RenderThreadOptions = {
   timeoutMs?: number;
   /** The thread's nice value (Linux): pages are background work next to the requests the server answers. @default 10 */
   nice?: number;
+  /** Starts the thread and loads the bundle now, not at the first render, so the second it takes overlaps the caller's own work. */
+  eager?: boolean;
 };
 
 type Pending = { resolve: (reply: RenderReply) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
@@ -71,6 +73,8 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
     thread.on('exit', (code) => lost(new Error(`the render thread stopped (exit code ${code})`)));
     return thread;
   };
+
+  if (options.eager) worker = spawn();
 
   /** Sends a request and waits for its reply, for at most the deadline. */
   const ask = (what: string, request: (seq: number) => RenderRequest): Promise<RenderReply> => {
