@@ -3,7 +3,6 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { fileURLToPath } from 'node:url';
 import { buildOutDir, parseConfig } from '../src/config.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { migrateRenderState, renderStateFileFor, updateRenderStateHeader } from '../src/server/publishing/render-state.ts';
@@ -131,11 +130,4 @@ export function runBuild(root: string, env: NodeJS.ProcessEnv, store: { id: stri
   // Every page was drawn by this build: a start on it re-renders nothing for the code.
   if (render)
     updateRenderStateHeader(renderStateFileFor(path.join(outDirOf(root), 'client')), (header) => ({ ...header, drawnWith: render }));
-}
-
-/** The version of Pagefind installed: a search index is never mixed from bundles of two versions. */
-export function searchIndexerVersion(): string {
-  const entry = fileURLToPath(import.meta.resolve('pagefind'));
-  const manifest = JSON.parse(fs.readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
-  return manifest.version;
 }

@@ -22,9 +22,9 @@ import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishi
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { closeSearchIndexer, indexedPart, syncSearchBundles } from '../src/server/publishing/search-index.ts';
+import { closeSearchIndexer, indexedPart, searchIndexerVersion, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
-import { searchIndexerVersion, sourceStamp, writeBuildInfo } from './build-state.ts';
+import { sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
 

@@ -8,13 +8,13 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../src/store/types.ts';
 import { listPublicPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex, closeSearchIndexer } from '../src/server/publishing/search-index.ts';
+import { buildSearchIndex, closeSearchIndexer, searchIndexerVersion } from '../src/server/publishing/search-index.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
 import { readRenderStateHeader, renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { searchIndexerVersion, sourceStamp, writeBuildInfo } from './build-state.ts';
+import { sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');

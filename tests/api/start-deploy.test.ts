@@ -2,8 +2,9 @@
  * `npm start` after a deploy (issue 36): in a copy of the project whose footer is edited as a deploy
  * would, on real data and real builds, the start builds only the bundle and the fixed pages, serves the
  * old pages at once, and its worker draws every page again with the new build while it serves; a page
- * of an article saved meanwhile goes first. A restart with nothing changed builds and draws nothing, and
- * `npm run rebuild` afterwards keeps the swapped-in bundle and the redrawn pages.
+ * of an article saved meanwhile goes first, and the search index is kept (no page's text changed). A
+ * restart with nothing changed builds and draws nothing, and `npm run rebuild` afterwards keeps the
+ * swapped-in bundle and the redrawn pages.
  */
 import { spawn } from 'node:child_process';
 import fs from 'node:fs';
@@ -136,6 +137,9 @@ describe('npm start after a deploy', () => {
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(log.indexOf('[publish] reconciled '));
     expect(log).toMatch(/\[publish\] reconciling: \d+\/\d+ pages \(\d+%\), about \d+ s left/);
+    // A new footer changes no text search reads: no bundle is indexed again for the redraw.
+    expect(log).toContain('search index kept: only the bundles of pages whose text changed are indexed again');
+    expect(log).not.toContain('/pagefind/all');
     for (const slug of [...slugs, filed.slug]) expect(page(slug), slug).toContain(NEW_FOOTER);
     expect(fs.readFileSync(path.join(clientDir, 'section', 'world', 'index.html'), 'utf8')).toContain(NEW_FOOTER);
     // The render state names the build the pages are drawn with now.

@@ -52,9 +52,9 @@ describe('page lane', () => {
     expect(fs.readFileSync(path.join(clientDir, 'article', 'lane', 'index.html'), 'utf8')).toBe('<p>one</p>');
     expect(queued).toEqual([[bundleOf(article, searchDay())]]);
     expect((await lane.render('/article/lane')).outcome).toBe('unchanged');
-    // In a reconcile the bundle is not queued (the reconcile re-indexes every bundle when it ends).
+    // In a reconcile of the data the bundle is not queued (it re-indexes every bundle when it ends).
     pages.set('/article/lane', '<p>two</p>');
-    expect((await lane.render('/article/lane', true)).outcome).toBe('written');
+    expect((await lane.render('/article/lane', 'data')).outcome).toBe('written');
     expect(queued).toHaveLength(1);
     // A listing page is no article: nothing to index.
     pages.set('/section/world', '<p>world</p>');
@@ -70,6 +70,25 @@ describe('page lane', () => {
     expect(metric.values.find((v) => v.labels.outcome === 'written')?.value).toBe(3);
   });
 
+  it("in a new build's reconcile, queues an article's bundle only when the text search reads of its page changed", async () => {
+    const { runtime, pages, queued, lane } = await laneOver();
+    const article = articleRecord({ slug: 'built' });
+    await runtime.store.articles.insert(article);
+    const page = (text: string, footer: string) =>
+      `<html lang="en"><body><article data-pagefind-body><h1>${text}</h1></article><footer>${footer}</footer></body></html>`;
+    pages.set('/article/built', page('Title', 'Old footer'));
+    await lane.render('/article/built', 'data');
+    expect(queued).toEqual([]);
+    // A new footer: the page is written, its bundle kept.
+    pages.set('/article/built', page('Title', 'New footer'));
+    expect((await lane.render('/article/built', 'build')).outcome).toBe('written');
+    expect(queued).toEqual([]);
+    // A template that changes the text itself: its bundle is indexed again.
+    pages.set('/article/built', page('Title, set anew', 'New footer'));
+    expect((await lane.render('/article/built', 'build')).outcome).toBe('written');
+    expect(queued).toEqual([[bundleOf(article, searchDay())]]);
+  });
+
   it('stores what it writes or removes for the other servers when the database is shared, not an unchanged page', async () => {
     const { runtime, pages, lane } = await laneOver({ sharedOwner: 'server-a' });
     const notes: string[] = [];
@@ -81,7 +100,7 @@ describe('page lane', () => {
     pages.delete('/section/world');
     await lane.render('/section/world');
     // A page already absent: stored as a removal from a job (other servers may have it), not from a reconcile.
-    await lane.render('/section/world', true);
+    await lane.render('/section/world', 'data');
     await lane.render('/section/world');
     await expect.poll(() => notes.length).toBe(3);
     expect(notes).toEqual(['/section/world server-a', '/section/world server-a', '/section/world server-a']);

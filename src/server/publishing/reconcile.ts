@@ -16,7 +16,7 @@ export type ReconcileDeps = {
   isDiskFull: (error: unknown) => boolean;
   /** Counts a path that failed (it keeps its old file; the next reconcile or a job retries it). */
   onFailed: () => void;
-  /** Runs once every path is checked (the worker re-indexes every search bundle); `failed`: paths that kept their old file. */
+  /** Runs once every path is checked (the worker then queues the search work it calls for); `failed`: paths that kept their old file. */
   onDone: (result: { failed: number }) => Promise<void>;
   log: Logger;
 };

@@ -7,7 +7,9 @@
  * publish re-indexes at most HEAD_MAX pages (and, when the head fills, one full block) at any size.
  */
 import fs from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import * as pagefind from 'pagefind';
 import { compressTree, reusingTwins } from './compress.ts';
 import { notifyServedFileChange } from './files.ts';
@@ -500,6 +502,13 @@ export async function removeSearchLeftovers(clientDir: string): Promise<void> {
   }
   for (const name of names)
     if (name.startsWith('.next-') || name.startsWith('.old-')) await fs.rm(path.join(dir, name), { recursive: true, force: true });
+}
+
+/** The version of Pagefind installed: a search index is never mixed from bundles of two versions. */
+export function searchIndexerVersion(): string {
+  const entry = fileURLToPath(import.meta.resolve('pagefind'));
+  const manifest = JSON.parse(readFileSync(path.join(path.dirname(entry), '..', 'package.json'), 'utf8')) as { version: string };
+  return manifest.version;
 }
 
 /** Stops Pagefind's indexing process (started on first use). */

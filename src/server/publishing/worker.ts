@@ -31,9 +31,17 @@ import { followStoredPages } from './shared-pages.ts';
 import { searchDay } from '../clock.ts';
 import { isAppError } from '../errors.ts';
 import { isStorageFault, reportStorageFault } from '../storage-faults.ts';
-import { closeSearchIndexer, COMPACT_JOB, REINDEX_ALL_JOB, removeSearchLeftovers, searchJobOf, searchJobPath } from './search-index.ts';
+import {
+  closeSearchIndexer,
+  COMPACT_JOB,
+  REINDEX_ALL_JOB,
+  removeSearchLeftovers,
+  searchIndexerVersion,
+  searchJobOf,
+  searchJobPath,
+} from './search-index.ts';
 import { createRegenerator, type Renderer } from './regenerator.ts';
-import { createPageLane } from './page-lane.ts';
+import { createPageLane, type ReconcileKind } from './page-lane.ts';
 import { createSearchLane } from './search-lane.ts';
 import { createReconcile, type ReconcileProgress } from './reconcile.ts';
 import {
@@ -303,10 +311,14 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   const searchLane = createSearchLane({ store, clientDir, log, stats });
   /** What the served pages were drawn with, as the render state says (undefined: not known). */
   let drawnWith: string | undefined;
+  /** What the running reconcile checks for; an article page it removed leaves a bundle to index again. */
+  let reconcileKind: ReconcileKind = 'data';
+  let reconcileRemovedArticle = false;
   const reconciler = createReconcile({
     check: async (publicPath) => {
-      const { outcome } = await regenerate(publicPath, true);
+      const { outcome } = await regenerate(publicPath, reconcileKind);
       stats.reconciled++;
+      if (outcome === 'deleted' && /^\/article\/[^/]+$/.test(publicPath)) reconcileRemovedArticle = true;
       return outcome;
     },
     isDiskFull,
@@ -314,9 +326,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       stats.failed++;
       metrics.pagesRendered.inc({ outcome: 'failed' });
     },
-    // Every page is current: index every bundle again (and drop bundles without articles).
+    // Every page is current. After a new build only the bundles of pages whose text changed were queued (a new
+    // footer indexes nothing); otherwise, or with another Pagefind, every bundle is indexed again (and those without articles dropped).
     onDone: async ({ failed }) => {
-      await queueSearch([REINDEX_ALL_JOB]);
+      const indexer = readRenderStateHeader(manifestFile).rebuild?.indexer;
+      if (reconcileKind === 'data' || reconcileRemovedArticle || indexer !== searchIndexerVersion()) await queueSearch([REINDEX_ALL_JOB]);
+      else log.info('[publish] search index kept: only the bundles of pages whose text changed are indexed again');
       // Every page was drawn by this build (a page that failed keeps the old one's: the next start tries again).
       if (options.build !== undefined && failed === 0 && drawnWith !== options.build) {
         const build = options.build;
@@ -329,12 +344,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   });
 
   /** Runs one job path in its lane; answers what happened to the file (or the search bundles). */
-  async function regenerate(publicPath: string, inReconcile = false): Promise<{ outcome: FileOutcome; ms: number }> {
+  async function regenerate(publicPath: string, reconcile?: ReconcileKind): Promise<{ outcome: FileOutcome; ms: number }> {
     const isSearch = searchJobOf(publicPath) !== undefined;
     const end = activity.begin(isSearch ? 'search' : 'pages', publicPath);
     try {
       if (isSearch) return await searchLane.run(publicPath);
-      const done = await pageLane.render(publicPath, inReconcile);
+      const done = await pageLane.render(publicPath, reconcile);
       manifestStale = true;
       return done;
     } finally {
@@ -503,7 +518,12 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     }
   }
 
-  async function reconcile(reason: string): Promise<void> {
+  async function reconcile(reason: string, kind: ReconcileKind = 'data'): Promise<void> {
+    // One joining a running reconcile: a reconcile of the data among them indexes everything when it ends.
+    if (reconciler.pending() === 0) {
+      reconcileKind = kind;
+      reconcileRemovedArticle = false;
+    } else if (kind === 'data') reconcileKind = 'data';
     reconciler.start(reason, await regenerator.planAll(store));
     wakeUp('pages');
   }
@@ -635,7 +655,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       await queueSearch(writtenSearchJobs.filter((jobPath) => searchJobOf(jobPath)));
       // A deploy: the pages match the store but were drawn by the old build. They stay served meanwhile.
       if (options.build !== undefined && drawnWith !== undefined && drawnWith !== options.build)
-        await reconcile(`the pages were drawn by another build (${drawnWith}, this one is ${options.build})`);
+        await reconcile(`the pages were drawn by another build (${drawnWith}, this one is ${options.build})`, 'build');
     } else {
       const why = !manifest
         ? 'no render manifest beside the served pages'
