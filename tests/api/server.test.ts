@@ -220,5 +220,6 @@ describe('a stop (SIGTERM)', () => {
     } finally {
       await next.stop();
     }
-  });
+    // Two starts of a server and a stop: more than the default 30 s on a loaded machine with PostgreSQL.
+  }, 90_000);
 });
