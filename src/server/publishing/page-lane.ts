@@ -94,9 +94,9 @@ export function createPageLane(deps: PageLaneDeps): PageLane {
       deps.purge(publicPath);
       // The article's bundle must read this page: queue it (again) now that the file is on disk.
       // (A reconcile of the data re-indexes every bundle when it ends.)
-      if (outcome === 'written' && publicPath.startsWith('/article/')) {
+      if (outcome === 'written' && articlePage) {
         if (reconcile === undefined) await queueBundleOf(publicPath);
-        else if (reconcile === 'build' && articlePage) {
+        else if (reconcile === 'build') {
           const after = body === undefined ? undefined : Buffer.from(body).toString('utf8');
           if (before === undefined || after === undefined || indexedPart(before) !== indexedPart(after)) {
             queuedFor.delete(publicPath);
