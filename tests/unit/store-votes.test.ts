@@ -204,4 +204,36 @@ describe('lowdb votes on demand', () => {
     expect(await store.counters.get('art')).toMatchObject({ likes: 6, dislikes: 0 });
     for (const v of fresh) expect(await store.counters.visitorVote('art', v)).toBe('like');
   });
+
+  it('counts them at open for a writer, and on the first tally asked of a read snapshot', async () => {
+    const dir = makeTempDir();
+    store = await openStore(dir);
+    await store.counters.vote('art', 'v1', 'like');
+    await store.counters.vote('art', 'v2', 'dislike');
+    await store.close();
+    store = undefined;
+    // A bucket file a writer cannot read: a writer's open fails on it; a snapshot opens (a build asks no tally).
+    const broken = bucketFile(dir, 'votes', voteBucket('other', 'v9'));
+    expect(broken).not.toBe(bucketFile(dir, 'votes', voteBucket('art', 'v1')));
+    expect(broken).not.toBe(bucketFile(dir, 'votes', voteBucket('art', 'v2')));
+    fs.mkdirSync(path.dirname(broken), { recursive: true });
+    fs.writeFileSync(broken, '{"counts":{"other":');
+    await expect(openStore(dir)).rejects.toThrow(/not valid JSON/);
+    const snapshot = await openStore(dir, 'read');
+    try {
+      await expect(snapshot.counters.get('art')).rejects.toThrow(/not valid JSON/);
+    } finally {
+      await snapshot.close();
+    }
+    fs.rmSync(broken);
+    const reader = await openStore(dir, 'read');
+    try {
+      const [one, many] = await Promise.all([reader.counters.get('art'), reader.counters.getMany(['art', 'none'])]);
+      expect(one).toMatchObject({ likes: 1, dislikes: 1 });
+      expect(many.get('art')).toEqual(one);
+      expect(many.get('none')).toMatchObject({ likes: 0, dislikes: 0 });
+    } finally {
+      await reader.close();
+    }
+  });
 });

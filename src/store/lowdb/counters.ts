@@ -89,13 +89,16 @@ export function stringifyVoteBucket(bucket: VoteBucket): string {
  */
 export const VOTE_BUCKET_CACHE = 0;
 
-/** The vote buckets, how far they have split, and the tallies built from their counts at open. */
+/** Counted votes per article: the sum of the counts stored in its vote buckets. */
+export type VoteTallies = Map<string, { likes: number; dislikes: number }>;
+
+/** The vote buckets, how far they have split, and the tallies built from their counts (once, on the first call). */
 export type VoteStore = {
   dir: string;
   readOnly: boolean;
   buckets: LazyBucketSet<VoteBucket>;
   split: VoteSplit;
-  counted: Map<string, { likes: number; dislikes: number }>;
+  counted: () => Promise<VoteTallies>;
 };
 
 const emptyVoteBucket = (): VoteBucket => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() });
@@ -155,9 +158,11 @@ async function writeVoteSplit(dir: string, split: VoteSplit): Promise<void> {
 }
 
 /**
- * Opens the vote buckets, reading only their counts (their votes stay on disk until a vote needs
- * them). A split that a crash interrupted is finished first: its old bucket loses the votes it had
- * already handed to the new one, so they are not counted twice.
+ * Opens the vote buckets. A split that a crash interrupted is finished first: its old bucket loses the
+ * votes it had already handed to the new one, so they are not counted twice. The tallies are read from
+ * every bucket's counts (their votes stay on disk until a vote needs them): at open for a writer, whose
+ * first vote needs them; on the first call for a read snapshot, which a build opens and never asks for
+ * a tally (a million votes are about 5,000 files and a second to read: docs/performance.md, 2026-11-29).
  */
 export async function openVoteStore(dir: string, readOnly: boolean): Promise<VoteStore> {
   let split = readVoteSplit(dir);
@@ -176,32 +181,32 @@ export async function openVoteStore(dir: string, readOnly: boolean): Promise<Vot
     }
     split = settled;
   }
-  const counted = new Map<string, { likes: number; dislikes: number }>();
-  const add = (counts: VoteCounts) => {
-    for (const [articleId, count] of Object.entries(counts)) {
-      let total = counted.get(articleId);
-      if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
-      total.likes += count.likes;
-      total.dislikes += count.dislikes;
-    }
-  };
-  const buckets = await LazyBucketSet.open<VoteBucket, VoteCounts>(
-    dir,
-    'votes',
-    {
-      empty: emptyVoteBucket,
-      parse: parseVoteBucket,
-      stringify: stringifyVoteBucket,
-      head: parseVoteCounts,
-      cacheSize: VOTE_BUCKET_CACHE,
-      readOnly,
-      count: voteBucketCount(split),
-    },
-    (bucket, counts) => {
+  const buckets = LazyBucketSet.create<VoteBucket>(dir, 'votes', {
+    empty: emptyVoteBucket,
+    parse: parseVoteBucket,
+    stringify: stringifyVoteBucket,
+    cacheSize: VOTE_BUCKET_CACHE,
+    readOnly,
+  });
+  const count = async (): Promise<VoteTallies> => {
+    const counted: VoteTallies = new Map();
+    const add = (counts: VoteCounts) => {
+      for (const [articleId, tally] of Object.entries(counts)) {
+        let total = counted.get(articleId);
+        if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
+        total.likes += tally.likes;
+        total.dislikes += tally.dislikes;
+      }
+    };
+    await buckets.readHeads(parseVoteCounts, voteBucketCount(split), (bucket, counts) => {
       if (bucket !== pending) add(counts);
-    },
-  );
-  if (pendingCounts) add(pendingCounts);
+    });
+    if (pendingCounts) add(pendingCounts);
+    return counted;
+  };
+  let counting: Promise<VoteTallies> | undefined;
+  const counted = () => (counting ??= count());
+  if (!readOnly) await counted();
   return { dir, readOnly, buckets, split, counted };
 }
 
@@ -216,16 +221,17 @@ export type VotesFile = {
 };
 
 /**
- * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built at
- * start from the counts stored beside the votes; the votes themselves are read per bucket when a
+ * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built
+ * from the counts stored beside the votes (openVoteStore says when); the votes themselves are read per bucket when a
  * vote needs them, and each vote rewrites one bucket of about VOTES_PER_BUCKET votes.
  */
 export class LowdbCounters implements CounterRepository {
   readonly #views: BucketSet<ViewsBucket>;
   readonly #votes: LazyBucketSet<VoteBucket>;
   readonly #adjustments: BucketSet<AdjustmentBucket>;
-  /** Counted votes per article (adjustments not included). */
-  readonly #counted: Map<string, { likes: number; dislikes: number }>;
+  /** Counted votes per article (adjustments not included), once read (#tallies). */
+  #counted: VoteTallies | undefined;
+  readonly #count: () => Promise<VoteTallies>;
   readonly #dir: string;
   readonly #readOnly: boolean;
   #split: VoteSplit;
@@ -246,11 +252,21 @@ export class LowdbCounters implements CounterRepository {
     this.#views = views;
     this.#votes = votes.buckets;
     this.#adjustments = adjustments;
-    this.#counted = votes.counted;
+    this.#count = votes.counted;
     this.#dir = votes.dir;
     this.#readOnly = votes.readOnly;
     this.#split = votes.split;
-    for (const count of votes.counted.values()) this.#stored += count.likes + count.dislikes;
+  }
+
+  /** The counted votes, read from the buckets' counts on the first call; every use of #counted or #stored comes after it. */
+  async #tallies(): Promise<VoteTallies> {
+    if (this.#counted) return this.#counted;
+    const counted = await this.#count();
+    if (!this.#counted) {
+      this.#counted = counted;
+      for (const count of counted.values()) this.#stored += count.likes + count.dislikes;
+    }
+    return this.#counted;
   }
 
   /** Runs vote work on the buckets as they are now: never while a split moves votes between them. */
@@ -332,14 +348,14 @@ export class LowdbCounters implements CounterRepository {
     });
   }
 
-  #countedOf(articleId: string): { likes: number; dislikes: number } {
-    let total = this.#counted.get(articleId);
-    if (!total) this.#counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
+  #countedOf(tallies: VoteTallies, articleId: string): { likes: number; dislikes: number } {
+    let total = tallies.get(articleId);
+    if (!total) tallies.set(articleId, (total = { likes: 0, dislikes: 0 }));
     return total;
   }
 
-  #read(articleId: string): ArticleCounters {
-    const counted = this.#counted.get(articleId);
+  #read(tallies: VoteTallies, articleId: string): ArticleCounters {
+    const counted = tallies.get(articleId);
     const adjustment = this.#adjustments.get(bucketOf('voteAdjustments', articleId))[articleId];
     return {
       likes: Math.max(0, (counted?.likes ?? 0) + (adjustment?.likes ?? 0)),
@@ -349,12 +365,13 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async get(articleId: string) {
-    return this.#read(articleId);
+    return this.#read(await this.#tallies(), articleId);
   }
 
   async getMany(articleIds: readonly string[]) {
+    const tallies = await this.#tallies();
     const out = new Map<string, ArticleCounters>();
-    for (const id of articleIds) out.set(id, this.#read(id));
+    for (const id of articleIds) out.set(id, this.#read(tallies, id));
     return out;
   }
 
@@ -365,6 +382,7 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async vote(articleId: string, visitorId: string, kind: VoteKind) {
+    const tallies = await this.#tallies();
     await this.#onBuckets((split) =>
       this.#votes.use(voteBucket(articleId, visitorId, split), async (bucket, write) => {
         // Changed synchronously below: the write folds decoded entries back into text.
@@ -372,7 +390,7 @@ export class LowdbCounters implements CounterRepository {
         const previous = votes[visitorId];
         if (previous === kind) return;
         const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
-        const total = this.#countedOf(articleId);
+        const total = this.#countedOf(tallies, articleId);
         votes[visitorId] = kind;
         if (previous === undefined) this.#stored++;
         for (const tally of [count, total]) {
@@ -396,7 +414,7 @@ export class LowdbCounters implements CounterRepository {
     );
     // After this vote is answered for: the split runs on its own, and the votes behind it wait.
     this.#splitIfFull();
-    return { ...this.#read(articleId), vote: kind };
+    return { ...this.#read(tallies, articleId), vote: kind };
   }
 
   /**
@@ -408,6 +426,7 @@ export class LowdbCounters implements CounterRepository {
   async importVotes(votes: readonly VoteRecord[]) {
     if (this.#readOnly) throw new Error('The store was opened read-only');
     if (votes.length === 0) return;
+    const tallies = await this.#tallies();
     await this.#growEmpty(voteSplitFor(this.#stored + votes.length));
     await this.#onBuckets(async (split) => {
       const byBucket = new Map<number, VoteRecord[]>();
@@ -440,7 +459,7 @@ export class LowdbCounters implements CounterRepository {
           // A failed write reads the bucket back from its file; the tallies only count what was written.
           await write();
           for (const [articleId, change] of delta) {
-            const total = this.#countedOf(articleId);
+            const total = this.#countedOf(tallies, articleId);
             total.likes += change.likes;
             total.dislikes += change.dislikes;
           }
@@ -477,14 +496,15 @@ export class LowdbCounters implements CounterRepository {
   /** Moves a tally by `amount`, never below zero: the adjustment is what makes the shown total the wanted one. */
   async adjust(articleId: string, kind: VoteKind, amount: number) {
     const b = bucketOf('voteAdjustments', articleId);
+    const tallies = await this.#tallies();
     const bucket = this.#adjustments.get(b);
-    const shown = this.#read(articleId);
-    const counted = this.#counted.get(articleId) ?? { likes: 0, dislikes: 0 };
+    const shown = this.#read(tallies, articleId);
+    const counted = tallies.get(articleId) ?? { likes: 0, dislikes: 0 };
     const adjustment = (bucket[articleId] ??= { likes: 0, dislikes: 0 });
     if (kind === 'like') adjustment.likes = Math.max(0, shown.likes + amount) - counted.likes;
     else adjustment.dislikes = Math.max(0, shown.dislikes + amount) - counted.dislikes;
     await this.#adjustments.write(b);
-    return this.#read(articleId);
+    return this.#read(tallies, articleId);
   }
 
   async addViews(views: ReadonlyMap<string, number>) {
@@ -518,6 +538,7 @@ export class LowdbCounters implements CounterRepository {
   }
 
   async deleteArticle(articleId: string) {
+    const tallies = await this.#tallies();
     const writes: Promise<void>[] = [];
     const viewBucket = bucketOf('views', articleId);
     if (articleId in this.#views.get(viewBucket)) {
@@ -529,9 +550,9 @@ export class LowdbCounters implements CounterRepository {
       delete this.#adjustments.get(adjustmentBucket)[articleId];
       writes.push(this.#adjustments.write(adjustmentBucket));
     }
-    const counted = this.#counted.get(articleId);
+    const counted = tallies.get(articleId);
     if (counted) this.#stored -= counted.likes + counted.dislikes;
-    this.#counted.delete(articleId);
+    tallies.delete(articleId);
     // An article's votes are in its group's 16 of every 1,024 buckets (each read only if it is not in memory).
     writes.push(
       this.#onBuckets(async (split) => {
@@ -554,7 +575,7 @@ export class LowdbCounters implements CounterRepository {
           total.likes += count?.likes ?? 0;
           total.dislikes += count?.dislikes ?? 0;
         }
-        if (total.likes + total.dislikes > 0) this.#counted.set(articleId, total);
+        if (total.likes + total.dislikes > 0) tallies.set(articleId, total);
         this.#stored += total.likes + total.dislikes;
         throw failed.reason;
       }),

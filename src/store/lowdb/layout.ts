@@ -345,16 +345,26 @@ export class LazyBucketSet<T> {
     options: LazyBucketOptions<T> & { head: (bytes: Buffer) => H; count?: number },
     onHead: (bucket: number, head: H) => void,
   ): Promise<LazyBucketSet<T>> {
-    const set = new LazyBucketSet<T>(dir, name, options);
-    const buckets = Array.from({ length: options.count ?? BUCKETS[name] }, (_, b) => b);
-    await inPool(buckets, 32, async (b) => {
-      const bytes = await set.#readBytes(b);
-      if (bytes) onHead(b, set.#decode(b, bytes, options.head));
-    });
+    const set = LazyBucketSet.create<T>(dir, name, options);
+    await set.readHeads(options.head, options.count ?? BUCKETS[name], onHead);
     return set;
   }
 
-  /** At open: every bucket's bytes, many files at a time through libuv's pool (a cold start reads them from disk). */
+  /** The set without reading any file: buckets are read when used (see readHeads for their heads). */
+  static create<T>(dir: string, name: BucketedName, options: LazyBucketOptions<T>): LazyBucketSet<T> {
+    return new LazyBucketSet<T>(dir, name, options);
+  }
+
+  /** Calls `onHead` with the head (`head(bytes)`) of every existing file among the first `count` buckets. */
+  async readHeads<H>(head: (bytes: Buffer) => H, count: number, onHead: (bucket: number, head: H) => void): Promise<void> {
+    const buckets = Array.from({ length: count }, (_, b) => b);
+    await inPool(buckets, 32, async (b) => {
+      const bytes = await this.#readBytes(b);
+      if (bytes) onHead(b, this.#decode(b, bytes, head));
+    });
+  }
+
+  /** For readHeads: every bucket's bytes, many files at a time through libuv's pool (a cold start reads them from disk). */
   async #readBytes(bucket: number): Promise<Buffer | undefined> {
     return fs.promises.readFile(bucketFile(this.#dir, this.#name, bucket)).catch(missingAsUndefined);
   }
