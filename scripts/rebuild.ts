@@ -129,6 +129,7 @@ async function incrementalBuild(
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const rendered = new Set<string>();
   const months = new Set<string>();
+  const changedArticles = new Set<string>();
   const touch = (publicPath: string) => {
     if (!publicPath.startsWith('/article/')) return;
     const input = plan.inputs.get(publicPath);
@@ -137,6 +138,8 @@ async function incrementalBuild(
     if (input?.t !== undefined && input.t === before?.t && input.p === before.p) return;
     // Both months when its date moved to another: the old bundle must drop it.
     for (const month of [input?.p, before?.p]) if (month) months.add(month);
+    const slug = decodeURIComponent(publicPath.slice('/article/'.length));
+    if (!slug.includes('/')) changedArticles.add(slug);
   };
   const progress = createProgress('[rebuild]', 'pages');
   try {
@@ -166,7 +169,7 @@ async function incrementalBuild(
 
   const searchStarted = performance.now();
   // The server's tiers for today (so its output equals a --full build's).
-  const { results: search, left: searchJobsLeft } = await regenerator.reindexChanged(store, months, pendingSearch);
+  const { results: search, left: searchJobsLeft } = await regenerator.reindexChanged(store, months, pendingSearch, changedArticles);
   await closeSearchIndexer();
   // Search bundles are per server: each re-indexes its own folder, as after a search job another server ran.
   for (const result of search) await shared?.reindexed(result.period);

@@ -11,9 +11,12 @@ import {
   HEAD_MAX,
   isBundleOfDay,
   isDayTier,
+  MONTH_IN_WEEKS_FROM,
+  monthOfWeek,
   planDayTier,
   planSearchBundles,
   searchJobOf,
+  weekOf,
 } from '../../src/server/publishing/search-index.ts';
 
 const at = (iso: string) => ({ publishedAt: iso, updatedAt: iso });
@@ -86,6 +89,48 @@ describe('search tiers', () => {
     expect(after.get('2026-11-23')!.sort()).toEqual([...before.get('2026-11-22')!, ...before.get('head-2026-11-23')!].sort());
     expect([...after.values()].flat().length).toBe(54);
     expect(after.has('head-2026-11-24')).toBe(false);
+  });
+
+  it('plans a closed month of more than MONTH_IN_WEEKS_FROM articles as its weeks, each holding exactly its days', () => {
+    const today = '2026-11-23';
+    const month = (year: number, m: number, n: number, days: number) =>
+      Array.from({ length: n }, (_, i) => ({
+        slug: `${year}-${m}-${i}`,
+        ...at(new Date(Date.UTC(year, m - 1, 1 + (i % days), 12, Math.floor(i / days))).toISOString()),
+      }));
+    const large = month(2024, 2, MONTH_IN_WEEKS_FROM + 1, 29);
+    const small = month(2026, 9, MONTH_IN_WEEKS_FROM, 30);
+    const plan = planSearchBundles([...small, ...large], today);
+    expect([...plan.keys()]).toEqual(['2026-09', '2024-02-w5', '2024-02-w4', '2024-02-w3', '2024-02-w2', '2024-02-w1']);
+    expect([...plan.values()].flat().sort()).toEqual([...small, ...large].map((a) => a.slug).sort());
+    for (const [name, slugs] of plan) {
+      const { from, to } = bundleRange(name);
+      for (const article of [...small, ...large].filter((a) => slugs.includes(a.slug)))
+        expect(article.publishedAt >= from && article.publishedAt <= to, `${article.slug} in ${name}`).toBe(true);
+    }
+    // The 29th of a leap February is its fifth week, which ends with the month.
+    expect(bundleRange('2024-02-w5')).toEqual({ from: '2024-02-29T00:00:00.000Z', to: '2024-02-29T23:59:59.999Z' });
+    expect(bundleRange('2024-02-w1')).toEqual({ from: '2024-02-01T00:00:00.000Z', to: '2024-02-07T23:59:59.999Z' });
+    expect(bundleRange('2025-12-w5')).toEqual({ from: '2025-12-29T00:00:00.000Z', to: '2025-12-31T23:59:59.999Z' });
+    expect(weekOf('2025-12-07')).toBe('2025-12-w1');
+    expect(weekOf('2025-12-08')).toBe('2025-12-w2');
+    expect(weekOf('2025-12-31')).toBe('2025-12-w5');
+    expect(monthOfWeek('2025-12-w3')).toBe('2025-12');
+    expect(monthOfWeek('2025-12')).toBeUndefined();
+    // The current month is never cut in weeks (it is the month so far, then the head).
+    const current = month(2026, 11, MONTH_IN_WEEKS_FROM + 1, 22);
+    expect([...planSearchBundles(current, today).keys()]).toEqual(['2026-11-22']);
+    expect(isBundleOfDay('2024-02-w5', today)).toBe(true);
+    expect(isBundleOfDay('2026-11-w1', today)).toBe(false);
+    expect(['2024-02-w1', '2026-09', '2024-03', '2024-02-w5', '2026-11-22'].sort(compareBundles)).toEqual([
+      '2026-11-22',
+      '2026-09',
+      '2024-03',
+      '2024-02-w5',
+      '2024-02-w1',
+    ]);
+    expect(searchJobOf('/pagefind/2024-02-w5')).toEqual({ kind: 'bundle', bundle: '2024-02-w5' });
+    expect(searchJobOf('/pagefind/2024-02-w6')).toBeUndefined();
   });
 
   it('sorts names newest first and tells which bundles a day can hold', () => {

@@ -6,7 +6,7 @@ import { NAV_SECTIONS } from '../../schemas/sections.ts';
 import { ArticleCard } from '../cards/ArticleCard.tsx';
 import { listPaginationItems } from '../../lib/pagination.ts';
 import { SECTION_LABELS } from '../../lib/sections.ts';
-import { runSearch, SEARCH_PAGE_SIZE, searchesWholeArchive, type SearchRequest } from './search-source.ts';
+import { runSearch, SEARCH_PAGE_SIZE, olderBundlesMerged, type SearchRequest } from './search-source.ts';
 
 /** The chips are all plus the seven nav sections, no markets (docs/decisions.md, Search). */
 export const SEARCH_CHIPS = ['all', ...NAV_SECTIONS] as const;
@@ -59,7 +59,7 @@ function SearchPage({ siteName }: { siteName: string }) {
   }, [state, siteName]);
 
   const { data, isFetching, isError } = useQuery({
-    queryKey: ['search', state.q, state.section, state.page, searchesWholeArchive()],
+    queryKey: ['search', state.q, state.section, state.page, olderBundlesMerged()],
     queryFn: ({ signal }) => runSearch(state, signal),
     enabled: Boolean(state.q),
     // Keeps the page on screen while the same query is asked again over the whole archive.
@@ -79,7 +79,7 @@ function SearchPage({ siteName }: { siteName: string }) {
     navigate({ q: input.trim(), section: state.section, page: 1 });
   };
 
-  // Older months not searched yet: one more page, whose request merges them (and then counts exactly).
+  // Older bundles not searched yet: one more page, whose request merges more of them (and counts again).
   const more = data?.more ? '+' : '';
   const totalPages = data ? Math.ceil(data.total / SEARCH_PAGE_SIZE) + (data.more ? 1 : 0) : 0;
   const current = state.page;

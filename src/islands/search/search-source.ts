@@ -1,7 +1,7 @@
 /**
  * Where search results come from: the static Pagefind index (today's head bundle and the recent
- * months first, the older months merged in only when a query asks for more than they hold), else
- * the /api/search endpoints.
+ * bundles first, older ones merged in a few at a time only while a query asks for more than those
+ * searched hold), else the /api/search endpoints.
  */
 import { api } from '../../lib/api-client.ts';
 import type { ArticleSummary } from '../../schemas/article.ts';
@@ -16,11 +16,16 @@ export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
  * so the first query stays near its weight budget however long the archive is.
  */
 export const RECENT_BUNDLES = 4;
-// The names search-index.ts gives bundles: closed month, month so far, a full block of today, today's head.
-const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
+/**
+ * Older bundles merged at a time when a query needs more results than those searched hold: a reader
+ * paging a little further does not pay for the whole archive (a large archive has its months in weeks).
+ */
+export const ARCHIVE_STEP = 8;
+// The names search-index.ts gives bundles: closed month, week of a large closed month, month so far, a full block of today, today's head.
+const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-w[1-5]|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
 
 export type SearchRequest = { q: string; section: string; page: number };
-/** `more`: older bundles were not searched yet; `total` counts the recent ones only (asking for a page past them merges the rest). */
+/** `more`: older bundles were not searched yet; `total` counts those searched only (asking for a page past them merges more). */
 export type SearchAnswer = { items: CardArticle[]; total: number; engine: 'pagefind' | 'api'; more?: boolean };
 
 type PagefindResult = { id: string; data: () => Promise<{ url: string; meta: Record<string, string | undefined> }> };
@@ -33,8 +38,8 @@ type Pagefind = {
 type Engine = { pagefind: Pagefind; older: string[] };
 
 let engine: Promise<Engine | undefined> | undefined;
-let archive: Promise<void> | undefined;
-let archiveMerged = false;
+let merging: Promise<void> | undefined;
+let olderMerged = 0;
 
 /** Loads the Pagefind runtime and the recent bundles once; undefined when the index has not been built (or cannot load). */
 function loadPagefind(): Promise<Engine | undefined> {
@@ -59,18 +64,24 @@ function loadPagefind(): Promise<Engine | undefined> {
   return engine;
 }
 
-/** Merges the older bundles (once); after it, every search covers the whole archive. */
-function loadArchive(loaded: Engine): Promise<void> {
-  archive ??= Promise.all(loaded.older.map((name) => loaded.pagefind.mergeIndex(`/pagefind/${name}/`))).then(() => {
-    loaded.older = [];
-    archiveMerged = true;
-  });
-  return archive;
+/**
+ * Merges the next ARCHIVE_STEP older bundles (callers at the same time share one step). A step that
+ * fails stays failed: merging its bundles again could list their pages twice, so the API answers instead.
+ */
+function mergeOlder(loaded: Engine): Promise<void> {
+  merging ??= (async () => {
+    const step = loaded.older.slice(0, ARCHIVE_STEP);
+    await Promise.all(step.map((name) => loaded.pagefind.mergeIndex(`/pagefind/${name}/`)));
+    loaded.older = loaded.older.slice(step.length);
+    olderMerged += step.length;
+    merging = undefined;
+  })();
+  return merging;
 }
 
-/** Whether a search now covers every bundle (part of the query key, so answers given before the merge are asked again). */
-export function searchesWholeArchive(): boolean {
-  return archiveMerged;
+/** How many older bundles searches cover now (part of the query key, so answers given before a merge are asked again). */
+export function olderBundlesMerged(): number {
+  return olderMerged;
 }
 
 /** A card from the meta fields the article page declares for the index. */
@@ -97,10 +108,10 @@ async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<S
   const filters = request.section !== 'all' ? { section: request.section } : undefined;
   const start = (request.page - 1) * SEARCH_PAGE_SIZE;
   let results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
-  // The recent bundles cannot fill this page (a rare word, or a page past them): merge the older ones.
-  // A full page of recent results is shown as it is, counted as "N+" until the reader pages past it.
-  if (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
-    await loadArchive(loaded);
+  // The bundles searched cannot fill this page (a rare word, or a page past them): merge older ones, a
+  // step at a time. A full page is shown as it is, counted as "N+" until the reader pages past it.
+  while (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
+    await mergeOlder(loaded);
     results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
   }
   const data = await Promise.all(results.slice(start, start + SEARCH_PAGE_SIZE).map((r) => r.data()));

@@ -12,7 +12,7 @@ import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts'
 import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
 import { createRenderJournal, takeRenderJournal } from './render-journal.ts';
 import { computePageInputs, planRender, statOf, type PageInput, type RenderState } from './render-inputs.ts';
-import { searchJobOf, syncSearchBundles, type PeriodIndexResult } from './search-index.ts';
+import { monthOfWeek, searchJobOf, staleWeeks, syncSearchBundles, type PeriodIndexResult } from './search-index.ts';
 
 /** A page rendered for the current data, or word that it does not exist (its file is removed). */
 export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string } | { kind: 'missing' };
@@ -61,6 +61,8 @@ export type Regenerator = {
     store: Store,
     months: ReadonlySet<string>,
     pending?: readonly string[],
+    /** The articles whose own record changed: a month indexed by weeks re-indexes the weeks holding them (and those that lost one). */
+    changed?: ReadonlySet<string>,
   ): Promise<{ results: PeriodIndexResult[]; left: string[] }>;
 };
 
@@ -99,19 +101,26 @@ export function createRegenerator(options: RegeneratorOptions): Regenerator {
       return { inputs, ...plan, discardJournal: taken.discard };
     },
     stateOf: (inputs, previous, current) => pageStatesOf(clientDir, inputs, previous, current),
-    async reindexChanged(store, months, pending = []) {
-      // A changed article of a closed month re-indexes that month; one of this month re-indexes this month so far and the head.
+    async reindexChanged(store, months, pending = [], changed) {
+      // A changed article of a closed month re-indexes that month, or the weeks of it that changed when
+      // it is indexed by weeks; one of this month re-indexes this month so far and the head.
       const today = searchDay();
       const bundles = await listSearchBundles(store, today);
       const dirty = new Set<string>();
+      const weeksOf = (month: string) => new Map([...bundles].filter(([name]) => monthOfWeek(name) === month));
       for (const month of months) {
-        if (month < today.slice(0, 7)) dirty.add(month);
-        else for (const name of bundles.keys()) if (name.startsWith('head-') || name.startsWith(`${month}-`)) dirty.add(name);
+        if (month >= today.slice(0, 7)) {
+          for (const name of bundles.keys()) if (name.startsWith('head-') || name.startsWith(`${month}-`)) dirty.add(name);
+        } else if (bundles.has(month)) dirty.add(month);
+        else for (const week of await staleWeeks(clientDir, weeksOf(month), changed)) dirty.add(week);
       }
       const left: string[] = [];
       for (const jobPath of pending) {
         const job = searchJobOf(jobPath);
+        const weeks = job?.kind === 'bundle' && job.bundle < today.slice(0, 7) ? weeksOf(job.bundle) : new Map<string, string[]>();
         if (job?.kind === 'bundle' && bundles.has(job.bundle)) dirty.add(job.bundle);
+        // A server's job for a month the plan lays out in weeks: the weeks its pages changed (see staleWeeks).
+        else if (weeks.size > 0) for (const week of await staleWeeks(clientDir, weeks)) dirty.add(week);
         else if (job) left.push(jobPath);
       }
       const { results } = await syncSearchBundles(clientDir, bundles, dirty);

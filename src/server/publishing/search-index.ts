@@ -21,11 +21,21 @@ export const PAGEFIND_DIR = 'pagefind';
 /** The list of bundles, newest first: `{ "periods": ["head-2026-11-23", "2026-11-22", "2026-10", ...] }`. */
 export const PERIODS_FILE = 'periods.json';
 /**
- * Bundle names: `YYYY-MM` (a closed month, all its articles), `YYYY-MM-DD` (the current month from its
- * first day through DD, yesterday), `YYYY-MM-DD-bNNN` (the NNN-th full block of HEAD_MAX articles of
- * that day, today) and `head-YYYY-MM-DD` (the rest of today's articles, and any dated later).
+ * Bundle names: `YYYY-MM` (a closed month, all its articles), `YYYY-MM-wN` (the Nth week of a closed
+ * month of more than MONTH_IN_WEEKS_FROM articles: days 1-7, 8-14, 15-21, 22-28, 29-31), `YYYY-MM-DD`
+ * (the current month from its first day through DD, yesterday), `YYYY-MM-DD-bNNN` (the NNN-th full
+ * block of HEAD_MAX articles of that day, today) and `head-YYYY-MM-DD` (the rest of today's articles,
+ * and any dated later).
  */
-export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
+export const BUNDLE = /^(?:\d{4}-\d{2}|\d{4}-\d{2}-w[1-5]|\d{4}-\d{2}-\d{2}|\d{4}-\d{2}-\d{2}-b\d{3}|head-\d{4}-\d{2}-\d{2})$/;
+/**
+ * A closed month of more articles than this is indexed as its weeks: an edit in it re-indexes a week
+ * (about 200 pages at 10,000 articles, 2,000 at 100,000) instead of the month. Smaller months stay whole,
+ * as every bundle costs a reader who searches the whole archive its own metadata and requests
+ * (docs/performance.md, 2026-11-28 and 2026-11-29 entries on weeks).
+ */
+export const MONTH_IN_WEEKS_FROM = 400;
+const MONTH_WEEK = /^(\d{4}-\d{2})-w([1-5])$/;
 /**
  * Articles per block of today's tier (and at most in the head). The head's re-index is what a
  * publish waits for; a whole day in one head made that cost grow with the archive (docs/performance.md,
@@ -114,9 +124,26 @@ function dayBefore(today: string): string {
   return lastDay.before;
 }
 
+/** The week bundle of a closed month that a day (YYYY-MM-DD) belongs in when its month is indexed by weeks. */
+export function weekOf(day: string): string {
+  return `${day.slice(0, 7)}-w${Math.ceil(Number(day.slice(8, 10)) / 7)}`;
+}
+
+/** The month (YYYY-MM) a week bundle belongs to, or undefined for any other name. */
+export function monthOfWeek(name: string): string | undefined {
+  return MONTH_WEEK.exec(name)?.[1];
+}
+
 /** The publishedAt range (ISO, inclusive) a bundle covers; the head has no end. */
 export function bundleRange(name: string): { from: string; to: string } {
   if (name.startsWith('head-')) return { from: `${name.slice(5)}T00:00:00.000Z`, to: '9999-12-31T23:59:59.999Z' };
+  const week = MONTH_WEEK.exec(name);
+  if (week) {
+    const [year, month] = week[1]!.split('-').map(Number) as [number, number];
+    const first = (Number(week[2]) - 1) * 7 + 1;
+    const end = Math.min(Date.UTC(year, month - 1, first + 7), Date.UTC(year, month, 1));
+    return { from: new Date(Date.UTC(year, month - 1, first)).toISOString(), to: new Date(end - 1).toISOString() };
+  }
   const [year, month, day] = name.split('-').map(Number) as [number, number, number | undefined];
   const from = new Date(Date.UTC(year, month - 1, 1)).toISOString();
   const end = day === undefined ? Date.UTC(year, month, 1) : Date.UTC(year, month - 1, day + 1);
@@ -129,6 +156,8 @@ export function isBundleOfDay(name: string, today: string): boolean {
   const block = DAY_BLOCK.exec(name);
   if (block) return block[1] === today;
   if (name.length === 7) return name < today.slice(0, 7);
+  const month = monthOfWeek(name);
+  if (month) return month < today.slice(0, 7);
   return name === bundleOf({ publishedAt: bundleRange(name).to, updatedAt: '' }, today);
 }
 
@@ -166,10 +195,13 @@ export function planDayTier<T extends Indexable>(articles: Iterable<T>, today: s
 /**
  * The bundle plan built one article at a time (`add`), so a caller on the server's thread can give the
  * event loop turns in between (at a large archive the plan is a long pass: docs/performance.md, 2026-11-26 entries); `finish`
- * answers it as planSearchBundles does.
+ * answers it as planSearchBundles does. A closed month of more than MONTH_IN_WEEKS_FROM articles is
+ * planned as its weeks, so the plan is a function of the articles and the day alone.
  */
 export function searchBundlePlanner(today: string): { add(article: Indexable): void; finish(): Map<string, string[]> } {
   const plan = new Map<string, string[]>();
+  /** Closed months: each article's slug and day, cut into weeks at the end when the month is large. */
+  const months = new Map<string, { slugs: string[]; days: string[] }>();
   const day: Indexable[] = [];
   const headName = `head-${today}`;
   return {
@@ -179,11 +211,30 @@ export function searchBundlePlanner(today: string): { add(article: Indexable): v
         day.push(article);
         return;
       }
+      if (name.length === 7) {
+        let month = months.get(name);
+        if (!month) months.set(name, (month = { slugs: [], days: [] }));
+        month.slugs.push(article.slug);
+        month.days.push(dayOf(article.publishedAt ?? article.updatedAt));
+        return;
+      }
       const slugs = plan.get(name);
       if (slugs) slugs.push(article.slug);
       else plan.set(name, [article.slug]);
     },
     finish() {
+      for (const [name, { slugs, days }] of months) {
+        if (slugs.length <= MONTH_IN_WEEKS_FROM) {
+          plan.set(name, slugs);
+          continue;
+        }
+        for (const [i, slug] of slugs.entries()) {
+          const week = weekOf(days[i]!);
+          const members = plan.get(week);
+          if (members) members.push(slug);
+          else plan.set(week, [slug]);
+        }
+      }
       for (const [name, members] of planDayTier(day, today))
         plan.set(
           name,
@@ -429,6 +480,57 @@ export async function staleDayBundles(clientDir: string, tier: ReadonlyMap<strin
       (s) => s.mtimeMs,
       () => 0,
     );
+    for (const slug of slugs) {
+      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
+        (s) => s.mtimeMs,
+        () => Infinity,
+      );
+      if (renderedAt >= indexedAt) {
+        stale.push(name);
+        break;
+      }
+    }
+  }
+  return stale;
+}
+
+/** How many pages a bundle on disk was indexed with (its entry file), or undefined when it has none. */
+async function indexedPageCount(root: string, name: string): Promise<number | undefined> {
+  try {
+    const entry = JSON.parse(await fs.readFile(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json'), 'utf8')) as {
+      languages?: Record<string, { page_count?: number }>;
+    };
+    return Object.values(entry.languages ?? {}).reduce((sum, language) => sum + (language.page_count ?? 0), 0);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The weeks of a closed month (`weeks`: each with the slugs it holds now) that must be indexed again:
+ * one not listed, one whose index holds another number of pages (an article left it or joined it), and
+ * one holding an article in `changed` or, without it, an article page rendered after its index was
+ * written. An article that joins a week has its page drawn again (its date moved), so with the count
+ * this finds every week whose members or text changed. Costs a stat per article of the month at most.
+ */
+export async function staleWeeks(
+  clientDir: string,
+  weeks: ReadonlyMap<string, readonly string[]>,
+  changed?: ReadonlySet<string>,
+): Promise<string[]> {
+  const root = path.resolve(clientDir);
+  const listed = new Set(await readPeriodsFile(root));
+  const stale: string[] = [];
+  for (const [name, slugs] of weeks) {
+    if (!listed.has(name) || (await indexedPageCount(root, name)) !== slugs.length) {
+      stale.push(name);
+      continue;
+    }
+    if (changed) {
+      if (slugs.some((slug) => changed.has(slug))) stale.push(name);
+      continue;
+    }
+    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then((s) => s.mtimeMs);
     for (const slug of slugs) {
       const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
         (s) => s.mtimeMs,

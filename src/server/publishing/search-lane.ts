@@ -12,11 +12,13 @@ import {
   bundleRange,
   buildSearchPeriods,
   isBundleOfDay,
+  monthOfWeek,
   isDayTier,
   planDayTier,
   readPeriodsFile,
   searchJobOf,
   staleDayBundles,
+  staleWeeks,
   syncSearchBundles,
 } from './search-index.ts';
 
@@ -78,6 +80,27 @@ export function createSearchLane(deps: { store: Store; clientDir: string; log: L
     return { outcome: results.some((r) => !r.removed) ? 'written' : 'deleted', ms };
   }
 
+  /**
+   * Re-indexes what changed in a closed month listed as its weeks (see staleWeeks): a week by its date
+   * range, one with no article any more unlisted. When the month has grown past or shrunk below the size
+   * for weeks, the next compaction lays it out again; until then every article stays in one listed bundle.
+   */
+  async function runWeeks(month: string, listed: readonly string[]): Promise<{ outcome: FileOutcome; ms: number }> {
+    const started = performance.now();
+    const weeks = new Map<string, string[]>();
+    for (const week of [1, 2, 3, 4, 5].map((n) => `${month}-w${n}`)) {
+      const slugs = await slugsOf(week);
+      if (slugs.length > 0 || listed.includes(week)) weeks.set(week, slugs);
+    }
+    const stale = new Set(await staleWeeks(clientDir, weeks));
+    const results = await buildSearchPeriods(clientDir, new Map([...weeks].filter(([name]) => stale.has(name))));
+    for (const result of results) logSearchBuild(result, result.period);
+    const ms = performance.now() - started;
+    stats.searchBuilds += results.length;
+    stats.lastSearchMs = ms;
+    return { outcome: results.length === 0 ? 'unchanged' : results.some((r) => !r.removed) ? 'written' : 'deleted', ms };
+  }
+
   async function run(jobPath: string): Promise<{ outcome: FileOutcome; ms: number }> {
     const job = searchJobOf(jobPath);
     if (!job) throw new Error(`${jobPath} is not a search job`);
@@ -96,6 +119,9 @@ export function createSearchLane(deps: { store: Store; clientDir: string; log: L
         logSearchBuild(result!, job.bundle);
         return { outcome: result!.removed ? 'deleted' : 'written', ms: result!.ms };
       }
+      // A closed month listed as its weeks (publishing names the month): its weeks re-indexed in place.
+      const weeks = listed.filter((name) => monthOfWeek(name) === job.bundle);
+      if (weeks.length > 0 && isBundleOfDay(job.bundle, today)) return runWeeks(job.bundle, weeks);
     }
     // Compaction: the plan for today, missing bundles built unseen, then one periods.json swap.
     const plan = await listSearchBundles(store, today);
