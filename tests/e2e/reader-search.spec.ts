@@ -132,3 +132,46 @@ test('pagination: 12 a page, page in the URL, scrolls to the top, a new query st
   await page.getByRole('button', { name: 'Search', exact: true }).click();
   await expect(page).toHaveURL(/\/search\?q=news$/);
 });
+
+test('older bundles are merged eight first, the rest only when a page needs more', async ({ page, request }) => {
+  const { periods } = (await (await request.get('/pagefind/periods.json')).json()) as { periods: string[] };
+  // Twelve made-up closed months, each served from the files of the largest real bundle: the island sees
+  // an archive of the newest bundle and twelve copies, so how far it merges shows in the requests it makes.
+  const newest = periods[0]!;
+  const pageCount = async (name: string) => {
+    const entry = (await (await request.get(`/pagefind/${name}/pagefind-entry.json`)).json()) as {
+      languages: Record<string, { page_count: number }>;
+    };
+    return Object.values(entry.languages).reduce((sum, language) => sum + language.page_count, 0);
+  };
+  const sizes = await Promise.all(periods.map(async (name) => [name, await pageCount(name)] as const));
+  const largest = sizes.reduce((a, b) => (b[1] > a[1] ? b : a))[0];
+  const copies = Array.from({ length: 12 }, (_, i) => `2001-${String(12 - i).padStart(2, '0')}`);
+  await page.route('**/pagefind/periods.json', (route) => route.fulfill({ json: { periods: [newest, ...copies] } }));
+  const merged = new Set<string>();
+  await page.route(/\/pagefind\/2001-\d\d\//, (route) => {
+    const url = route.request().url();
+    const copy = /\/pagefind\/(2001-\d\d)\//.exec(url)![1]!;
+    if (url.endsWith('/pagefind-entry.json')) merged.add(copy);
+    return route.continue({ url: url.replace(`/pagefind/${copy}/`, `/pagefind/${largest}/`) });
+  });
+  // The newest bundle and three copies are the recent ones (RECENT_BUNDLES); the nine older copies wait.
+  const recent = copies.slice(0, 3);
+  const older = copies.slice(3);
+  await openSearch(page, '?q=the');
+  const grid = page.getByRole('list', { name: 'Search results' });
+  await expect(grid.getByTestId('article-card')).toHaveCount(12, { timeout: 20_000 });
+  const summary = page.getByTestId('results-summary');
+  await expect(summary).toContainText('+ results');
+  expect([...merged].sort()).toEqual([...recent].sort());
+  // A page past what the recent ones hold merges the next eight (ARCHIVE_STEP), which fill it: not the ninth.
+  const inRecent = Number(/\((\d+)\+ results/.exec((await summary.textContent())!)![1]);
+  await page.goto(`/search?q=the&page=${Math.ceil(inRecent / 12) + 1}`);
+  await waitForIsland(page, '#search-input');
+  await expect(grid.getByTestId('article-card').first()).toBeVisible({ timeout: 20_000 });
+  expect([...merged].sort()).toEqual([...recent, ...older.slice(0, 8)].sort());
+  // A word in no article: every older bundle is merged before the answer.
+  await page.goto('/search?q=zzqxnomatchword');
+  await expect(page.getByText('No articles found matching zzqxnomatchword')).toBeVisible({ timeout: 20_000 });
+  expect([...merged].sort()).toEqual([...copies].sort());
+});

@@ -17,8 +17,10 @@ export const PAGEFIND_PERIODS_URL = '/pagefind/periods.json';
  */
 export const RECENT_BUNDLES = 4;
 /**
- * Older bundles merged at a time when a query needs more results than those searched hold: a reader
- * paging a little further does not pay for the whole archive (a large archive has its months in weeks).
+ * Older bundles merged first when a query needs more results than the recent ones hold: a reader paging a
+ * little further does not pay for a large archive's every week. A query that still needs more (a deep
+ * page), or that the recent ones do not hold at all (a rare word, a name), merges all the rest at once:
+ * one round, not one per step.
  */
 export const ARCHIVE_STEP = 8;
 // The names search-index.ts gives bundles: closed month, week of a large closed month, month so far, a full block of today, today's head.
@@ -65,12 +67,13 @@ function loadPagefind(): Promise<Engine | undefined> {
 }
 
 /**
- * Merges the next ARCHIVE_STEP older bundles (callers at the same time share one step). A step that
- * fails stays failed: merging its bundles again could list their pages twice, so the API answers instead.
+ * Merges the next ARCHIVE_STEP older bundles, or all the rest (`all`, and any step after the first;
+ * callers at the same time share one step). A step that fails stays failed: merging its bundles again
+ * could list their pages twice, so the API answers instead.
  */
-function mergeOlder(loaded: Engine): Promise<void> {
+function mergeOlder(loaded: Engine, all: boolean): Promise<void> {
   merging ??= (async () => {
-    const step = loaded.older.slice(0, ARCHIVE_STEP);
+    const step = loaded.older.slice(0, all || olderMerged > 0 ? loaded.older.length : ARCHIVE_STEP);
     await Promise.all(step.map((name) => loaded.pagefind.mergeIndex(`/pagefind/${name}/`)));
     loaded.older = loaded.older.slice(step.length);
     olderMerged += step.length;
@@ -108,10 +111,10 @@ async function searchPagefind(loaded: Engine, request: SearchRequest): Promise<S
   const filters = request.section !== 'all' ? { section: request.section } : undefined;
   const start = (request.page - 1) * SEARCH_PAGE_SIZE;
   let results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
-  // The bundles searched cannot fill this page (a rare word, or a page past them): merge older ones, a
-  // step at a time. A full page is shown as it is, counted as "N+" until the reader pages past it.
+  // The bundles searched cannot fill this page (a rare word, or a page past them): merge older ones, the
+  // next few first. A full page is shown as it is, counted as "N+" until the reader pages past it.
   while (loaded.older.length > 0 && results.length < start + SEARCH_PAGE_SIZE) {
-    await mergeOlder(loaded);
+    await mergeOlder(loaded, results.length === 0);
     results = (await loaded.pagefind.search(request.q, filters ? { filters } : {}))?.results ?? [];
   }
   const data = await Promise.all(results.slice(start, start + SEARCH_PAGE_SIZE).map((r) => r.data()));
