@@ -152,7 +152,8 @@ test('older bundles are merged eight first, the rest only when a page needs more
   await page.route(/\/pagefind\/2001-\d\d\//, (route) => {
     const url = route.request().url();
     const copy = /\/pagefind\/(2001-\d\d)\//.exec(url)![1]!;
-    if (url.endsWith('/pagefind-entry.json')) merged.add(copy);
+    // Pagefind asks for the entry file with a cache-busting query.
+    if (new URL(url).pathname.endsWith('/pagefind-entry.json')) merged.add(copy);
     return route.continue({ url: url.replace(`/pagefind/${copy}/`, `/pagefind/${largest}/`) });
   });
   // The newest bundle and three copies are the recent ones (RECENT_BUNDLES); the nine older copies wait.
