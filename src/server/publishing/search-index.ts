@@ -476,22 +476,25 @@ export async function staleDayBundles(clientDir: string, tier: ReadonlyMap<strin
       stale.push(name);
       continue;
     }
-    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then(
-      (s) => s.mtimeMs,
-      () => 0,
-    );
-    for (const slug of slugs) {
-      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
-        (s) => s.mtimeMs,
-        () => Infinity,
-      );
-      if (renderedAt >= indexedAt) {
-        stale.push(name);
-        break;
-      }
-    }
+    if (await drawnSinceIndexed(root, name, slugs)) stale.push(name);
   }
   return stale;
+}
+
+/** Whether an article page of `slugs` was written (or is missing) since bundle `name`'s index was: a stat per page until one is. */
+async function drawnSinceIndexed(root: string, name: string, slugs: readonly string[]): Promise<boolean> {
+  const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then(
+    (s) => s.mtimeMs,
+    () => 0,
+  );
+  for (const slug of slugs) {
+    const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
+      (s) => s.mtimeMs,
+      () => Infinity,
+    );
+    if (renderedAt >= indexedAt) return true;
+  }
+  return false;
 }
 
 /** How many pages a bundle on disk was indexed with (its entry file), or undefined when it has none. */
@@ -526,21 +529,7 @@ export async function staleWeeks(
       stale.push(name);
       continue;
     }
-    if (changed) {
-      if (slugs.some((slug) => changed.has(slug))) stale.push(name);
-      continue;
-    }
-    const indexedAt = await fs.stat(path.join(root, PAGEFIND_DIR, name, 'pagefind-entry.json')).then((s) => s.mtimeMs);
-    for (const slug of slugs) {
-      const renderedAt = await fs.stat(path.join(root, 'article', slug, 'index.html')).then(
-        (s) => s.mtimeMs,
-        () => Infinity,
-      );
-      if (renderedAt >= indexedAt) {
-        stale.push(name);
-        break;
-      }
-    }
+    if (changed ? slugs.some((slug) => changed.has(slug)) : await drawnSinceIndexed(root, name, slugs)) stale.push(name);
   }
   return stale;
 }
