@@ -117,11 +117,18 @@ export function createRegenerator(options: RegeneratorOptions): Regenerator {
       const left: string[] = [];
       for (const jobPath of pending) {
         const job = searchJobOf(jobPath);
-        const weeks = job?.kind === 'bundle' && job.bundle < today.slice(0, 7) ? weeksOf(job.bundle) : new Map<string, string[]>();
-        if (job?.kind === 'bundle' && bundles.has(job.bundle)) dirty.add(job.bundle);
+        if (job?.kind !== 'bundle') {
+          if (job) left.push(jobPath);
+          continue;
+        }
+        if (bundles.has(job.bundle)) {
+          dirty.add(job.bundle);
+          continue;
+        }
         // A server's job for a month the plan lays out in weeks: the weeks its pages changed (see staleWeeks).
-        else if (weeks.size > 0) for (const week of await staleWeeks(clientDir, weeks)) dirty.add(week);
-        else if (job) left.push(jobPath);
+        const weeks = job.bundle < today.slice(0, 7) ? weeksOf(job.bundle) : new Map<string, string[]>();
+        if (weeks.size > 0) for (const week of await staleWeeks(clientDir, weeks)) dirty.add(week);
+        else left.push(jobPath);
       }
       const { results } = await syncSearchBundles(clientDir, bundles, dirty);
       return { results, left };
