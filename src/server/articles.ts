@@ -139,13 +139,13 @@ function visible(record: ArticleRecord | undefined, viewer: Viewer): record is A
 }
 
 export async function getArticle(runtime: Runtime, id: string, viewer: Viewer): Promise<Article> {
-  const record = await runtime.store.articles.get(id);
+  const record = await runtime.store.articles.get(id, { body: true });
   if (!visible(record, viewer)) throw notFound('Article');
   return toArticle(record, await runtime.store.counters.get(id));
 }
 
 export async function getArticleBySlug(runtime: Runtime, slug: string, viewer: Viewer): Promise<Article> {
-  const record = await runtime.store.articles.getBySlug(slug);
+  const record = await runtime.store.articles.getBySlug(slug, { body: true });
   if (!visible(record, viewer)) throw notFound('Article');
   return toArticle(record, await runtime.store.counters.get(record.id));
 }

@@ -127,7 +127,7 @@ export async function readArticlePage(
   slug: string,
 ): Promise<{ data: ArticlePageData; record: ArticleRecord; related: ArticleRecord[]; rules: TagRules } | undefined> {
   const store = await useReadStore();
-  const record: ArticleRecord | undefined = await store.articles.getBySlug(slug);
+  const record: ArticleRecord | undefined = await store.articles.getBySlug(slug, { body: true });
   if (!record || record.status !== 'published') return undefined;
   const article = toArticle(record, await store.counters.get(record.id));
   const rules = await readTagRules(store);

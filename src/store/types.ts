@@ -24,10 +24,16 @@ export type Page = { offset: number; limit: number };
 /** Sort orders the article listing supports. `recent`: publishedAt (else updatedAt) newest first. */
 export type ArticleSort = 'recent' | 'updated';
 
+/**
+ * `body`: the caller reads `bodyHtml` (a page, the API's article): a store keeping bodies on disk reads it
+ * before answering, without blocking the thread, instead of on first access.
+ */
+export type ArticleRead = { body?: boolean };
+
 /** Records answered by a repository are shared with its indexes: treat them as read-only. */
 export interface ArticleRepository {
-  get(id: string): Promise<ArticleRecord | undefined>;
-  getBySlug(slug: string): Promise<ArticleRecord | undefined>;
+  get(id: string, options?: ArticleRead): Promise<ArticleRecord | undefined>;
+  getBySlug(slug: string, options?: ArticleRead): Promise<ArticleRecord | undefined>;
   /** Articles matching the filter, in the given order, sliced by page. */
   list(filter: ArticleFilter, page: Page, sort?: ArticleSort): Promise<ArticleRecord[]>;
   count(filter: ArticleFilter): Promise<number>;

@@ -3,7 +3,8 @@ import fs from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
 import { articleFile } from '../../src/store/lowdb/layout.ts';
-import { parseArticleWithoutBody } from '../../src/store/lowdb/article-bodies.ts';
+import { ArticleBodies, parseArticleWithoutBody } from '../../src/store/lowdb/article-bodies.ts';
+import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { articleRecord, closeQuietly, makeTempDir } from './support.ts';
 
 let store: Store | undefined;
@@ -79,6 +80,23 @@ describe('bodies on disk', () => {
     await store.close();
     store = await openStore(dir);
     expect((await store.articles.get(ids[0]!))!.bodyHtml).toBe('<p>Rewritten body.</p>');
+  });
+
+  it('a read asking for the body has it before answering, and a write made meanwhile wins over the file read', async () => {
+    const { dir, ids } = await seeded(2);
+    store = await openStore(dir);
+    // Read ahead (no synchronous read on access): the body answers though its file is gone.
+    const read = (await store.articles.getBySlug((await store.articles.get(ids[1]!))!.slug, { body: true }))!;
+    fs.rmSync(articleFile(dir, ids[1]!));
+    expect(read.bodyHtml).toContain('Body number 1');
+    // A body written while the file read is in flight (its bytes are the old file's): the read is not remembered.
+    const bodies = new ArticleBodies(dir);
+    const record = bodies.detach(JSON.parse(fs.readFileSync(articleFile(dir, ids[0]!), 'utf8')) as ArticleRecord);
+    const loading = bodies.load(ids[0]!);
+    bodies.hold({ ...record, bodyHtml: '<p>Written meanwhile.</p>' });
+    bodies.written(ids[0]!);
+    await loading;
+    expect(record.bodyHtml).toBe('<p>Written meanwhile.</p>');
   });
 
   it('a conflict answer carries the stored body, and a deleted record keeps the body it had', async () => {

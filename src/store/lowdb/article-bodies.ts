@@ -1,5 +1,6 @@
 /** Article bodies kept out of memory: read from the article's own file when asked for, with a small LRU of recent ones. */
 import fs from 'node:fs';
+import fsp from 'node:fs/promises';
 import type { ArticleRecord } from '../../schemas/article.ts';
 import { articleFile } from './layout.ts';
 
@@ -33,6 +34,11 @@ export function parseArticleWithoutBody(bytes: Buffer): ArticleRecord {
   return JSON.parse(bytes.toString('utf8')) as ArticleRecord;
 }
 
+/** The body of an article file's text. */
+function bodyOf(text: string): string {
+  return (JSON.parse(text) as ArticleRecord).bodyHtml ?? '';
+}
+
 /**
  * Fields whose values many records share (a handful of statuses and sections, the desk's authors,
  * sources and tags): kept as one string per value instead of one per record. At 100,000 articles
@@ -48,7 +54,8 @@ const CACHE_SIZE = 1_000;
  * The bodies are most of the store's bytes (docs/performance.md, 2026-11-23 entry on store layout 2); the indexes need none of them.
  * A record keeps `bodyHtml` as an accessor at its usual place among the keys, so callers,
  * `JSON.stringify` and `structuredClone` see an ordinary record; reading it costs one small
- * synchronous file read on a cache miss (tens of microseconds), paid only by the page that shows it.
+ * synchronous file read on a cache miss (tens of microseconds from the page cache, about a millisecond
+ * from disk), paid only by the page that shows it, which asks for it ahead (`load`, ArticleRead).
  */
 export class ArticleBodies {
   readonly #dir: string;
@@ -58,6 +65,8 @@ export class ArticleBodies {
   readonly #descriptor: PropertyDescriptor;
   /** One string per shared value (SHARED_VALUES, tags): as many entries as distinct values. */
   readonly #shared = new Map<string, string>();
+  /** Counts body changes (hold, revert, forget): a file read that began before one is not remembered. */
+  #changes = 0;
 
   constructor(dir: string) {
     this.#dir = dir;
@@ -98,12 +107,27 @@ export class ArticleBodies {
     }
     let body = '';
     try {
-      body = (JSON.parse(fs.readFileSync(articleFile(this.#dir, id), 'utf8')) as ArticleRecord).bodyHtml ?? '';
+      body = bodyOf(fs.readFileSync(articleFile(this.#dir, id), 'utf8'));
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     this.#remember(id, body);
     return body;
+  }
+
+  /**
+   * Reads `id`'s body into the cache without blocking the thread, so that its next access is a cache hit:
+   * at 100,000 articles most files are no longer in the page cache, and a synchronous read held a whole
+   * re-render's main thread (docs/performance.md, 2026-11-29). A body changed meanwhile is not remembered.
+   */
+  async load(id: string): Promise<void> {
+    if (this.#pinned.has(id) || this.#cache.has(id)) return;
+    const changes = this.#changes;
+    const text = await fsp.readFile(articleFile(this.#dir, id), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      if (error.code !== 'ENOENT') throw error;
+      return undefined;
+    });
+    if (text !== undefined && changes === this.#changes) this.#remember(id, bodyOf(text));
   }
 
   /**
@@ -138,6 +162,7 @@ export class ArticleBodies {
       pinned.body = body;
       pinned.writes++;
     } else this.#pinned.set(record.id, { body, writes: 1 });
+    this.#changes++;
     return this.detach(record);
   }
 
@@ -167,10 +192,12 @@ export class ArticleBodies {
     const pinned = this.#pinned.get(id);
     if (pinned) pinned.body = body;
     this.#cache.delete(id);
+    this.#changes++;
   }
 
   /** Forgets a deleted article's cached body. */
   forget(id: string): void {
     this.#cache.delete(id);
+    this.#changes++;
   }
 }

@@ -9,7 +9,7 @@ import {
   type TermCount,
 } from '../../schemas/article.ts';
 import { slugifyTags, slugifyTerm, type TermKind } from '../../schemas/taxonomy.ts';
-import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
+import type { ArticleRead, ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { JsonCollection, readJsonFileSync } from './file.ts';
 import { articleFile, inPool } from './layout.ts';
 import type { ArticleBodies } from './article-bodies.ts';
@@ -320,12 +320,17 @@ export class LowdbArticles implements ArticleRepository {
     return { list: this.#sorted(sort), exact: false };
   }
 
-  async get(id: string) {
-    return this.#byId.get(id);
+  async get(id: string, options?: ArticleRead) {
+    return this.#withBody(this.#byId.get(id), options);
   }
 
-  async getBySlug(slug: string) {
-    return this.#bySlug.get(slug);
+  async getBySlug(slug: string, options?: ArticleRead) {
+    return this.#withBody(this.#bySlug.get(slug), options);
+  }
+
+  async #withBody(record: ArticleRecord | undefined, options: ArticleRead | undefined) {
+    if (record && options?.body) await this.#bodies.load(record.id);
+    return record;
   }
 
   async list(filter: ArticleFilter, page: Page, sort: ArticleSort = 'recent') {
