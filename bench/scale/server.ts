@@ -13,11 +13,11 @@ export const ADMIN = { username: 'bench-admin', password: 'bench-password-not-se
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** `npm run rebuild` (with args), with heap enough for a 100,000-article build. */
-export function rebuild(dataDir: string, outDir: string, args: string[]) {
+export function rebuild(dataDir: string, outDir: string, args: string[], env: Record<string, string> = {}) {
   return runNode(
     path.join(ROOT, 'scripts/rebuild.ts'),
     args,
-    { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', NODE_OPTIONS: '--max-old-space-size=16384' },
+    { OUT_DIR: outDir, DATA_DIR: dataDir, SEED: 'none', NODE_OPTIONS: '--max-old-space-size=16384', ...env },
     3 * 3600_000,
   );
 }

@@ -1,0 +1,92 @@
+/**
+ * A template deploy at archive scale (issue 36), on a store and site that already exist:
+ * `node bench/lab/rerender-all.ts DATA_DIR OUT_DIR [--cold]` runs `npm run rebuild -- --all` twice against them:
+ *
+ * 1. "template change": with SITE_NAME changed, a name every page shows in its header and footer, outside the
+ *    part search indexes: every page is written again (and compressed, brotli and gzip), the search index is kept;
+ * 2. "same build": every page drawn again to the bytes it has (none written), what bench:scale's `--all` measures.
+ *
+ * `--cold` empties the page cache before each run (root only): after a deploy most of a large archive's article
+ * files are no longer in memory. Build the site first (`npm run rebuild` with the same DATA_DIR and OUT_DIR;
+ * bench/generate-store.ts makes a store). Writes bench/results/rerender-all.json; the site's header keeps the
+ * changed name until the next `--all` without it.
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { rebuild } from '../scale/server.ts';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+const USAGE = 'usage: node bench/lab/rerender-all.ts DATA_DIR OUT_DIR [--cold]';
+
+type Run = {
+  case: 'template change' | 'same build';
+  seconds: number;
+  pages: number;
+  threads: number;
+  renderS: number;
+  pagesPerS: number;
+  written: number;
+  unchanged: number;
+  astroBuild: string;
+  search: string;
+  load: number;
+};
+
+/** The figures of `npm run rebuild -- --all`'s summary. */
+function parseSummary(output: string, seconds: number, name: Run['case']): Run {
+  const rendered = /^ {2}pages rendered +(\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s \((\d+) written, (\d+) unchanged\)/m.exec(
+    output,
+  );
+  if (!rendered) throw new Error(`no "pages rendered" line in the rebuild's output:\n${output.slice(-3000)}`);
+  return {
+    case: name,
+    seconds: Math.round(seconds * 10) / 10,
+    pages: Number(rendered[1]),
+    threads: Number(rendered[2]),
+    renderS: Number(rendered[3]),
+    pagesPerS: Number(rendered[4]),
+    written: Number(rendered[5]),
+    unchanged: Number(rendered[6]),
+    astroBuild: /^ {2}files prerendered +(.*)$/m.exec(output)?.[1] ?? '',
+    search: /^ {2}search index +(.*)$/m.exec(output)?.[1] ?? '',
+    load: Math.round(os.loadavg()[0]! * 100) / 100,
+  };
+}
+
+/** Empties the page cache (root only), so the run reads the store and the served files from disk. */
+function dropPageCache(): void {
+  execFileSync('sync');
+  fs.writeFileSync('/proc/sys/vm/drop_caches', '3');
+}
+
+const [dataArg, outArg, ...flags] = process.argv.slice(2);
+if (!dataArg || !outArg || dataArg.startsWith('--') || flags.some((f) => f !== '--cold')) throw new Error(USAGE);
+const dataDir = path.resolve(dataArg);
+const outDir = path.resolve(outArg);
+if (!fs.existsSync(path.join(outDir, 'client'))) throw new Error(`${outDir}/client does not exist: build the site first (${USAGE})`);
+const cold = flags.includes('--cold');
+if (cold && process.getuid?.() !== 0) throw new Error('--cold empties the page cache, which needs root');
+
+const machine = `${os.cpus().length} x ${os.cpus()[0]?.model.trim() ?? 'cpu'}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, Node ${process.version}`;
+const commit = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+const siteName = `Meridian News ${new Date().toISOString().slice(0, 16)}`;
+const runs: Run[] = [];
+for (const name of ['template change', 'same build'] as const) {
+  if (cold) dropPageCache();
+  console.log(`[rerender-all] ${name}: npm run rebuild -- --all${cold ? ' (page cache emptied)' : ''}...`);
+  const started = performance.now();
+  const result = await rebuild(dataDir, outDir, ['--all'], { SITE_NAME: siteName });
+  if (result.code !== 0) throw new Error(`rebuild --all failed:\n${result.output.slice(-3000)}`);
+  const run = parseSummary(result.output, (performance.now() - started) / 1000, name);
+  console.log(
+    `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
+      `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}`,
+  );
+  runs.push(run);
+}
+const file = path.join(ROOT, 'bench/results/rerender-all.json');
+fs.writeFileSync(file, `${JSON.stringify({ takenAt: new Date().toISOString(), commit, machine, dataDir, cold, runs }, null, 2)}\n`);
+console.log(`Written to ${path.relative(ROOT, file)}`);
