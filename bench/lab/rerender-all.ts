@@ -16,45 +16,17 @@ import os from 'node:os';
 import path from 'node:path';
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { rebuild } from '../scale/server.ts';
+import { parseRerenderSummary, rebuild, type RerenderSummary } from '../scale/server.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const USAGE = 'usage: node bench/lab/rerender-all.ts DATA_DIR OUT_DIR [--cold]';
 
-type Run = {
+type Run = Omit<RerenderSummary, 'rendered' | 'build'> & {
   case: 'template change' | 'same build';
   seconds: number;
-  pages: number;
-  threads: number;
-  renderS: number;
-  pagesPerS: number;
-  written: number;
-  unchanged: number;
   astroBuild: string;
-  search: string;
   load: number;
 };
-
-/** The figures of `npm run rebuild -- --all`'s summary. */
-function parseSummary(output: string, seconds: number, name: Run['case']): Run {
-  const rendered = /^ {2}pages rendered +(\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s \((\d+) written, (\d+) unchanged\)/m.exec(
-    output,
-  );
-  if (!rendered) throw new Error(`no "pages rendered" line in the rebuild's output:\n${output.slice(-3000)}`);
-  return {
-    case: name,
-    seconds: Math.round(seconds * 10) / 10,
-    pages: Number(rendered[1]),
-    threads: Number(rendered[2]),
-    renderS: Number(rendered[3]),
-    pagesPerS: Number(rendered[4]),
-    written: Number(rendered[5]),
-    unchanged: Number(rendered[6]),
-    astroBuild: /^ {2}files prerendered +(.*)$/m.exec(output)?.[1] ?? '',
-    search: /^ {2}search index +(.*)$/m.exec(output)?.[1] ?? '',
-    load: Math.round(os.loadavg()[0]! * 100) / 100,
-  };
-}
 
 /** Empties the page cache (root only), so the run reads the store and the served files from disk. */
 function dropPageCache(): void {
@@ -80,7 +52,11 @@ for (const name of ['template change', 'same build'] as const) {
   const started = performance.now();
   const result = await rebuild(dataDir, outDir, ['--all'], { SITE_NAME: siteName });
   if (result.code !== 0) throw new Error(`rebuild --all failed:\n${result.output.slice(-3000)}`);
-  const run = parseSummary(result.output, (performance.now() - started) / 1000, name);
+  const seconds = Math.round((performance.now() - started) / 100) / 10;
+  const summary = parseRerenderSummary(result.output);
+  if (!summary) throw new Error(`no "pages rendered" line in the rebuild's output:\n${result.output.slice(-3000)}`);
+  const { rendered: _line, build: astroBuild, search, ...figures } = summary;
+  const run: Run = { case: name, seconds, ...figures, astroBuild, search, load: Math.round(os.loadavg()[0]! * 100) / 100 };
   console.log(
     `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
       `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}`,

@@ -26,6 +26,7 @@ import {
   PIN,
   pagesWritten,
   archivePagesWritten,
+  parseRerenderSummary,
   pin,
   pinBench,
   rebuild,
@@ -370,14 +371,14 @@ async function measureRerenderAll(
   say('  every page rendered again (--all)...');
   const all = await rebuild(dataDir, outDir, ['--all']);
   if (all.code !== 0) throw new Error(`rebuild --all failed:\n${all.output.slice(-3000)}`);
-  const rendered = /^ {2}pages rendered +(\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s/m.exec(all.output);
-  detail.rerenderAll = rendered ? rendered[0].trim().replace(/^pages rendered +/, '') : '';
-  detail.rerenderAllBuild = /^ {2}files prerendered +(.*)$/m.exec(all.output)?.[1] ?? '';
-  detail.rerenderAllSearch = /^ {2}search index +(.*)$/m.exec(all.output)?.[1] ?? '';
+  const summary = parseRerenderSummary(all.output);
+  detail.rerenderAll = summary?.rendered ?? '';
+  detail.rerenderAllBuild = summary?.build ?? '';
+  detail.rerenderAllSearch = summary?.search ?? '';
   say(
     `  --all ${(all.ms / 1000).toFixed(1)} s: ${detail.rerenderAll}; build ${detail.rerenderAllBuild}; search ${detail.rerenderAllSearch}`,
   );
-  return { seconds: round(all.ms / 1000), pagesPerS: rendered ? Number(rendered[4]) : NaN };
+  return { seconds: round(all.ms / 1000), pagesPerS: summary?.pagesPerS ?? NaN };
 }
 
 /** Every figure of one archive size (see the module's opening). */

@@ -22,6 +22,38 @@ export function rebuild(dataDir: string, outDir: string, args: string[], env: Re
   );
 }
 
+/** What `npm run rebuild -- --all` printed in its summary (scripts/rebuild-all.ts); undefined without its "pages rendered" line. */
+export type RerenderSummary = {
+  /** "N on T thread(s) in S s, P pages/s", as printed. */
+  rendered: string;
+  pages: number;
+  threads: number;
+  renderS: number;
+  pagesPerS: number;
+  written: number;
+  unchanged: number;
+  /** The "files prerendered" and "search index" lines' text. */
+  build: string;
+  search: string;
+};
+
+export function parseRerenderSummary(output: string): RerenderSummary | undefined {
+  const line =
+    /^ {2}pages rendered +((\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s)(?: \((\d+) written, (\d+) unchanged\))?/m.exec(output);
+  if (!line) return undefined;
+  return {
+    rendered: line[1]!,
+    pages: Number(line[2]),
+    threads: Number(line[3]),
+    renderS: Number(line[4]),
+    pagesPerS: Number(line[5]),
+    written: Number(line[6] ?? NaN),
+    unchanged: Number(line[7] ?? NaN),
+    build: /^ {2}files prerendered +(.*)$/m.exec(output)?.[1] ?? '',
+    search: /^ {2}search index +(.*)$/m.exec(output)?.[1] ?? '',
+  };
+}
+
 /** The server's event loop over a stretch (bench/scale-server.ts). */
 export type LoopDelay = {
   maxMs: number;
