@@ -10,7 +10,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { create as createTar } from 'tar';
-import { ROOT, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
+import { ROOT, copyLiveFolder, makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor, storeEnvFor, testingPostgres } from '../helpers/postgres.ts';
 import { TestClient, adminClient, createArticle, read, startApiServer, waitFor, waitForIdleQueue, withTestDatabase } from './support.ts';
 import type { Article } from '../../src/schemas/article.ts';
@@ -219,7 +219,7 @@ describe('npm run backup during a burst of writes, and npm run restore', () => {
     // The copy serves a copy of the original's pages, whose render manifest names the store and version
     // backed up: the restored store has an id of its own, so it must not pass for them and renders again.
     const site = `${target.dataDir}-site`;
-    fs.cpSync(path.dirname(original.clientDir), site, { recursive: true, filter: (source) => !source.endsWith('serve-lock') });
+    await copyLiveFolder(path.dirname(original.clientDir), site, { filter: (source) => !source.endsWith('serve-lock') });
     const manifestFile = manifestFileFor(path.join(site, 'client'));
     const originalId = readRenderManifest(manifestFile)!.storeId;
     const copy = await startServer({

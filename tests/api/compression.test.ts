@@ -8,7 +8,7 @@ import http from 'node:http';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeDataDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
+import { copyLiveFolder, makeDataDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
 import { compressTree } from '../../src/server/publishing/compress.ts';
 import { adminClient, createArticle, waitForIdleQueue } from './support.ts';
 
@@ -230,13 +230,12 @@ describe('twins of pages written while the server runs', () => {
   it("a folder swapped in behind the server's back is served at once, never with the old twins", async () => {
     const before = await rawGet(server.url, '/careers', { 'Accept-Encoding': 'br' });
     expect(before.headers['content-encoding']).toBe('br');
-    // The earlier tests' regeneration (sections, feeds, search bundles) done first: a copy taken while
-    // it renames files into the folder can miss one mid-copy (ENOENT).
+    // The earlier tests' regeneration (sections, feeds, search bundles) done first, so the copy is of a settled folder.
     await waitForIdleQueue(server.url);
     // What `npm run rebuild` does: a new folder renamed over the served one. Here the new folder's
     // careers page changed but still carries the old twins: they no longer match it and must not be served.
     const staged = `${site}.staged`;
-    fs.cpSync(site, staged, { recursive: true });
+    await copyLiveFolder(site, staged);
     const changed = fs
       .readFileSync(path.join(staged, 'careers/index.html'), 'utf8')
       .replace('</main>', '<p>We are hiring editors.</p></main>');

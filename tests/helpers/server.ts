@@ -58,6 +58,24 @@ export function siteCopyFor(dataDir: string): string {
 }
 
 /**
+ * A copy of a served folder that a running server may still write to. Not fs.cpSync: its native
+ * fast path ends the whole process (SIGABRT, a test file that "did not finish") when a folder goes
+ * away mid-copy (nodejs/node#63970); fs.promises.cp throws ENOENT instead, and the copy starts over.
+ */
+export async function copyLiveFolder(from: string, to: string, options: { filter?: (source: string) => boolean } = {}): Promise<void> {
+  const ATTEMPTS = 5;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      await fs.promises.cp(from, to, { recursive: true, ...options });
+      return;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT' || attempt === ATTEMPTS) throw error;
+      await fs.promises.rm(to, { recursive: true, force: true });
+    }
+  }
+}
+
+/**
  * Spawns the server and resolves once it prints its address. SEED defaults to `none` so tests
  * start from an empty store; pass { SEED: 'demo' } for demo content. With TEST_STORE=pg the server
  * gets a PostgreSQL database of its own, the same one again when restarted on the same DATA_DIR.
