@@ -6,6 +6,7 @@
  *    part search indexes: every page is written again (and compressed, brotli and gzip), the search index is kept;
  * 2. "same build": every page drawn again to the bytes it has (none written), what bench:scale's `--all` measures.
  *
+ * Each run also records how busy the cores were (Linux /proc/stat), to tell a CPU-bound run from one that waits.
  * `--cold` empties the page cache before each run (root only): after a deploy most of a large archive's article
  * files are no longer in memory. Build the site first (`npm run rebuild` with the same DATA_DIR and OUT_DIR;
  * bench/generate-store.ts makes a store). Writes bench/results/rerender-all.json; the site's header keeps the
@@ -26,7 +27,24 @@ type Run = Omit<RerenderSummary, 'rendered' | 'build'> & {
   seconds: number;
   astroBuild: string;
   load: number;
+  /** Shares of all cores' time over the run (Linux /proc/stat): busy, and idle waiting for the disk. */
+  cpu: { busyPct: number; iowaitPct: number };
 };
+
+/** The machine's CPU time since boot, in clock ticks summed over all cores (the first line of /proc/stat). */
+function cpuTicks(): { busy: number; iowait: number; total: number } {
+  const fields = fs.readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1, 9).map(Number);
+  const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields;
+  const busy = user + nice + system + irq + softirq + steal;
+  return { busy, iowait, total: busy + idle + iowait };
+}
+
+/** What share of all cores' time went to work and to waiting on the disk between two readings, in percent. */
+function cpuShare(from: ReturnType<typeof cpuTicks>, to: ReturnType<typeof cpuTicks>): Run['cpu'] {
+  const total = to.total - from.total || 1;
+  const pct = (ticks: number) => Math.round((ticks / total) * 1000) / 10;
+  return { busyPct: pct(to.busy - from.busy), iowaitPct: pct(to.iowait - from.iowait) };
+}
 
 /** Empties the page cache (root only), so the run reads the store and the served files from disk. */
 function dropPageCache(): void {
@@ -50,16 +68,19 @@ for (const name of ['template change', 'same build'] as const) {
   if (cold) dropPageCache();
   console.log(`[rerender-all] ${name}: npm run rebuild -- --all${cold ? ' (page cache emptied)' : ''}...`);
   const started = performance.now();
+  const ticks = cpuTicks();
   const result = await rebuild(dataDir, outDir, ['--all'], { SITE_NAME: siteName });
+  const cpu = cpuShare(ticks, cpuTicks());
   if (result.code !== 0) throw new Error(`rebuild --all failed:\n${result.output.slice(-3000)}`);
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const summary = parseRerenderSummary(result.output);
   if (!summary) throw new Error(`no "pages rendered" line in the rebuild's output:\n${result.output.slice(-3000)}`);
   const { rendered: _line, build: astroBuild, search, ...figures } = summary;
-  const run: Run = { case: name, seconds, ...figures, astroBuild, search, load: Math.round(os.loadavg()[0]! * 100) / 100 };
+  const run: Run = { case: name, seconds, ...figures, astroBuild, search, load: Math.round(os.loadavg()[0]! * 100) / 100, cpu };
   console.log(
     `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
-      `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}`,
+      `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
+      `cores busy ${cpu.busyPct}%, waiting on the disk ${cpu.iowaitPct}%`,
   );
   runs.push(run);
 }
