@@ -75,8 +75,8 @@ for (const name of ['template change', 'same build'] as const) {
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const summary = parseRerenderSummary(result.output);
   if (!summary) throw new Error(`no "pages rendered" line in the rebuild's output:\n${result.output.slice(-3000)}`);
-  const { rendered: _line, build: astroBuild, search, ...figures } = summary;
-  const run: Run = { case: name, seconds, ...figures, astroBuild, search, load: Math.round(os.loadavg()[0]! * 100) / 100, cpu };
+  const { rendered: _line, build: astroBuild, ...figures } = summary;
+  const run: Run = { case: name, seconds, ...figures, astroBuild, load: Math.round(os.loadavg()[0]! * 100) / 100, cpu };
   console.log(
     `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
       `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +

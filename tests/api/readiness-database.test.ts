@@ -65,7 +65,7 @@ describe.skipIf(testingPostgres())('readiness with the database down', () => {
     );
 
     cluster.resume();
-    // Back within a second here; the bound is for a loaded machine, and a failure says what the server answered last.
+    // The bound is for a loaded machine; a failure says what the server answered last.
     let last: unknown;
     await waitFor(
       () => `readiness after the database is back (its last answer: ${JSON.stringify(last)})`,
