@@ -16,7 +16,14 @@ import { getConfig } from '../src/config.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { ENCODINGS, isCompressedTwin, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
-import { articlePath, fileForPath, listPublicPaths, listRenderedPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
+import {
+  articlePath,
+  fileForPath,
+  listRenderedPaths,
+  listSearchBundles,
+  planPublicPaths,
+  type OrderMark,
+} from '../src/server/publishing/paths.ts';
 import { computePageInputs, readRenderState } from '../src/server/publishing/render-inputs.ts';
 import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
@@ -63,18 +70,31 @@ async function copyStaticFiles(stagingClient: string, clientDir: string): Promis
 }
 
 /**
- * Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`; answers
- * what happened to the files and the article paths whose indexed part (indexedPart) changed or went.
+ * Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`, in their
+ * order; answers what happened to the files, the article paths whose indexed part (indexedPart) changed or
+ * went, and when (ms after the start) every path before each of `marks` had been drawn.
  */
 async function renderEveryPath(
   paths: readonly string[],
+  marks: readonly OrderMark[],
   serverEntry: string,
   clientDir: string,
   threads: number,
   progress: ProgressReporter,
-): Promise<{ counts: Record<FileOutcome, number>; textChanged: Set<string> }> {
+): Promise<{ counts: Record<FileOutcome, number>; textChanged: Set<string>; reached: Array<OrderMark & { ms: number }> }> {
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const textChanged = new Set<string>();
+  const started = performance.now();
+  // Paths are taken in order but finish out of it: a mark is reached once every path before it is drawn.
+  const drawn = new Uint8Array(paths.length);
+  let allBefore = 0;
+  const reached: Array<OrderMark & { ms: number }> = [];
+  const pending = [...marks].sort((a, b) => a.end - b.end);
+  const noteDrawn = (index: number) => {
+    drawn[index] = 1;
+    while (allBefore < paths.length && drawn[allBefore]) allBefore++;
+    while (pending.length && pending[0]!.end <= allBefore) reached.push({ ...pending.shift()!, ms: performance.now() - started });
+  };
   // At the server's background priority: a server answering readers on this machine goes first.
   const pool = startRenderPool(serverEntry, threads);
   const regenerator = createRegenerator({
@@ -87,7 +107,8 @@ async function renderEveryPath(
   try {
     const lanes = Array.from({ length: threads * IN_FLIGHT_PER_THREAD }, async () => {
       while (next < paths.length) {
-        const publicPath = paths[next++]!;
+        const index = next++;
+        const publicPath = paths[index]!;
         const article = publicPath.startsWith('/article/');
         const before = article ? await fsp.readFile(fileForPath(clientDir, publicPath), 'utf8').catch(() => undefined) : undefined;
         const { outcome, body } = await regenerator.regenerate(publicPath);
@@ -96,6 +117,7 @@ async function renderEveryPath(
           const after = body && Buffer.from(body).toString('utf8');
           if (before === undefined || after === undefined || indexedPart(before) !== indexedPart(after)) textChanged.add(publicPath);
         }
+        noteDrawn(index);
         progress.update('render', ++done, paths.length);
       }
     });
@@ -104,7 +126,7 @@ async function renderEveryPath(
     progress.stop();
     await pool.close();
   }
-  return { counts, textChanged };
+  return { counts, textChanged, reached };
 }
 
 /**
@@ -160,7 +182,7 @@ export async function renderAllBuild(
     const inputs = await computePageInputs(data.store);
     // What the served pages and search index were made with (the search index is trusted where no page text changed).
     const previous = readRenderState(renderStateFileFor(clientDir));
-    const paths = await listPublicPaths(data.store);
+    const { paths, marks } = await planPublicPaths(data.store);
     const searchPeriods = await listSearchBundles(data.store, searchDay());
     const shared = data.store.pages.shared;
     if (shared) say(SHARED_FULL_BUILD);
@@ -172,9 +194,16 @@ export async function renderAllBuild(
     const buildMs = performance.now() - buildStarted;
     const copied = await copyStaticFiles(path.join(stagingDir, 'client'), clientDir);
 
-    say(`rendering ${paths.length} pages on ${threads} render thread(s) with the new build`);
+    say(`rendering ${paths.length} pages on ${threads} render thread(s) with the new build, newest first`);
     const renderStarted = performance.now();
-    const { counts, textChanged } = await renderEveryPath(paths, path.join(stagingDir, 'server/entry.mjs'), clientDir, threads, progress);
+    const { counts, textChanged, reached } = await renderEveryPath(
+      paths,
+      marks,
+      path.join(stagingDir, 'server/entry.mjs'),
+      clientDir,
+      threads,
+      progress,
+    );
     const renderMs = performance.now() - renderStarted;
     let removed = 0;
     for (const stale of listRenderedPaths(clientDir, new Set(paths))) {
@@ -214,6 +243,7 @@ export async function renderAllBuild(
     return [
       `  files prerendered   ${files} fixed (astro build ${(buildMs / 1000).toFixed(1)} s), ${copied} static file(s) changed`,
       `  pages rendered      ${paths.length} on ${threads} thread(s) in ${(renderMs / 1000).toFixed(1)} s, ${perSecond.toFixed(0)} pages/s (${counts.written} written, ${counts.unchanged} unchanged)`,
+      `  newest first        ${reached.map((mark) => `${mark.label}: ${mark.end} pages in ${(mark.ms / 1000).toFixed(1)} s`).join(', ')}`,
       `  pages removed       ${removed}`,
       `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${synced.results.length} of ${searchPeriods.size} bundles`,
       ...(shared ? [`  other servers       NOT updated: ${SHARED_FULL_BUILD}`] : []),

@@ -79,7 +79,8 @@ for (const name of ['template change', 'same build'] as const) {
   const run: Run = { case: name, seconds, ...figures, astroBuild, load: Math.round(os.loadavg()[0]! * 100) / 100, cpu };
   console.log(
     `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
-      `${run.pagesPerS} pages/s (${run.written} written); build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
+      `${run.pagesPerS} pages/s (${run.written} written); ` +
+      `${run.newest.map((mark) => `${mark.label}: ${mark.pages} pages in ${mark.seconds} s`).join(', ')}; build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
       `cores busy ${cpu.busyPct}%, waiting on the disk ${cpu.iowaitPct}%`,
   );
   runs.push(run);

@@ -35,6 +35,8 @@ export type RerenderSummary = {
   /** The "files prerendered" and "search index" lines' text. */
   build: string;
   search: string;
+  /** The "newest first" line: when the front pages and the last day's and week's pages had all been drawn. */
+  newest: Array<{ label: string; pages: number; seconds: number }>;
 };
 
 export function parseRerenderSummary(output: string): RerenderSummary | undefined {
@@ -51,6 +53,11 @@ export function parseRerenderSummary(output: string): RerenderSummary | undefine
     unchanged: Number(line[7] ?? NaN),
     build: /^ {2}files prerendered +(.*)$/m.exec(output)?.[1] ?? '',
     search: /^ {2}search index +(.*)$/m.exec(output)?.[1] ?? '',
+    newest: [...(/^ {2}newest first +(.*)$/m.exec(output)?.[1] ?? '').matchAll(/([^,:]+): (\d+) pages in ([\d.]+) s/g)].map((mark) => ({
+      label: mark[1]!.trim(),
+      pages: Number(mark[2]),
+      seconds: Number(mark[3]),
+    })),
   };
 }
 

@@ -103,6 +103,7 @@ describe('npm run rebuild -- --all', () => {
     expect(rebuild.code, rebuild.output).toBe(0);
     expect(rebuild.output).toMatch(/pages rendered +\d+ on 2 thread\(s\)/);
     expect(rebuild.output).toMatch(/\[rebuild\] render: \d+\/\d+ pages \(\d+%, about \d+ s left\)/);
+    expect(rebuild.output).toMatch(/newest first +the front pages: \d+ pages in [\d.]+ s, the last 24 hours: \d+ pages in/);
     const rendered = Number(/pages rendered +(\d+) on/.exec(rebuild.output)?.[1]);
     console.log(
       `[figure] --all under a running server: ${rendered} pages in ${(rebuild.ms / 1000).toFixed(1)} s (astro build included); ${reads.length} reads during it, ${failures.length} failed`,
@@ -113,6 +114,10 @@ describe('npm run rebuild -- --all', () => {
     // A whole page of one build or the other: each body read is the page before or after, byte for byte.
     const after = new Map(watched.map((p) => [p, fs.readFileSync(fileIn(clientDir, p), 'utf8')]));
     for (const html of after.values()) expect(html).not.toContain(OLD_NAME);
+    // Newest first: a section's front page, then the newest article, the oldest last.
+    const writtenAt = (p: string) => fs.statSync(fileIn(clientDir, p)).mtimeMs;
+    expect(writtenAt('/section/business')).toBeLessThan(writtenAt(`/article/${slugs.at(-1)}`));
+    expect(writtenAt(`/article/${slugs.at(-1)}`)).toBeLessThan(writtenAt(`/article/${slugs[0]}`));
     const mixed = reads.filter(({ path: p, body }) => body !== before.get(p) && body !== after.get(p)).map(({ path: p }) => p);
     expect(mixed).toEqual([]);
     const fresh = reads.filter(({ path: p, body }) => body === after.get(p)).length;

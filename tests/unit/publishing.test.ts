@@ -16,6 +16,7 @@ import {
   isRegenerablePath,
   listPublicPaths,
   listRenderedPaths,
+  planPublicPaths,
   sectionLists,
   type SectionList,
 } from '../../src/server/publishing/paths.ts';
@@ -389,6 +390,55 @@ describe('paths and files', () => {
     // The paths the data has are left out: what remains are the files to remove.
     const wanted = new Set(rendered.filter((p) => p.startsWith('/article/') || p.endsWith('rss.xml')));
     expect(listRenderedPaths(client, wanted).sort()).toEqual(rendered.filter((p) => !wanted.has(p)).sort());
+  });
+
+  it('orders every path newest first: the front pages, then articles and listing files by depth in the archive', async () => {
+    const home = await seed('home', 26); // home-25 is the newest
+    const tech = await seed('tech', 5);
+    const { paths, marks } = await planPublicPaths(store, clock + 3_600_000);
+    expect(paths.slice().sort()).toEqual((await listPublicPaths(store)).slice().sort());
+    expect(new Set(paths).size).toBe(paths.length);
+
+    const [front, lastDay] = marks;
+    expect(front).toMatchObject({ label: 'the front pages' });
+    const frontPaths = paths.slice(0, front!.end);
+    for (const expected of [
+      '/section/home',
+      '/section/tech',
+      '/section/world',
+      '/corrections',
+      '/rss.xml',
+      '/sitemap.xml',
+      '/author/a-writer',
+    ])
+      expect(frontPaths).toContain(expected);
+    expect(frontPaths.filter((p) => /^\/article\/|\/page\/\d+$/.test(p))).toEqual([]);
+
+    // Past the front pages, articles run newest first, across sections.
+    const articles = paths.filter((p) => p.startsWith('/article/'));
+    const newestFirst = [...home, ...tech].sort((a, b) => compareRecent(a, b)).map((a) => `/article/${a.slug}`);
+    expect(articles).toEqual(newestFirst);
+    // A listing file comes just before the newest article it shows: home's file 3 holds the 13th and 14th
+    // newest of 26 (home-13, home-12), file 2 the oldest 12 (home-11 down to home-0).
+    const at = (p: string) => paths.indexOf(p);
+    expect(at('/section/home/page/3')).toBeLessThan(at('/article/home-13'));
+    expect(at('/section/home/page/3')).toBeGreaterThan(at('/article/home-14'));
+    expect(at('/section/home/page/2')).toBeLessThan(at('/article/home-11'));
+    expect(at('/section/home/page/2')).toBeGreaterThan(at('/article/home-12'));
+
+    // The last day's mark ends after the oldest article of that day, and covers every one of them.
+    const cutoff = clock + 3_600_000 - 86_400_000;
+    const ofTheDay = [...home, ...tech].filter((a) => Date.parse(a.publishedAt!) >= cutoff).map((a) => `/article/${a.slug}`);
+    expect(ofTheDay.length).toBe(31);
+    expect(lastDay).toMatchObject({ label: 'the last 24 hours', end: at('/article/home-0') + 1 });
+    const older = await planPublicPaths(store, clock + 86_400_000 - 150_000);
+    // Now only the three newest (tech-4, tech-3, tech-2) are of the last day.
+    expect(older.marks[1]!.end).toBe(older.paths.indexOf('/article/tech-2') + 1);
+    expect(older.paths.slice(older.marks[0]!.end, older.marks[1]!.end).filter((p) => p.startsWith('/article/'))).toEqual([
+      '/article/tech-4',
+      '/article/tech-3',
+      '/article/tech-2',
+    ]);
   });
 
   it('refuses paths outside the regenerable set', () => {

@@ -82,21 +82,72 @@ export function machinePaths(): string[] {
   ];
 }
 
-/** Every public path the current data has: listings first, then feeds and sitemaps, then articles. */
-export async function listPublicPaths(store: Store): Promise<string[]> {
-  const listings: string[] = [];
-  for (const section of SECTIONS) {
-    const count = await store.articles.count({ statuses: ['published'], section });
-    const pages = countListingPages(count, SECTION_PAGE_SIZE);
-    for (let page = 1; page <= pages; page++) listings.push(sectionPagePath(section, page));
-  }
-  const terms: string[] = [];
-  for (const term of await listTermsWithPages(store)) terms.push(...termPagePaths(term.kind, term.slug, term.count));
-  const sitemaps = (await listPeriods(store)).map(({ period }) => periodSitemapPath(period));
+/** Where a part of the newest-first order ends: the paths before `end` hold what `label` names. */
+export type OrderMark = { label: string; end: number };
+
+/** The reader-facing parts of the order that a run over every page reports when it has drawn them. */
+const RECENT_MARKS = [
+  { label: 'the last 24 hours', ms: 86_400_000 },
+  { label: 'the last 7 days', ms: 7 * 86_400_000 },
+] as const;
+
+/**
+ * Every public path the current data has, newest first, as a run over every page (`npm run rebuild --
+ * --all`, a server's reconcile after a deploy) should draw them: readers get the new build where they read.
+ * First the front pages, where most readers arrive: each listing's first page, the corrections, the feeds,
+ * sitemaps and live feeds. Then every other page by how deep in the archive it sits: an article by its
+ * rank among the published (newest 0, oldest 1), a section's listing file by the rank of the newest article
+ * it shows, a tag's or author's by its own rank in that archive. `marks` say where the front pages and the
+ * articles of the last day and week end (their listing files included), for the run's summary.
+ */
+export async function planPublicPaths(store: Store, now = Date.now()): Promise<{ paths: string[]; marks: OrderMark[] }> {
   const published = await listPublished(store);
-  const articles = published.map((a) => articlePath(a.slug));
-  const live = await listLiveFeedPaths(store, published);
-  return [...listings, CORRECTIONS_PATH, ...machinePaths(), ...terms, ...sitemaps, ...articles, ...live];
+  const total = Math.max(1, published.length);
+  const front: string[] = [];
+  const deep: Array<{ path: string; depth: number }> = [];
+  // A section's articles as ranks among all the published (both lists are newest first, the same sort).
+  const ranks = new Map<Section, number[]>(SECTIONS.map((section) => [section, []]));
+  published.forEach((article, rank) => ranks.get(article.section)?.push(rank));
+  for (const section of SECTIONS) {
+    const sectionRanks = ranks.get(section)!;
+    const count = await store.articles.count({ statuses: ['published'], section });
+    front.push(sectionPagePath(section, 1));
+    for (let file = 2; file <= countListingPages(count, SECTION_PAGE_SIZE); file++) {
+      const offset = listingSlice(count, file, SECTION_PAGE_SIZE)!.offset;
+      deep.push({ path: sectionPagePath(section, file), depth: (sectionRanks[offset] ?? total) / total });
+    }
+  }
+  front.push(CORRECTIONS_PATH, ...machinePaths());
+  for (const term of await listTermsWithPages(store)) {
+    const [first, ...rest] = termPagePaths(term.kind, term.slug, term.count);
+    front.push(first!);
+    for (const file of rest) {
+      const number = /\/page\/(\d+)$/.exec(file)?.[1];
+      if (!number)
+        front.push(file); // its feed and pages.json
+      else deep.push({ path: file, depth: listingSlice(term.count, Number(number), TERM_PAGE_SIZE)!.offset / term.count });
+    }
+  }
+  front.push(...(await listPeriods(store)).map(({ period }) => periodSitemapPath(period)));
+  front.push(...(await listLiveFeedPaths(store, published)));
+  // After the listing files: at equal depth a listing goes first, and a mark's end covers it.
+  published.forEach((article, rank) => deep.push({ path: articlePath(article.slug), depth: rank / total }));
+  deep.sort((a, b) => a.depth - b.depth);
+
+  const paths = [...front, ...deep.map((entry) => entry.path)];
+  const marks: OrderMark[] = [{ label: 'the front pages', end: front.length }];
+  for (const { label, ms } of RECENT_MARKS) {
+    // The oldest article of the period: its own page is the last of the period's in the order.
+    const newer = published.findLastIndex((article) => Date.parse(article.publishedAt ?? '') >= now - ms);
+    const at = newer < 0 ? -1 : deep.findIndex((entry) => entry.path === articlePath(published[newer]!.slug));
+    marks.push({ label, end: front.length + at + 1 });
+  }
+  return { paths, marks };
+}
+
+/** Every public path the current data has, newest first (planPublicPaths). */
+export async function listPublicPaths(store: Store): Promise<string[]> {
+  return (await planPublicPaths(store)).paths;
 }
 
 /** The live.json of every published article that has live coverage (issue 35), from the articles given (published, any order). */
