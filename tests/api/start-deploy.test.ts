@@ -137,6 +137,9 @@ describe('npm start after a deploy', () => {
     expect(written).toBeGreaterThan(0);
     expect(written).toBeLessThan(log.indexOf('[publish] reconciled '));
     expect(log).toMatch(/\[publish\] reconciling: \d+\/\d+ pages \(\d+%\), about \d+ s left/);
+    // Newest first: the front pages are on the new build before the archive behind them.
+    expect(log.indexOf('[publish] reconciling: the front pages checked')).toBeGreaterThan(-1);
+    expect(log.indexOf('[publish] reconciling: the front pages checked')).toBeLessThan(log.indexOf('[publish] reconciled '));
     // A new footer changes no text search reads: no bundle is indexed again for the redraw.
     expect(log).toContain('search index kept: only the bundles of pages whose text changed are indexed again');
     expect(log).not.toContain('/pagefind/all');

@@ -117,4 +117,25 @@ describe('reconcile', () => {
     expect(lines).toHaveLength(9);
     expect(lines[0]).toMatch(/^\[publish\] reconciling: 4\/40 pages \(10%\), about \d+ s left$/);
   });
+
+  it('logs once when every path before a mark is checked, even past a path that waited for disk space', async () => {
+    let full = true;
+    const fail = new Map([['/article/p2', () => (full ? Object.assign(new Error('no space'), { code: 'ENOSPC' }) : undefined)!]]);
+    const { reconcile, logged } = setUp(fail);
+    const paths = Array.from({ length: 12 }, (_, i) => `/article/p${i}`);
+    reconcile.start('a deploy', paths, [
+      { label: 'the front pages', end: 3 },
+      { label: 'the last 7 days', end: 8 },
+      { label: 'nothing', end: 0 },
+    ]);
+    const marks = () => logged.filter((line) => / checked \(\d+ pages in [\d.]+ s\)$/.test(line));
+    expect(await reconcile.step(4)).toBe('no-space');
+    expect(marks()).toEqual([]);
+    full = false;
+    while (reconcile.pending() > 0) await reconcile.step(4);
+    expect(marks()).toEqual([
+      expect.stringMatching(/^\[publish\] reconciling: the front pages checked \(3 pages in [\d.]+ s\)$/),
+      expect.stringMatching(/^\[publish\] reconciling: the last 7 days checked \(8 pages in [\d.]+ s\)$/),
+    ]);
+  });
 });

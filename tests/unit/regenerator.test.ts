@@ -11,6 +11,7 @@ import { createRegenerator, type Renderer } from '../../src/server/publishing/re
 import { ALWAYS, articlePageInput } from '../../src/server/publishing/render-inputs.ts';
 import { renderJournalFileFor } from '../../src/server/publishing/render-journal.ts';
 import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
+import { planPublicPaths } from '../../src/server/publishing/paths.ts';
 import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];
@@ -91,7 +92,9 @@ describe('regenerator', () => {
     fs.mkdirSync(path.join(clientDir, 'article', 'gone'), { recursive: true });
     fs.writeFileSync(path.join(clientDir, 'article', 'gone', 'index.html'), 'old');
     const engine = createRegenerator({ clientDir, render: fakeRenderer(stored) });
-    const paths = await engine.planAll(store);
+    const { paths, marks } = await engine.planAll(store);
+    // The marks count the stale file too: the front pages end one path later than planPublicPaths says.
+    expect(marks[0]).toMatchObject({ label: 'the front pages', end: (await planPublicPaths(store)).marks[0]!.end + 1 });
     expect(paths[0]).toBe('/article/gone');
     expect(paths).toContain('/article/live');
     expect(paths).toContain('/rss.xml');

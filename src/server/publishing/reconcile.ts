@@ -8,6 +8,7 @@
 import type { Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
 import type { FileOutcome } from './files.ts';
+import type { OrderMark } from './paths.ts';
 
 export type ReconcileDeps = {
   /** Renders one path and brings its file in line. */
@@ -25,8 +26,8 @@ export type ReconcileDeps = {
 export type ReconcileProgress = { done: number; total: number; secondsLeft: number | undefined };
 
 export type Reconcile = {
-  /** Starts (or restarts) a reconcile over `paths`, in that order. */
-  start(reason: string, paths: readonly string[]): void;
+  /** Starts (or restarts) a reconcile over `paths`, in that order, logging when every path before each of `marks` is checked. */
+  start(reason: string, paths: readonly string[], marks?: readonly OrderMark[]): void;
   /** Paths still to check, those being checked included (0: none running). */
   pending(): number;
   /** The running reconcile's progress (undefined: none runs). */
@@ -45,7 +46,16 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
   let queue: string[] = [];
   let inFlight = 0;
   let summary:
-    | { reason: string; started: number; total: number; counts: Record<FileOutcome, number>; failed: number; loggedTenth: number }
+    | {
+        reason: string;
+        started: number;
+        total: number;
+        counts: Record<FileOutcome, number>;
+        failed: number;
+        loggedTenth: number;
+        /** Marks not reached yet, the nearest first. */
+        marks: OrderMark[];
+      }
     | undefined;
 
   const progress = (): ReconcileProgress | undefined => {
@@ -93,6 +103,15 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
     if (outage) throw outage.outage;
     if (again.length > 0) return 'no-space';
     const now = progress()!;
+    // Paths are taken in order, so a mark is reached once as many are done (one that met a full disk or an outage was tried again first).
+    while (current.marks.length && current.marks[0]!.end <= now.done) {
+      const { label, end } = current.marks.shift()!;
+      const seconds = ((Date.now() - current.started) / 1000).toFixed(1);
+      log.info(
+        { reason: current.reason, mark: label, pages: end, ms: Date.now() - current.started },
+        `[publish] reconciling: ${label} checked (${end} pages in ${seconds} s)`,
+      );
+    }
     const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
     if (queue.length > 0 && tenth > current.loggedTenth) {
       current.loggedTenth = tenth;
@@ -115,7 +134,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
   }
 
   return {
-    start(reason, paths) {
+    start(reason, paths, marks = []) {
       queue = [...paths];
       summary = {
         reason,
@@ -124,6 +143,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
         counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
         failed: 0,
         loggedTenth: 0,
+        marks: [...marks].filter((mark) => mark.end > 0 && mark.end <= paths.length).sort((a, b) => a.end - b.end),
       };
       log.info({ reason, total: queue.length }, `[publish] reconciling ${queue.length} pages: ${reason}`);
     },

@@ -9,7 +9,7 @@ import type { Store } from '../../store/types.ts';
 import { searchDay } from '../clock.ts';
 import type { Compressor } from './compress.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
-import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, listSearchBundles } from './paths.ts';
+import { fileForPath, isRegenerablePath, listRenderedPaths, listSearchBundles, planPublicPaths, type OrderMark } from './paths.ts';
 import { createRenderJournal, takeRenderJournal } from './render-journal.ts';
 import { computePageInputs, planRender, statOf, type PageInput, type RenderState } from './render-inputs.ts';
 import { monthOfWeek, searchJobOf, staleWeeks, syncSearchBundles, type PeriodIndexResult } from './search-index.ts';
@@ -47,8 +47,11 @@ export type Regenerator = {
   regenerate(publicPath: string): Promise<Regenerated>;
   /** Removes the served file of a path the data no longer has. */
   remove(publicPath: string): Promise<FileOutcome>;
-  /** Every path to check in a reconcile: files the data no longer has first (they disappear within moments), then every public path. */
-  planAll(store: Store): Promise<string[]>;
+  /**
+   * Every path to check in a reconcile: files the data no longer has first (they disappear within moments), then every
+   * public path newest first, with where its front pages and recent articles end (planPublicPaths).
+   */
+  planAll(store: Store): Promise<{ paths: string[]; marks: OrderMark[] }>;
   /** The paths whose inputs changed since `state` (the rebuild's plan), reading the worker's render journal. */
   planChanged(store: Store, state: RenderState): Promise<ChangePlan>;
   /** The page states to record after a run: `current` paths get their input and the file's stat, the rest keep `previous`. */
@@ -91,8 +94,9 @@ export function createRegenerator(options: RegeneratorOptions): Regenerator {
     regenerate,
     remove: (publicPath) => deleteServedFile(fileForPath(clientDir, publicPath), clientDir),
     async planAll(store) {
-      const wanted = await listPublicPaths(store);
-      return [...listRenderedPaths(clientDir, new Set(wanted)), ...wanted];
+      const { paths: wanted, marks } = await planPublicPaths(store);
+      const stale = listRenderedPaths(clientDir, new Set(wanted));
+      return { paths: [...stale, ...wanted], marks: marks.map((mark) => ({ ...mark, end: mark.end + stale.length })) };
     },
     async planChanged(store, state) {
       const inputs = await computePageInputs(store);

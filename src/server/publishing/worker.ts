@@ -524,7 +524,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       reconcileKind = kind;
       reconcileRemovedArticle = false;
     } else if (kind === 'data') reconcileKind = 'data';
-    reconciler.start(reason, await regenerator.planAll(store));
+    const plan = await regenerator.planAll(store);
+    reconciler.start(reason, plan.paths, plan.marks);
     wakeUp('pages');
   }
 
