@@ -8,7 +8,6 @@
 import type { Logger } from '../log.ts';
 import { serviceUnavailableOf } from '../errors.ts';
 import type { FileOutcome } from './files.ts';
-import type { OrderMark } from './paths.ts';
 
 export type ReconcileDeps = {
   /** Renders one path and brings its file in line. */
@@ -25,9 +24,12 @@ export type ReconcileDeps = {
 /** Where a running reconcile is: paths checked of its total, and the time left at its pace so far. */
 export type ReconcileProgress = { done: number; total: number; secondsLeft: number | undefined };
 
+/** A point in a reconcile's paths (planPublicPaths' marks): once `end` of them are checked, the log names `label`. */
+type Mark = { label: string; end: number };
+
 export type Reconcile = {
   /** Starts (or restarts) a reconcile over `paths`, in that order, logging when every path before each of `marks` is checked. */
-  start(reason: string, paths: readonly string[], marks?: readonly OrderMark[]): void;
+  start(reason: string, paths: readonly string[], marks?: readonly Mark[]): void;
   /** Paths still to check, those being checked included (0: none running). */
   pending(): number;
   /** The running reconcile's progress (undefined: none runs). */
@@ -54,7 +56,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
         failed: number;
         loggedTenth: number;
         /** Marks not reached yet, the nearest first. */
-        marks: OrderMark[];
+        marks: Mark[];
       }
     | undefined;
 
