@@ -22,7 +22,7 @@ import { parseRerenderSummary, rebuild, type RerenderSummary } from '../scale/se
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const USAGE = 'usage: node bench/lab/rerender-all.ts DATA_DIR OUT_DIR [--cold]';
 
-type Run = Omit<RerenderSummary, 'rendered' | 'build'> & {
+type Run = Omit<RerenderSummary, 'rendered' | 'newestText' | 'build'> & {
   case: 'template change' | 'same build';
   seconds: number;
   astroBuild: string;
@@ -75,12 +75,12 @@ for (const name of ['template change', 'same build'] as const) {
   const seconds = Math.round((performance.now() - started) / 100) / 10;
   const summary = parseRerenderSummary(result.output);
   if (!summary) throw new Error(`no "pages rendered" line in the rebuild's output:\n${result.output.slice(-3000)}`);
-  const { rendered: _line, build: astroBuild, ...figures } = summary;
+  const { rendered: _line, newestText, build: astroBuild, ...figures } = summary;
   const run: Run = { case: name, seconds, ...figures, astroBuild, load: Math.round(os.loadavg()[0]! * 100) / 100, cpu };
   console.log(
     `[rerender-all] ${name}: ${run.seconds} s in all; ${run.pages} pages in ${run.renderS} s on ${run.threads} threads, ` +
       `${run.pagesPerS} pages/s (${run.written} written); ` +
-      `${run.newest.map((mark) => `${mark.label}: ${mark.pages} pages in ${mark.seconds} s`).join(', ')}; build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
+      `${newestText}; build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
       `cores busy ${cpu.busyPct}%, waiting on the disk ${cpu.iowaitPct}%`,
   );
   runs.push(run);

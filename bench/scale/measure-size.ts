@@ -375,7 +375,7 @@ async function measureRerenderAll(
   detail.rerenderAll = summary?.rendered ?? '';
   detail.rerenderAllBuild = summary?.build ?? '';
   detail.rerenderAllSearch = summary?.search ?? '';
-  detail.rerenderAllNewest = summary?.newest.map((mark) => `${mark.label}: ${mark.pages} pages in ${mark.seconds} s`).join(', ') ?? '';
+  detail.rerenderAllNewest = summary?.newestText ?? '';
   say(
     `  --all ${(all.ms / 1000).toFixed(1)} s: ${detail.rerenderAll}; newest first ${detail.rerenderAllNewest}; build ${detail.rerenderAllBuild}; search ${detail.rerenderAllSearch}`,
   );

@@ -35,7 +35,8 @@ export type RerenderSummary = {
   /** The "files prerendered" and "search index" lines' text. */
   build: string;
   search: string;
-  /** The "newest first" line: when the front pages and the last day's and week's pages had all been drawn. */
+  /** The "newest first" line: when the front pages and the last day's and week's pages had all been drawn, as printed and read. */
+  newestText: string;
   newest: Array<{ label: string; pages: number; seconds: number }>;
 };
 
@@ -43,6 +44,7 @@ export function parseRerenderSummary(output: string): RerenderSummary | undefine
   const line =
     /^ {2}pages rendered +((\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s)(?: \((\d+) written, (\d+) unchanged\))?/m.exec(output);
   if (!line) return undefined;
+  const newestText = /^ {2}newest first +(.*)$/m.exec(output)?.[1] ?? '';
   return {
     rendered: line[1]!,
     pages: Number(line[2]),
@@ -53,7 +55,8 @@ export function parseRerenderSummary(output: string): RerenderSummary | undefine
     unchanged: Number(line[7] ?? NaN),
     build: /^ {2}files prerendered +(.*)$/m.exec(output)?.[1] ?? '',
     search: /^ {2}search index +(.*)$/m.exec(output)?.[1] ?? '',
-    newest: [...(/^ {2}newest first +(.*)$/m.exec(output)?.[1] ?? '').matchAll(/([^,:]+): (\d+) pages in ([\d.]+) s/g)].map((mark) => ({
+    newestText,
+    newest: [...newestText.matchAll(/([^,:]+): (\d+) pages in ([\d.]+) s/g)].map((mark) => ({
       label: mark[1]!.trim(),
       pages: Number(mark[2]),
       seconds: Number(mark[3]),

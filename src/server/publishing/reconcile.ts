@@ -108,10 +108,10 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
     // Paths are taken in order, so a mark is reached once as many are done (one that met a full disk or an outage was tried again first).
     while (current.marks.length && current.marks[0]!.end <= now.done) {
       const { label, end } = current.marks.shift()!;
-      const seconds = ((Date.now() - current.started) / 1000).toFixed(1);
+      const ms = Date.now() - current.started;
       log.info(
-        { reason: current.reason, mark: label, pages: end, ms: Date.now() - current.started },
-        `[publish] reconciling: ${label} checked (${end} pages in ${seconds} s)`,
+        { reason: current.reason, mark: label, pages: end, ms },
+        `[publish] reconciling: ${label} checked (${end} pages in ${(ms / 1000).toFixed(1)} s)`,
       );
     }
     const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
