@@ -63,13 +63,29 @@ export async function snapshotDataDir(dataDir: string): Promise<Record<string, s
   return previous;
 }
 
+/**
+ * A file's bytes, or undefined when it went between the listing and the read (a temp file renamed
+ * into place): the next reading shows the write it belonged to.
+ */
+function readIfThere(file: string): Buffer | undefined {
+  try {
+    return fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
+  }
+}
+
 async function readDataDir(dataDir: string): Promise<Record<string, string>> {
   const out: Record<string, string> = {};
   const walk = (dir: string) => {
     for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
       const full = path.join(dir, entry.name);
       if (entry.isDirectory()) walk(full);
-      else if (entry.name !== '.lock') out[path.relative(dataDir, full)] = createHash('sha256').update(fs.readFileSync(full)).digest('hex');
+      else if (entry.name !== '.lock') {
+        const bytes = readIfThere(full);
+        if (bytes) out[path.relative(dataDir, full)] = createHash('sha256').update(bytes).digest('hex');
+      }
     }
   };
   walk(dataDir);
