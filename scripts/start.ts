@@ -2,7 +2,8 @@
  * `npm start`: prepares DATA_DIR (demo content, first admin), builds when needed, then serves. After a
  * deploy (the sources changed) on a folder that holds pages, only the bundle and the fixed pages are
  * built: the server starts on the old pages and its worker draws every page again with the new build
- * while it serves (issue 36). With no build yet, or a SERVE_DIR of its own, it is a full build first.
+ * while it serves (issue 36). With no build yet, or a SERVE_DIR of its own after a deploy, it is a full
+ * build first. A SERVE_DIR of its own on other data than the build's needs none: the server redraws it.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -63,10 +64,15 @@ await prepareDataDir(runtime);
 const store = { id: runtime.store.id, version: await runtime.store.articles.version() };
 await stopRuntime(runtime);
 
-const reason = needsBuild(root, store);
 const clientDir = path.join(outDirOf(root), 'client');
+const ownFolder = serveDirOf(root) !== clientDir;
+// Other data than the build's, served from a folder of its own: the server redraws that folder from its data at start
+// (its reconcile); a build would only rewrite OUT_DIR/client, which this server does not serve.
+const stale = needsBuild(root, store);
+const reason = stale === 'data changed' && ownFolder ? undefined : stale;
+if (stale !== reason) log.info(`The data changed since the build: the server draws the pages of ${serveDirOf(root)} again as it starts`);
 const render = reason ? renderFingerprint(root) : undefined;
-if (reason === 'sources changed' && serveDirOf(root) === clientDir && fs.existsSync(path.join(clientDir, 'index.html'))) {
+if (reason === 'sources changed' && !ownFolder && fs.existsSync(path.join(clientDir, 'index.html'))) {
   const stateFile = renderStateFileFor(clientDir);
   // A folder in the layout before render-state.json moves in first, or its manifest would be lost.
   migrateRenderState(clientDir);
@@ -77,10 +83,9 @@ if (reason === 'sources changed' && serveDirOf(root) === clientDir && fs.existsS
   await swapBundle(outDirOf(root), config.DATA_DIR, store, render);
 } else if (reason) {
   // The build replaces OUT_DIR/client, which may be another server's folder even when SERVE_DIR is ours.
-  const builtClient = path.join(outDirOf(root), 'client');
   let releaseBuilt: (() => void) | undefined;
   try {
-    releaseBuilt = builtClient === serveDirOf(root) ? undefined : lockServedFolder(builtClient);
+    releaseBuilt = ownFolder ? lockServedFolder(clientDir) : undefined;
   } catch (error) {
     if (!(error instanceof ServedFolderLockedError)) throw error;
     log.fatal(`Cannot build: ${error.message}`);
