@@ -1,23 +1,31 @@
-/** Builds the site once before API tests, unless the test runner already did (MERIDIAN_BUILT=1). */
-import { execFileSync } from 'node:child_process';
+/**
+ * The suite's one production build (OUT_DIR, .out/test under `npm test`): made from an empty store and
+ * made again only when the sources changed, as `npm start` decides. vitest's and Playwright's global setup.
+ */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { builtFromCurrentSources, outDirOf, readBuildInfo, runBuild } from '../../scripts/build-state.ts';
+import { renderFingerprint } from '../../scripts/render-fingerprint.ts';
 import { ROOT } from './server.ts';
 
-export default function setup(): void {
-  if (process.env.MERIDIAN_BUILT === '1' && fs.existsSync(path.join(ROOT, process.env.OUT_DIR ?? 'dist', 'server/entry.mjs'))) return;
-  // The build reads an empty store: API tests bring their own data and servers.
+/** Builds OUT_DIR unless its build is from the present sources; answers whether it built. */
+export function ensureTestBuild(): boolean {
+  const info = readBuildInfo(ROOT);
+  if (info && fs.existsSync(path.join(outDirOf(ROOT), 'server/entry.mjs')) && builtFromCurrentSources(ROOT, info)) return false;
+  // Tests bring their own data: the build's pages are the fixed ones, and its store is no test's.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-build-'));
   try {
-    execFileSync(process.execPath, [path.join(ROOT, 'node_modules/astro/bin/astro.mjs'), 'build'], {
-      cwd: ROOT,
-      stdio: 'inherit',
-      // NODE_ENV=production as in `npm run build`: vitest sets NODE_ENV=test, which would compile JSX for
-      // React's dev runtime, and the server (run with NODE_ENV=production) would fail to render islands.
-      env: { ...process.env, NODE_ENV: 'production', DATA_DIR: dataDir, SEED: 'none' },
-    });
+    runBuild(ROOT, { ...process.env, DATA_DIR: dataDir, SEED: 'none' }, { id: 'test-build', version: 0 }, renderFingerprint(ROOT));
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }
+  return true;
 }
+
+export default function setup(): void {
+  ensureTestBuild();
+}
+
+// `node tests/helpers/global-setup.ts`: `npm test` builds once before vitest and Playwright start.
+if (import.meta.main) console.log(ensureTestBuild() ? 'built' : 'the build is current');

@@ -129,8 +129,15 @@ export async function createDatabase(adminUrl: string, name: string): Promise<st
   return urlOf(adminUrl, name);
 }
 
-/** Whether this run's servers and stores use PostgreSQL (TEST_STORE=pg). */
+/**
+ * Whether this run's servers and stores use PostgreSQL (TEST_STORE=pg). A file that runs once
+ * (TEST_STORE=none, tests/helpers/store-plan.ts) and asks anyway would go untested on PostgreSQL: it fails.
+ */
 export function testingPostgres(): boolean {
+  if (process.env.TEST_STORE === 'none')
+    throw new Error(
+      'This file runs once, without a store (RUN_ONCE in tests/helpers/store-plan.ts), yet it asked which store to use: take it off that list so it runs on both stores.',
+    );
   return process.env.TEST_STORE === 'pg';
 }
 
@@ -144,8 +151,9 @@ export async function storeOptionsFor(dataDir: string): Promise<{ databaseUrl: s
   return { databaseUrl: testingPostgres() ? await databaseFor(dataDir) : undefined };
 }
 
-/** vitest globalSetup: one cluster for the run, removed when it ends. */
-export default async function setup(): Promise<() => void> {
+/** vitest globalSetup: one cluster for the run, removed when it ends; `npm test` starts it before vitest and Playwright share it. */
+export default async function setup(): Promise<(() => void) | undefined> {
+  if (process.env[ADMIN_URL_ENV]) return undefined;
   const cluster = await startCluster();
   process.env[ADMIN_URL_ENV] = cluster.url;
   return () => cluster.stop();

@@ -24,7 +24,7 @@ export async function makeRuntime(
   dataDir = makeTempDir(),
   store: 'configured' | 'lowdb' = 'configured',
 ): Promise<Runtime & { changes: ArticleChange[][]; dataDir: string }> {
-  const databaseUrl = testingPostgres() && store === 'configured' ? await databaseFor(dataDir) : undefined;
+  const databaseUrl = store === 'configured' && testingPostgres() ? await databaseFor(dataDir) : undefined;
   const opened = await openStore(dataDir, 'write', { databaseUrl });
   const changes: ArticleChange[][] = [];
   return {
