@@ -1,38 +1,29 @@
 import { defineConfig, devices } from '@playwright/test';
-import os from 'node:os';
-import path from 'node:path';
-import fs from 'node:fs';
-import { SERVER_NODE_FLAGS } from './scripts/server-process.ts';
+import { ADMIN_URL_ENV } from './tests/helpers/postgres.ts';
 
 /**
- * E2E runs against the real server started by `npm start` on a demo-seeded DATA_DIR of its own,
- * built into and served from a folder of its own (.out/e2e), so a site running from dist/ is never touched.
- * E2E_DATABASE_URL puts that server on PostgreSQL (an empty database, which it seeds); without it the
- * server keeps the lowdb store in DATA_DIR, whatever DATABASE_URL the shell has.
+ * E2E against the real server: every worker starts a demo site of its own through `npm start` on the
+ * suite's build (.out/test, never dist/, which `npm start` serves), with its own port, data folder and
+ * served folder (tests/e2e/fixtures.ts). The `lowdb` project runs every spec; with the run's PostgreSQL
+ * cluster (`npm test` starts it) the `pg` project runs the specs tagged @store, those that exercise the
+ * store through the browser (docs/testing.md).
  */
-const PORT = Number(process.env.E2E_PORT ?? 4399);
-const outDir = path.resolve(import.meta.dirname, process.env.E2E_OUT_DIR ?? '.out/e2e');
-const dataDir = process.env.E2E_DATA_DIR ?? fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-e2e-'));
-// Workers load this file again: through the environment they inherit, they find the same folder (and its outbox).
-process.env.E2E_DATA_DIR = dataDir;
-/** The e2e server's DATA_DIR: its outbox holds the mails it sent. */
-export const E2E_DATA_DIR = dataDir;
-const databaseUrl = process.env.E2E_DATABASE_URL;
-// Playwright starts the server with this process's environment under the env below: a DATABASE_URL
-// left in the shell would otherwise move the lowdb pass onto that database (and seed it).
-delete process.env.DATABASE_URL;
-export const E2E_ADMIN = { username: 'admin', password: 'e2e-admin-password' };
+process.env.OUT_DIR = process.env.TEST_OUT_DIR ?? '.out/test';
+const chromium = { ...devices['Desktop Chrome'], channel: undefined };
+// Its own cluster and server, stopped under an open editor: PostgreSQL only.
+const POSTGRES_OUTAGE = /admin-editor-outage\.spec\.ts/;
 
 export default defineConfig({
   testDir: 'tests/e2e',
+  globalSetup: './tests/helpers/global-setup.ts',
+  // A spec's tests run in order on one site; two workers, each with its own site, share the two cores.
   fullyParallel: false,
-  workers: 1,
+  workers: 2,
   retries: 0,
   timeout: 30_000,
   expect: { timeout: 7_000 },
   reporter: process.env.PLAYWRIGHT_JSON_OUTPUT_NAME ? [['list'], ['json']] : [['list']],
   use: {
-    baseURL: `http://127.0.0.1:${PORT}`,
     trace: 'off',
     launchOptions: {
       executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
@@ -47,27 +38,8 @@ export default defineConfig({
       ],
     },
   },
-  projects: [{ name: 'chromium', use: { ...devices['Desktop Chrome'], channel: undefined } }],
-  webServer: {
-    command: [JSON.stringify(process.execPath), ...SERVER_NODE_FLAGS, 'scripts/start.ts'].join(' '),
-    url: `http://127.0.0.1:${PORT}/api/health`,
-    timeout: 180_000,
-    reuseExistingServer: false,
-    stdout: 'pipe',
-    env: {
-      PORT: String(PORT),
-      HOST: '127.0.0.1',
-      SITE_URL: `http://127.0.0.1:${PORT}`,
-      DATA_DIR: dataDir,
-      ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
-      OUT_DIR: outDir,
-      SERVE_DIR: path.join(outDir, 'client'),
-      SEED: 'demo',
-      ADMIN_USERNAME: E2E_ADMIN.username,
-      ADMIN_PASSWORD: E2E_ADMIN.password,
-      FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
-      // Every spec posts comments and votes from the same 127.0.0.1; the limits themselves are tested in tests/api and tests/hardening.
-      RATE_LIMIT_FACTOR: '20',
-    },
-  },
+  projects: [
+    { name: 'lowdb', metadata: { store: 'lowdb' }, testIgnore: POSTGRES_OUTAGE, use: chromium },
+    ...(process.env[ADMIN_URL_ENV] ? [{ name: 'pg', metadata: { store: 'pg' }, grep: /@store/, use: chromium }] : []),
+  ],
 });

@@ -1,6 +1,7 @@
 /** Accessibility: axe-core on every reader page type, in the light and the dark theme, with no serious or critical violation. */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { declineCookies, findArticle, revealIslands } from './reader-support.ts';
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {

@@ -4,7 +4,8 @@
  */
 import http from 'node:http';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Locator, type Page } from '@playwright/test';
+import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { AnalyticsSummary, ReferrerReport } from '../../src/schemas/analytics.ts';
 import { readFixture } from '../fixtures/feeds/feed-server.ts';
 import { createArticle, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
@@ -53,64 +54,68 @@ async function expectNoSeriousViolations(page: Page): Promise<void> {
   expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
-test('the charts show scripted views exactly: by day and section, devices, referrers, the article panel and its sparkline', async ({
-  page,
-  playwright,
-}) => {
-  // Many steps over a seeded 90-day history on a busy machine.
-  test.slow();
-  await signInPage(page);
-  const token = uniqueToken('charts');
-  const article = await createArticle(page.request, { title: `${token} Read in the charts`, section: 'culture', status: 'published' });
-  const before = await apiJson<AnalyticsSummary>(page.request, '/api/analytics/summary');
-  const today = before.to;
-  const beforeToday = before.days.find((d) => d.day === today)!;
-  const beforeReferrers = await apiJson<ReferrerReport>(page.request, '/api/analytics/referrers?limit=50');
-  const googleBefore = beforeReferrers.items.find((item) => item.host === 'google.com')?.views ?? 0;
+test(
+  'the charts show scripted views exactly: by day and section, devices, referrers, the article panel and its sparkline',
+  { tag: '@store' },
+  async ({ page, playwright, baseURL }) => {
+    // Many steps over a seeded 90-day history on a busy machine.
+    test.slow();
+    await signInPage(page);
+    const token = uniqueToken('charts');
+    const article = await createArticle(page.request, { title: `${token} Read in the charts`, section: 'culture', status: 'published' });
+    const before = await apiJson<AnalyticsSummary>(page.request, '/api/analytics/summary');
+    const today = before.to;
+    const beforeToday = before.days.find((d) => d.day === today)!;
+    const beforeReferrers = await apiJson<ReferrerReport>(page.request, '/api/analytics/referrers?limit=50');
+    const googleBefore = beforeReferrers.items.find((item) => item.host === 'google.com')?.views ?? 0;
 
-  const reader = await playwright.request.newContext({ baseURL: test.info().project.use.baseURL });
-  await sendViews(reader, `/article/${article.slug}`, 3, PHONE, { referrer: 'https://www.google.com/' });
-  await sendViews(reader, `/article/${article.slug}`, 2, DESKTOP, { ref: 'newsletter' });
-  await reader.dispose();
+    const reader = await playwright.request.newContext({ baseURL });
+    await sendViews(reader, `/article/${article.slug}`, 3, PHONE, { referrer: 'https://www.google.com/' });
+    await sendViews(reader, `/article/${article.slug}`, 2, DESKTOP, { ref: 'newsletter' });
+    await reader.dispose();
 
-  // The recorder flushes its batch every few seconds: wait until the API counts all five.
-  await expect
-    .poll(async () => (await apiJson<AnalyticsSummary>(page.request, '/api/analytics/summary')).days.find((d) => d.day === today)?.views, {
-      timeout: 20_000,
-    })
-    .toBe(beforeToday.views + 5);
+    // The recorder flushes its batch every few seconds: wait until the API counts all five.
+    await expect
+      .poll(
+        async () => (await apiJson<AnalyticsSummary>(page.request, '/api/analytics/summary')).days.find((d) => d.day === today)?.views,
+        {
+          timeout: 20_000,
+        },
+      )
+      .toBe(beforeToday.views + 5);
 
-  await gotoAdmin(page, '/admin');
-  const views = await readTable(page.getByTestId('chart-views'));
-  expect(cell(views, today, 'Views')).toBe(beforeToday.views + 5);
-  expect(cell(views, today, 'Culture')).toBe((beforeToday.sections.culture ?? 0) + 5);
-  expect(views.rows).toHaveLength(30);
+    await gotoAdmin(page, '/admin');
+    const views = await readTable(page.getByTestId('chart-views'));
+    expect(cell(views, today, 'Views')).toBe(beforeToday.views + 5);
+    expect(cell(views, today, 'Culture')).toBe((beforeToday.sections.culture ?? 0) + 5);
+    expect(views.rows).toHaveLength(30);
 
-  const devices = await readTable(page.getByTestId('chart-devices'));
-  expect(cell(devices, 'Mobile', 'Views')).toBe(before.devices.mobile + 3);
-  expect(cell(devices, 'Desktop', 'Views')).toBe(before.devices.desktop + 2);
+    const devices = await readTable(page.getByTestId('chart-devices'));
+    expect(cell(devices, 'Mobile', 'Views')).toBe(before.devices.mobile + 3);
+    expect(cell(devices, 'Desktop', 'Views')).toBe(before.devices.desktop + 2);
 
-  const referrers = await readTable(page.getByTestId('chart-referrers'));
-  expect(cell(referrers, 'google.com', 'Views')).toBe(googleBefore + 3);
-  expect(referrers.rows.find((r) => r[0] === 'google.com')?.[1]).toBe('Search');
+    const referrers = await readTable(page.getByTestId('chart-referrers'));
+    expect(cell(referrers, 'google.com', 'Views')).toBe(googleBefore + 3);
+    expect(referrers.rows.find((r) => r[0] === 'google.com')?.[1]).toBe('Search');
 
-  // The 7-day switch asks for 7 days ending today, with today's figures unchanged.
-  await page.getByRole('group', { name: 'Period', exact: true }).getByRole('button', { name: '7 days' }).click();
-  await expect(page.getByTestId('chart-views').locator('tbody tr')).toHaveCount(7);
-  expect(cell(await readTable(page.getByTestId('chart-views')), today, 'Views')).toBe(beforeToday.views + 5);
+    // The 7-day switch asks for 7 days ending today, with today's figures unchanged.
+    await page.getByRole('group', { name: 'Period', exact: true }).getByRole('button', { name: '7 days' }).click();
+    await expect(page.getByTestId('chart-views').locator('tbody tr')).toHaveCount(7);
+    expect(cell(await readTable(page.getByTestId('chart-views')), today, 'Views')).toBe(beforeToday.views + 5);
 
-  // The article's own figures: its sparkline in the Article Manager, its panel in the editor.
-  await page.getByRole('tab', { name: 'Article Manager' }).click();
-  const card = page.locator(`[data-article-id="${article.id}"]`);
-  await expect(card.getByRole('img', { name: /^Views of .* per day, last 14 days: / })).toHaveAttribute('aria-label', /: (0, ){13}5$/);
-  await gotoAdmin(page, `/admin/editor/${article.id}`);
-  const panel = page.getByTestId('article-views-panel');
-  await expect(panel.getByTestId('article-total-views')).toHaveText('5');
-  await expect(panel.getByTestId('article-total-comments')).toHaveText('0');
-  const byHour = await readTable(panel.getByTestId('chart-article'));
-  expect(byHour.columns).toEqual(['Hour (UTC)', 'Views']);
-  expect(byHour.rows.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(5);
-});
+    // The article's own figures: its sparkline in the Article Manager, its panel in the editor.
+    await page.getByRole('tab', { name: 'Article Manager' }).click();
+    const card = page.locator(`[data-article-id="${article.id}"]`);
+    await expect(card.getByRole('img', { name: /^Views of .* per day, last 14 days: / })).toHaveAttribute('aria-label', /: (0, ){13}5$/);
+    await gotoAdmin(page, `/admin/editor/${article.id}`);
+    const panel = page.getByTestId('article-views-panel');
+    await expect(panel.getByTestId('article-total-views')).toHaveText('5');
+    await expect(panel.getByTestId('article-total-comments')).toHaveText('0');
+    const byHour = await readTable(panel.getByTestId('chart-article'));
+    expect(byHour.columns).toEqual(['Hour (UTC)', 'Views']);
+    expect(byHour.rows.reduce((sum, row) => sum + Number(row[1]), 0)).toBe(5);
+  },
+);
 
 for (const theme of ['light', 'dark'] as const) {
   test(`the Overview's charts and the News Sources tab have no serious axe violations (${theme} theme)`, async ({ page }) => {
@@ -164,7 +169,7 @@ test.describe('375 px wide', () => {
   });
 });
 
-test('Fetch Now shows the run while the feed downloads, then its counts and the last result', async ({ page }) => {
+test('Fetch Now shows the run while the feed downloads, then its counts and the last result', { tag: '@store' }, async ({ page }) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));
   const feed = http.createServer((_req, res) => {

@@ -1,7 +1,8 @@
 /** The /admin dashboard: Overview stats and recent list, Article Manager, Comments and News Sources tabs. */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Article, ArticleStats } from '../../src/schemas/article.ts';
 import type { Comment } from '../../src/schemas/comment.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
@@ -39,7 +40,7 @@ test.describe('Overview', () => {
     await expect(page.getByTestId('app-version')).toHaveText(`Meridian News ${APP_VERSION}`);
   });
 
-  test('stat cards show the server stats and follow new articles', async ({ page }) => {
+  test('stat cards show the server stats and follow new articles', { tag: '@store' }, async ({ page }) => {
     await createArticle(page.request, { title: `Stats draft ${uniqueToken('s')}` });
     const before = (await (await page.request.get('/api/articles/stats')).json()) as ArticleStats;
     await gotoAdmin(page, '/admin');
@@ -110,7 +111,7 @@ test.describe('Overview', () => {
 });
 
 test.describe('Article Manager', () => {
-  test('filters, 12 a page, reset', async ({ page }) => {
+  test('filters, 12 a page, reset', { tag: '@store' }, async ({ page }) => {
     const token = uniqueToken('mgr');
     const source = `Wire${token}`;
     for (let i = 1; i <= 13; i++) {
@@ -180,7 +181,7 @@ test.describe('Article Manager', () => {
     await expect(count).toHaveText(`${all.count} articles`);
   });
 
-  test('unpublish, republish, adjust votes and delete', async ({ page }) => {
+  test('unpublish, republish, adjust votes and delete', { tag: '@store' }, async ({ page }) => {
     const token = uniqueToken('act');
     const article = await createArticle(page.request, { title: `${token} votes`, status: 'published' });
     await gotoAdmin(page, '/admin?tab=articles');
@@ -272,7 +273,7 @@ test.describe('Article Manager', () => {
 });
 
 test.describe('Comments', () => {
-  test('search, status filter, hide, unhide and delete', async ({ page }) => {
+  test('search, status filter, hide, unhide and delete', { tag: '@store' }, async ({ page }) => {
     const token = uniqueToken('cmt');
     const article = await createArticle(page.request, { title: `${token} discussed`, status: 'published' });
     for (const who of ['Ada', 'Grace']) {
@@ -363,7 +364,7 @@ async function startFeedServer(token: string): Promise<{ url: string; close: () 
 }
 
 test.describe('News Sources', () => {
-  test('empty state, add with validation, toggle, fetch now, failures and delete', async ({ page }) => {
+  test('empty state, add with validation, toggle, fetch now, failures and delete', { tag: '@store' }, async ({ page }) => {
     const token = uniqueToken('src');
     const feedServer = await startFeedServer(token);
     try {

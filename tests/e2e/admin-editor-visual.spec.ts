@@ -6,7 +6,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page, type Request } from '@playwright/test';
+import type { Page, Request } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, expectToast, getArticle, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
 import { sanitizeBodyHtml } from '../../src/server/html.ts';
 /** The sentence a locked block shows (src/islands/editor/visual-body.ts). */
@@ -261,62 +262,64 @@ test('Google Docs and Word clipboards paste to clean structure; embeds become lo
   expect(html).not.toMatch(/<script|onerror|javascript:/);
 });
 
-test('an inline image is uploaded with alt text and caption and published with its srcset; unsafe HTML never reaches the page', async ({
-  page,
-}) => {
-  const token = uniqueToken('inline');
-  await gotoAdmin(page, '/admin/editor');
-  await page.getByLabel('Title').fill(`Inline image ${token}`);
-  await bodyTextarea(page).fill(
-    '<p>Intro</p><script>alert("typed")</script><p><a href="javascript:alert(1)">bad link</a></p><img src="/nothing.png" onerror="alert(2)"><p onclick="alert(3)">Closing</p>',
-  );
-  await openVisual(page);
-  await expect(page.getByTestId('locked-html')).toHaveCount(3);
-  await visual(page).locator('p', { hasText: 'Intro' }).click();
-  await page.keyboard.press('End');
-  await page.getByRole('button', { name: 'Image', exact: true }).click();
-  const dialog = page.getByTestId('image-dialog');
-  await dialog.getByTestId('inline-image-file').setInputFiles(path.join(FIXTURES, 'upgrade-0.1.0/harbour.jpg'));
-  await dialog.getByRole('button', { name: 'Insert image' }).click();
-  await expect(dialog.getByRole('alert')).toContainText('alt text');
-  await dialog.getByLabel('Alt text').fill('Boats in the harbour at dawn');
-  await dialog.getByLabel('Caption').fill('The harbour this morning');
-  await dialog.getByRole('button', { name: 'Insert image' }).click();
-  await expect(dialog).toHaveCount(0);
-  await expect(visual(page).locator('figure img')).toHaveAttribute('alt', 'Boats in the harbour at dawn');
-  // Typing on goes after the figure, never over it (the text has the focus back as the figure shows).
-  await expect(visual(page)).toBeFocused();
-  await page.keyboard.type('After the picture.');
-  await expect(visual(page).locator('figure + p')).toHaveText('After the picture.');
+test(
+  'an inline image is uploaded with alt text and caption and published with its srcset; unsafe HTML never reaches the page',
+  { tag: '@store' },
+  async ({ page }) => {
+    const token = uniqueToken('inline');
+    await gotoAdmin(page, '/admin/editor');
+    await page.getByLabel('Title').fill(`Inline image ${token}`);
+    await bodyTextarea(page).fill(
+      '<p>Intro</p><script>alert("typed")</script><p><a href="javascript:alert(1)">bad link</a></p><img src="/nothing.png" onerror="alert(2)"><p onclick="alert(3)">Closing</p>',
+    );
+    await openVisual(page);
+    await expect(page.getByTestId('locked-html')).toHaveCount(3);
+    await visual(page).locator('p', { hasText: 'Intro' }).click();
+    await page.keyboard.press('End');
+    await page.getByRole('button', { name: 'Image', exact: true }).click();
+    const dialog = page.getByTestId('image-dialog');
+    await dialog.getByTestId('inline-image-file').setInputFiles(path.join(FIXTURES, 'upgrade-0.1.0/harbour.jpg'));
+    await dialog.getByRole('button', { name: 'Insert image' }).click();
+    await expect(dialog.getByRole('alert')).toContainText('alt text');
+    await dialog.getByLabel('Alt text').fill('Boats in the harbour at dawn');
+    await dialog.getByLabel('Caption').fill('The harbour this morning');
+    await dialog.getByRole('button', { name: 'Insert image' }).click();
+    await expect(dialog).toHaveCount(0);
+    await expect(visual(page).locator('figure img')).toHaveAttribute('alt', 'Boats in the harbour at dawn');
+    // Typing on goes after the figure, never over it (the text has the focus back as the figure shows).
+    await expect(visual(page)).toBeFocused();
+    await page.keyboard.type('After the picture.');
+    await expect(visual(page).locator('figure + p')).toHaveText('After the picture.');
 
-  const [request] = await Promise.all([
-    page.waitForRequest(isArticleWrite),
-    page.getByRole('button', { name: 'Publish Now', exact: true }).click(),
-  ]);
-  await request.response();
-  await expectToast(page, 'Article created');
-  const id = new URL(page.url()).pathname.split('/').pop()!;
-  const article = await getArticle(page.request, id);
-  expect(article.bodyHtml).toMatch(/<figure><img src="\/images\/[a-f0-9]+\/1200\.webp" alt="Boats in the harbour at dawn"/);
+    const [request] = await Promise.all([
+      page.waitForRequest(isArticleWrite),
+      page.getByRole('button', { name: 'Publish Now', exact: true }).click(),
+    ]);
+    await request.response();
+    await expectToast(page, 'Article created');
+    const id = new URL(page.url()).pathname.split('/').pop()!;
+    const article = await getArticle(page.request, id);
+    expect(article.bodyHtml).toMatch(/<figure><img src="\/images\/[a-f0-9]+\/1200\.webp" alt="Boats in the harbour at dawn"/);
 
-  // The worker renders the page a moment after the publish.
-  await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status(), { timeout: 20_000 }).toBe(200);
-  await page.goto(`/article/${article.slug}`);
-  const body = page.locator('.article-body');
-  const image = body.locator('figure img');
-  await expect(image).toHaveAttribute('alt', 'Boats in the harbour at dawn');
-  await expect(image).toHaveAttribute(
-    'srcset',
-    /\/images\/[a-f0-9]+\/400\.webp 400w, \/images\/[a-f0-9]+\/800\.webp 800w, \/images\/[a-f0-9]+\/1200\.webp 1200w/,
-  );
-  await expect(image).toHaveAttribute('sizes', /100vw/);
-  await expect(body.locator('figcaption')).toHaveText('The harbour this morning');
-  await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
-  const published = await body.innerHTML();
-  expect(published).toContain('Closing');
-  expect(published).toMatch(/<\/figure><p>After the picture\.<\/p>/);
-  expect(published).not.toMatch(/<script|onerror|onclick|javascript:|alert\(/i);
-});
+    // The worker renders the page a moment after the publish.
+    await expect.poll(async () => (await page.request.get(`/article/${article.slug}`)).status(), { timeout: 20_000 }).toBe(200);
+    await page.goto(`/article/${article.slug}`);
+    const body = page.locator('.article-body');
+    const image = body.locator('figure img');
+    await expect(image).toHaveAttribute('alt', 'Boats in the harbour at dawn');
+    await expect(image).toHaveAttribute(
+      'srcset',
+      /\/images\/[a-f0-9]+\/400\.webp 400w, \/images\/[a-f0-9]+\/800\.webp 800w, \/images\/[a-f0-9]+\/1200\.webp 1200w/,
+    );
+    await expect(image).toHaveAttribute('sizes', /100vw/);
+    await expect(body.locator('figcaption')).toHaveText('The harbour this morning');
+    await expect.poll(() => image.evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth)).toBeGreaterThan(0);
+    const published = await body.innerHTML();
+    expect(published).toContain('Closing');
+    expect(published).toMatch(/<\/figure><p>After the picture\.<\/p>/);
+    expect(published).not.toMatch(/<script|onerror|onclick|javascript:|alert\(/i);
+  },
+);
 
 for (const theme of ['light', 'dark'] as const) {
   test(`keyboard only, axe clean and 375 px wide (${theme} theme)`, async ({ page }) => {

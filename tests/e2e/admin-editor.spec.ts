@@ -2,7 +2,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import sharp from 'sharp';
-import { expect, test, type Page, type Request } from '@playwright/test';
+import type { Page, Request } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, expectToast, getArticle, gotoAdmin, signInPage, uniqueToken, waitForIsland } from './admin-helpers.ts';
 
 test.beforeEach(async ({ page }) => {
@@ -31,7 +32,7 @@ async function saveWith(page: Page, name: string): Promise<Record<string, unknow
   return request.postDataJSON() as Record<string, unknown>;
 }
 
-test('create, save draft, publish, update, schedule and back to draft', async ({ page }) => {
+test('create, save draft, publish, update, schedule and back to draft', { tag: ['@store', '@smoke'] }, async ({ page }) => {
   const token = uniqueToken('ed');
   let writes = 0;
   page.on('request', (req) => {
@@ -211,7 +212,7 @@ test('a spinner shows while the article loads; an unknown id says so', async ({ 
   await expect(page.getByRole('heading', { name: 'Article Not Found' })).toBeVisible();
 });
 
-test('hero image: upload a real JPEG, preview, save, remove', async ({ page }, testInfo) => {
+test('hero image: upload a real JPEG, preview, save, remove', { tag: '@store' }, async ({ page }, testInfo) => {
   const imagePath = testInfo.outputPath('hero.jpg');
   fs.mkdirSync(path.dirname(imagePath), { recursive: true });
   await sharp({ create: { width: 1600, height: 900, channels: 3, background: { r: 30, g: 90, b: 160 } } })

@@ -1,6 +1,6 @@
 /** Shared steps of the admin e2e specs: sign in through the real API, create real data, read it back. */
 import { expect, type APIRequestContext, type Page } from '@playwright/test';
-import { E2E_ADMIN } from '../../playwright.config.ts';
+import { E2E_ADMIN } from './fixtures.ts';
 import type { Article, ArticleInput } from '../../src/schemas/article.ts';
 import { CONSENT_KEY } from '../../src/islands/consent/consent.ts';
 

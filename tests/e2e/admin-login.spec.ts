@@ -1,6 +1,5 @@
 /** Sign-in screen and the server-side guards of the back office. */
-import { expect, test } from '@playwright/test';
-import { E2E_ADMIN } from '../../playwright.config.ts';
+import { E2E_ADMIN, expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, expectToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
 
 test.beforeEach(async ({ page }) => {
@@ -62,7 +61,7 @@ test.describe('login form', () => {
     expect((await page.request.get('/api/auth/me')).status()).toBe(401);
   });
 
-  test('correct credentials welcome the editor on /admin; /login then goes to /admin', async ({ page }) => {
+  test('correct credentials welcome the editor on /admin; /login then goes to /admin', { tag: ['@store', '@smoke'] }, async ({ page }) => {
     await gotoAdmin(page, '/login');
     await page.getByLabel('Username').fill(E2E_ADMIN.username);
     await page.getByLabel('Password', { exact: true }).fill(E2E_ADMIN.password);
@@ -78,8 +77,8 @@ test.describe('login form', () => {
     await expect(page).toHaveURL(/\/admin$/);
   });
 
-  test('signing in from a guarded editor link returns to it', async ({ page, browser }) => {
-    const admin = await browser.newContext({ baseURL: test.info().project.use.baseURL });
+  test('signing in from a guarded editor link returns to it', async ({ page, browser, baseURL }) => {
+    const admin = await browser.newContext({ baseURL });
     const adminPage = await admin.newPage();
     await signInPage(adminPage);
     const article = await createArticle(adminPage.request, { title: `Return target ${uniqueToken('r')}` });

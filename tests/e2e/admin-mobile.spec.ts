@@ -1,5 +1,6 @@
 /** The back office on a 390 px wide phone: no page scrolls sideways. */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });

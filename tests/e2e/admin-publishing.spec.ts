@@ -6,11 +6,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, currentToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
-
-/** The e2e server's served folder (playwright.config.ts: SERVE_DIR is OUT_DIR/client). */
-const SERVE_DIR = path.resolve(import.meta.dirname, '../..', process.env.E2E_OUT_DIR ?? '.out/e2e', 'client');
 
 async function expectPanelAxeClean(page: Page): Promise<void> {
   const results = await new AxeBuilder({ page })
@@ -21,64 +19,68 @@ async function expectPanelAxeClean(page: Page): Promise<void> {
   expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
-test('the Publishing panel shows a written page and a failed render, and Retry toasts and writes it', async ({ page }) => {
-  test.slow();
-  await signInPage(page);
-  const token = uniqueToken('pub');
-  const written = await createArticle(page.request, { title: `${token} Went out fine`, section: 'world', status: 'published' });
-  const blocked = await createArticle(page.request, { title: `${token} Blocked on disk`, section: 'world' });
-  const blockedPath = `/article/${blocked.slug}`;
-  // A file where the article's folder must be: its write meets ENOTDIR (root or not).
-  const blocker = path.join(SERVE_DIR, 'article', blocked.slug);
-  fs.writeFileSync(blocker, 'not a folder');
-  try {
-    const published = await page.request.put(`/api/articles/${blocked.id}`, { data: { status: 'published' } });
-    expect(published.status(), await published.text()).toBe(200);
+test(
+  'the Publishing panel shows a written page and a failed render, and Retry toasts and writes it',
+  { tag: '@store' },
+  async ({ page, site }) => {
+    test.slow();
+    await signInPage(page);
+    const token = uniqueToken('pub');
+    const written = await createArticle(page.request, { title: `${token} Went out fine`, section: 'world', status: 'published' });
+    const blocked = await createArticle(page.request, { title: `${token} Blocked on disk`, section: 'world' });
+    const blockedPath = `/article/${blocked.slug}`;
+    // A file where the article's folder must be: its write meets ENOTDIR (root or not).
+    const blocker = path.join(site.clientDir, 'article', blocked.slug);
+    fs.writeFileSync(blocker, 'not a folder');
+    try {
+      const published = await page.request.put(`/api/articles/${blocked.id}`, { data: { status: 'published' } });
+      expect(published.status(), await published.text()).toBe(200);
 
-    await gotoAdmin(page, '/admin');
+      await gotoAdmin(page, '/admin');
+      const panel = page.getByTestId('publishing-panel');
+      await expect(panel.getByRole('heading', { name: 'Publishing' })).toBeVisible();
+      await expect(
+        panel
+          .getByTestId('recent-render')
+          .filter({ hasText: `/article/${written.slug}` })
+          .first(),
+      ).toHaveAttribute('data-outcome', 'written', { timeout: 20_000 });
+      const failed = panel.getByTestId('failed-render').filter({ hasText: blockedPath });
+      await expect(failed).toBeVisible({ timeout: 20_000 });
+      await expect(failed).toContainText('ENOTDIR: not a directory');
+      await expect(failed).toContainText(/\d+ attempts?/);
+      // Relative times carry the absolute one.
+      await expect(panel.getByTestId('recent-render').first().locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
+
+      await expectPanelAxeClean(page);
+      await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
+      await expectPanelAxeClean(page);
+      await page.evaluate(() => document.documentElement.removeAttribute('data-theme'));
+
+      await page.setViewportSize({ width: 375, height: 812 });
+      await expect(failed).toBeVisible();
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
+      expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(375);
+    } finally {
+      fs.rmSync(blocker, { force: true });
+    }
+
+    await page
+      .getByTestId('publishing-panel')
+      .getByRole('button', { name: `Retry ${blockedPath}` })
+      .click();
+    // The job's own backoff retry can win the race with the click once the blocker is gone (it did in CI);
+    // the panel then says so instead of an error.
+    const title = currentToast(page).locator('.toast-title');
+    await expect(title).toHaveText(/^(Retry started|Nothing to retry)$/);
+    await expect(currentToast(page).locator('.toast-description')).toHaveText(
+      (await title.textContent()) === 'Retry started' ? `Retrying ${blockedPath}` : 'The page was written meanwhile.',
+    );
     const panel = page.getByTestId('publishing-panel');
-    await expect(panel.getByRole('heading', { name: 'Publishing' })).toBeVisible();
-    await expect(
-      panel
-        .getByTestId('recent-render')
-        .filter({ hasText: `/article/${written.slug}` })
-        .first(),
-    ).toHaveAttribute('data-outcome', 'written', { timeout: 20_000 });
-    const failed = panel.getByTestId('failed-render').filter({ hasText: blockedPath });
-    await expect(failed).toBeVisible({ timeout: 20_000 });
-    await expect(failed).toContainText('ENOTDIR: not a directory');
-    await expect(failed).toContainText(/\d+ attempts?/);
-    // Relative times carry the absolute one.
-    await expect(panel.getByTestId('recent-render').first().locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
-
-    await expectPanelAxeClean(page);
-    await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
-    await expectPanelAxeClean(page);
-    await page.evaluate(() => document.documentElement.removeAttribute('data-theme'));
-
-    await page.setViewportSize({ width: 375, height: 812 });
-    await expect(failed).toBeVisible();
-    expect(await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth)).toBeLessThanOrEqual(0);
-    expect((await panel.boundingBox())!.width).toBeLessThanOrEqual(375);
-  } finally {
-    fs.rmSync(blocker, { force: true });
-  }
-
-  await page
-    .getByTestId('publishing-panel')
-    .getByRole('button', { name: `Retry ${blockedPath}` })
-    .click();
-  // The job's own backoff retry can win the race with the click once the blocker is gone (it did in CI);
-  // the panel then says so instead of an error.
-  const title = currentToast(page).locator('.toast-title');
-  await expect(title).toHaveText(/^(Retry started|Nothing to retry)$/);
-  await expect(currentToast(page).locator('.toast-description')).toHaveText(
-    (await title.textContent()) === 'Retry started' ? `Retrying ${blockedPath}` : 'The page was written meanwhile.',
-  );
-  const panel = page.getByTestId('publishing-panel');
-  await expect(panel.getByTestId('recent-render').filter({ hasText: blockedPath }).first()).toHaveAttribute('data-outcome', 'written', {
-    timeout: 20_000,
-  });
-  await expect(panel.getByTestId('failed-render').filter({ hasText: blockedPath })).toHaveCount(0);
-  expect((await page.request.get(blockedPath)).status()).toBe(200);
-});
+    await expect(panel.getByTestId('recent-render').filter({ hasText: blockedPath }).first()).toHaveAttribute('data-outcome', 'written', {
+      timeout: 20_000,
+    });
+    await expect(panel.getByTestId('failed-render').filter({ hasText: blockedPath })).toHaveCount(0);
+    expect((await page.request.get(blockedPath)).status()).toBe(200);
+  },
+);

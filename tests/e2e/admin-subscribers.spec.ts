@@ -1,7 +1,8 @@
 /** The dashboard's Subscribers tab: counts, last briefing, search, remove, CSV export, briefing preview and test copy. */
 import fs from 'node:fs';
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { SubscriberListing } from '../../src/schemas/newsletter.ts';
 import { answerNextConfirm, createArticle, expectToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
 
@@ -22,7 +23,7 @@ async function openSubscribers(page: Page): Promise<void> {
   await expect(page).toHaveURL(/[?&]tab=subscribers/);
 }
 
-test('counts, search, remove and CSV export', async ({ page }) => {
+test('counts, search, remove and CSV export', { tag: '@store' }, async ({ page }) => {
   const token = uniqueToken('sub');
   const keep = `${token}-keep@example.com`;
   const drop = `${token}-drop@example.com`;

@@ -7,9 +7,9 @@ import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test, type Site } from './fixtures.ts';
 import { simpleParser } from 'mailparser';
-import { E2E_DATA_DIR } from '../../playwright.config.ts';
 import { findCopyProblems, formatCopyFindings, type CopyFinding } from './copy-check.ts';
 import { createArticle, declineCookies, signIn, signInPage, uniqueToken } from './reader-support.ts';
 import type { Article } from '../../src/schemas/article.ts';
@@ -125,9 +125,9 @@ async function findUncommentedArticle(request: APIRequestContext): Promise<Artic
   throw new Error('The demo content should have an article without comments');
 }
 
-/** The mails the e2e server wrote to its outbox for one address, parsed as a mail client would. */
-async function readOutbox(address: string): Promise<{ subject: string; html: string; text: string }[]> {
-  const dir = path.join(E2E_DATA_DIR, 'outbox');
+/** The mails the e2e site wrote to its outbox for one address, parsed as a mail client would. */
+async function readOutbox(site: Site, address: string): Promise<{ subject: string; html: string; text: string }[]> {
+  const dir = path.join(site.dataDir, 'outbox');
   const files = fs.existsSync(dir) ? fs.readdirSync(dir).filter((f) => f.includes(address)) : [];
   return Promise.all(
     files.sort().map(async (file) => {
@@ -360,19 +360,15 @@ test('the back office reads right on a desktop and a phone, in both themes', asy
   await expectReadsRightInEveryView(page, 'an article, signed in');
 });
 
-/** Runs `npm run briefing -- --force` against the e2e server (it asks the running server to send). */
-async function sendBriefing(baseURL: string): Promise<void> {
-  await promisify(execFile)(process.execPath, ['scripts/briefing.ts', '--force'], {
-    env: {
-      ...process.env,
-      DATA_DIR: E2E_DATA_DIR,
-      SITE_URL: baseURL,
-      ...(process.env.E2E_DATABASE_URL ? { DATABASE_URL: process.env.E2E_DATABASE_URL } : {}),
-    },
-  });
+/** Runs `npm run briefing -- --force` against the e2e site (it asks the running server to send). */
+async function sendBriefing(site: Site): Promise<void> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: site.dataDir, SITE_URL: site.url };
+  delete env.DATABASE_URL;
+  if (site.databaseUrl) env.DATABASE_URL = site.databaseUrl;
+  await promisify(execFile)(process.execPath, ['scripts/briefing.ts', '--force'], { env });
 }
 
-test('the mails and the newsletter pages read right', async ({ page, request, baseURL }) => {
+test('the mails and the newsletter pages read right', async ({ page, request, site }) => {
   test.setTimeout(120_000);
   await declineCookies(page);
   const address = `${uniqueToken('copy')}@example.com`;
@@ -385,8 +381,8 @@ test('the mails and the newsletter pages read right', async ({ page, request, ba
   await expect(page.getByTestId('newsletter-check-inbox')).toContainText(address);
   await expect(page.getByTestId('toast')).toBeVisible();
   await expectReadsRightInEveryView(page, 'the sign-up form and its toast');
-  await expect.poll(async () => (await readOutbox(address)).length).toBe(1);
-  const confirmation = (await readOutbox(address)).find((mail) => mail.subject.startsWith('Confirm'));
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(1);
+  const confirmation = (await readOutbox(site, address)).find((mail) => mail.subject.startsWith('Confirm'));
   await expectMailReadsRight(page, confirmation!, 'the confirmation mail');
 
   const confirmUrl = /https?:\/\/\S+\/newsletter\/confirm\?token=\w+/.exec(confirmation!.text)?.[0];
@@ -405,9 +401,9 @@ test('the mails and the newsletter pages read right', async ({ page, request, ba
     status: 'published',
     isEditorsPick: true,
   });
-  await sendBriefing(baseURL!);
-  await expect.poll(async () => (await readOutbox(address)).length).toBe(2);
-  const briefing = (await readOutbox(address)).find((mail) => mail.subject.includes('briefing'));
+  await sendBriefing(site);
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(2);
+  const briefing = (await readOutbox(site, address)).find((mail) => mail.subject.includes('briefing'));
   expect(briefing?.subject).toMatch(/briefing/);
   await expectMailReadsRight(page, briefing!, 'the briefing mail');
 

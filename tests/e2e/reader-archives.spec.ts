@@ -3,7 +3,8 @@
  * page, from its byline to the author page, paging, related reading, axe in both themes and 375 px.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, expectToast, revealIslands, signIn, signInPage, uniqueToken } from './reader-support.ts';
 
 async function expectNoSeriousViolations(page: Page): Promise<void> {
@@ -21,9 +22,9 @@ test.describe('tag and author archives', () => {
   const authorSlug = author.toLowerCase().replace(/[^a-z0-9]+/g, '-');
   let newestSlug = '';
 
-  test.beforeAll(async ({ playwright, baseURL }) => {
+  test.beforeAll(async ({ playwright, site }) => {
     test.setTimeout(120_000);
-    const api = await playwright.request.newContext({ baseURL });
+    const api = await playwright.request.newContext({ baseURL: site.url });
     await signIn(api);
     for (let i = 1; i <= 13; i++) {
       const article = await createArticle(api, {
@@ -42,8 +43,8 @@ test.describe('tag and author archives', () => {
     await api.dispose();
   });
 
-  test.afterAll(async ({ playwright, baseURL }) => {
-    const api = await playwright.request.newContext({ baseURL });
+  test.afterAll(async ({ playwright, site }) => {
+    const api = await playwright.request.newContext({ baseURL: site.url });
     await signIn(api);
     for (const id of created) await api.delete(`/api/articles/${id}`);
     await api.dispose();
@@ -110,7 +111,7 @@ test.describe('tag and author archives', () => {
     });
   }
 
-  test('the Tags tab hides a tag and shows it again, with toasts, and is axe clean', async ({ page }) => {
+  test('the Tags tab hides a tag and shows it again, with toasts, and is axe clean', { tag: '@store' }, async ({ page }) => {
     test.setTimeout(90_000);
     await signInPage(page);
     await page.goto('/admin?tab=tags');
@@ -126,7 +127,7 @@ test.describe('tag and author archives', () => {
     await expect.poll(async () => (await page.request.get('/tag/coasts')).status(), { timeout: 20_000 }).toBe(200);
   });
 
-  test('the Tags tab merges a stray spelling into the tag, and its old page redirects', async ({ page }) => {
+  test('the Tags tab merges a stray spelling into the tag, and its old page redirects', { tag: '@store' }, async ({ page }) => {
     test.setTimeout(90_000);
     const stray = `Tydes ${token}`;
     const straySlug = stray.toLowerCase().replace(/[^a-z0-9]+/g, '-');

@@ -1,5 +1,6 @@
 /** Article page: metadata, badges and byline, votes, share popups, copy link, comments with validation and moderation. */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { declineCookies, expectToast, findArticle, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 
@@ -41,34 +42,38 @@ test('head metadata: title, description, canonical, Open Graph, Twitter and JSON
   });
 });
 
-test('header of the article: badges, title, dek, byline, reading time, bookmark; body and search-index attributes', async ({ page }) => {
-  await openArticle(page);
-  const main = page.locator('main');
-  const body = page.getByTestId('article');
-  await expect(main.getByRole('heading', { level: 1 })).toHaveText(article.title);
-  await expect(main.locator('.badges .badge').first()).toHaveAttribute('href', `/section/${article.section}`);
-  await expect(main.locator('.badges .badge-breaking')).toHaveCount(article.isBreaking ? 1 : 0);
-  await expect(main.locator('.badges .badge-pick')).toHaveCount(article.isEditorsPick ? 1 : 0);
-  await expect(page.getByTestId('article').locator('p.dek[data-pagefind-meta="dek"]')).toHaveText(article.dek!);
-  if (article.authorName) await expect(main.locator('.byline')).toContainText(`By ${article.authorName}`);
-  await expect(main.locator('.byline')).toContainText(article.sourceLabel!);
-  await expect(main.locator('.byline')).toContainText(`${article.readingTime} min read`);
-  const time = main.locator('.byline time');
-  await expect(time).toHaveAttribute('datetime', article.publishedAt!);
-  await expect(time).toHaveText(/ago|yesterday|just now|last|now/);
-  await expect(main.getByRole('button', { name: 'Bookmark' })).toBeVisible();
-  await expect(body.locator('.hero img')).toHaveAttribute('width', /\d+/);
-  await expect(body.locator('.hero img')).toHaveAttribute('height', /\d+/);
-  expect(await body.locator('.article-body').innerHTML()).toBe(article.bodyHtml);
-  await expect(body.getByRole('link', { name: /View Source/ })).toHaveAttribute('href', article.sourceUrl!);
-  // Search index hints for Pagefind.
-  await expect(body).toHaveAttribute('data-pagefind-body', '');
-  await expect(body.locator(`[data-pagefind-filter="section:${article.section}"]`)).toHaveCount(1);
-  await expect(body.locator('h1')).toHaveAttribute('data-pagefind-meta', 'title');
-  await expect(body.locator('.dek')).toHaveAttribute('data-pagefind-meta', 'dek');
-  await expect(page.locator('header.site-header')).toHaveAttribute('data-pagefind-ignore', '');
-  await expect(page.locator('footer.site-footer')).toHaveAttribute('data-pagefind-ignore', '');
-});
+test(
+  'header of the article: badges, title, dek, byline, reading time, bookmark; body and search-index attributes',
+  { tag: '@smoke' },
+  async ({ page }) => {
+    await openArticle(page);
+    const main = page.locator('main');
+    const body = page.getByTestId('article');
+    await expect(main.getByRole('heading', { level: 1 })).toHaveText(article.title);
+    await expect(main.locator('.badges .badge').first()).toHaveAttribute('href', `/section/${article.section}`);
+    await expect(main.locator('.badges .badge-breaking')).toHaveCount(article.isBreaking ? 1 : 0);
+    await expect(main.locator('.badges .badge-pick')).toHaveCount(article.isEditorsPick ? 1 : 0);
+    await expect(page.getByTestId('article').locator('p.dek[data-pagefind-meta="dek"]')).toHaveText(article.dek!);
+    if (article.authorName) await expect(main.locator('.byline')).toContainText(`By ${article.authorName}`);
+    await expect(main.locator('.byline')).toContainText(article.sourceLabel!);
+    await expect(main.locator('.byline')).toContainText(`${article.readingTime} min read`);
+    const time = main.locator('.byline time');
+    await expect(time).toHaveAttribute('datetime', article.publishedAt!);
+    await expect(time).toHaveText(/ago|yesterday|just now|last|now/);
+    await expect(main.getByRole('button', { name: 'Bookmark' })).toBeVisible();
+    await expect(body.locator('.hero img')).toHaveAttribute('width', /\d+/);
+    await expect(body.locator('.hero img')).toHaveAttribute('height', /\d+/);
+    expect(await body.locator('.article-body').innerHTML()).toBe(article.bodyHtml);
+    await expect(body.getByRole('link', { name: /View Source/ })).toHaveAttribute('href', article.sourceUrl!);
+    // Search index hints for Pagefind.
+    await expect(body).toHaveAttribute('data-pagefind-body', '');
+    await expect(body.locator(`[data-pagefind-filter="section:${article.section}"]`)).toHaveCount(1);
+    await expect(body.locator('h1')).toHaveAttribute('data-pagefind-meta', 'title');
+    await expect(body.locator('.dek')).toHaveAttribute('data-pagefind-meta', 'dek');
+    await expect(page.locator('header.site-header')).toHaveAttribute('data-pagefind-ignore', '');
+    await expect(page.locator('footer.site-footer')).toHaveAttribute('data-pagefind-ignore', '');
+  },
+);
 
 test("Breaking and Editor's Pick badges", async ({ page, request }) => {
   const breaking = await findArticle(request, (a) => a.isBreaking);
@@ -81,36 +86,40 @@ test("Breaking and Editor's Pick badges", async ({ page, request }) => {
 });
 
 test.describe('votes', () => {
-  test('counts come from the API; like, then dislike moves the vote; buttons wait for the answer', async ({ page, request }) => {
-    const before = (await (await request.get(`/api/articles/${article.id}/vote`)).json()) as { likes: number; dislikes: number };
-    await openArticle(page);
-    const like = page.getByTestId('like-button');
-    const dislike = page.getByTestId('dislike-button');
-    await like.scrollIntoViewIfNeeded();
-    await expect(page.getByTestId('like-count')).toHaveText(before.likes.toLocaleString('en-US'));
-    await expect(page.getByTestId('dislike-count')).toHaveText(before.dislikes.toLocaleString('en-US'));
+  test(
+    'counts come from the API; like, then dislike moves the vote; buttons wait for the answer',
+    { tag: '@store' },
+    async ({ page, request }) => {
+      const before = (await (await request.get(`/api/articles/${article.id}/vote`)).json()) as { likes: number; dislikes: number };
+      await openArticle(page);
+      const like = page.getByTestId('like-button');
+      const dislike = page.getByTestId('dislike-button');
+      await like.scrollIntoViewIfNeeded();
+      await expect(page.getByTestId('like-count')).toHaveText(before.likes.toLocaleString('en-US'));
+      await expect(page.getByTestId('dislike-count')).toHaveText(before.dislikes.toLocaleString('en-US'));
 
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    await page.route(`**/api/articles/${article.id}/like`, async (route) => {
-      await gate;
-      await route.continue();
-    });
-    await like.click();
-    await expect(like).toBeDisabled();
-    await expect(dislike).toBeDisabled();
-    release();
-    await expectToast(page, 'Thanks for your feedback!', 'Your like has been recorded (10 points).');
-    await expect(page.getByTestId('like-count')).toHaveText((before.likes + 1).toLocaleString('en-US'));
-    await expect(like).toBeEnabled();
-    await expect(like).toHaveAttribute('aria-pressed', 'true');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      await page.route(`**/api/articles/${article.id}/like`, async (route) => {
+        await gate;
+        await route.continue();
+      });
+      await like.click();
+      await expect(like).toBeDisabled();
+      await expect(dislike).toBeDisabled();
+      release();
+      await expectToast(page, 'Thanks for your feedback!', 'Your like has been recorded (10 points).');
+      await expect(page.getByTestId('like-count')).toHaveText((before.likes + 1).toLocaleString('en-US'));
+      await expect(like).toBeEnabled();
+      await expect(like).toHaveAttribute('aria-pressed', 'true');
 
-    await dislike.click();
-    await expectToast(page, 'Thanks for your feedback!', 'Your feedback has been recorded (1 point).');
-    await expect(page.getByTestId('dislike-count')).toHaveText((before.dislikes + 1).toLocaleString('en-US'));
-    await expect(page.getByTestId('like-count')).toHaveText(before.likes.toLocaleString('en-US'));
-    await expect(dislike).toHaveAttribute('aria-pressed', 'true');
-  });
+      await dislike.click();
+      await expectToast(page, 'Thanks for your feedback!', 'Your feedback has been recorded (1 point).');
+      await expect(page.getByTestId('dislike-count')).toHaveText((before.dislikes + 1).toLocaleString('en-US'));
+      await expect(page.getByTestId('like-count')).toHaveText(before.likes.toLocaleString('en-US'));
+      await expect(dislike).toHaveAttribute('aria-pressed', 'true');
+    },
+  );
 
   test('failures say which vote was lost', async ({ page }) => {
     await openArticle(page);
@@ -180,7 +189,7 @@ test('copy link failure toasts', async ({ page }) => {
 });
 
 test.describe('comments', () => {
-  test('validation, submission, and the new comment in the list', async ({ page }) => {
+  test('validation, submission, and the new comment in the list', { tag: '@store' }, async ({ page }) => {
     await openArticle(page);
     const form = page.getByRole('form', { name: 'Leave a comment' });
     await form.scrollIntoViewIfNeeded();
@@ -234,7 +243,7 @@ test.describe('comments', () => {
     await expect(form.getByLabel('Comment')).toHaveValue('Hello');
   });
 
-  test('signed-in admins hide, show and delete comments', async ({ page, request }) => {
+  test('signed-in admins hide, show and delete comments', { tag: '@store' }, async ({ page, request }) => {
     const text = `Moderate me ${uniqueToken('m')}`;
     const created = await request.post(`/api/articles/${article.id}/comments`, {
       data: { authorName: 'Mo', authorEmail: 'mo@example.com', content: text },

@@ -2,7 +2,8 @@
  * A clean console for readers: no errors, no CSP violations, and signed-out visitors never ask GET /api/auth/me (no 401 logged); signed-in
  * editors still get Admin and Logout.
  */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { declineCookies, findArticle, signIn, waitForIsland } from './reader-support.ts';
 
 /** Collects console errors, failed requests and error answers of a page, and every call of /api/auth/me. */

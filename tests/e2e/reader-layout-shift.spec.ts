@@ -1,5 +1,6 @@
 /** No layout shift on a 390 px phone: the islands arrive into space the static HTML already reserved (CLS, measured by the browser). */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { findArticle, recordLayoutShifts, totalShift } from './reader-support.ts';
 
 test.use({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, deviceScaleFactor: 2 });

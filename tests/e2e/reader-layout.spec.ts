@@ -1,5 +1,5 @@
 /** Reader shell: header, theme, mobile menu, footer, newsletter, toasts, cookie banner with the page-view beacon, and the 404 screen. */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, expectToast, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 import { CONSENT_KEY } from '../../src/islands/consent/consent.ts';
 
@@ -138,7 +138,7 @@ test('footer: tagline, link columns and copyright', async ({ page }) => {
   await expect(footer).toContainText(`© ${new Date().getFullYear()} Meridian News`);
 });
 
-test('newsletter: refuses an address without @, subscribes a valid one and clears the box', async ({ page }) => {
+test('newsletter: refuses an address without @, subscribes a valid one and clears the box', { tag: '@store' }, async ({ page }) => {
   await declineCookies(page);
   await page.goto('/about');
   const box = page.getByLabel('Email address');
@@ -299,7 +299,7 @@ test.describe('not found', () => {
     await expect(page.getByText('Did you forget to add the page to the router?')).toHaveCount(0);
   });
 
-  test('an article answers Article Not Found (404) once it is unpublished', async ({ page }) => {
+  test('an article answers Article Not Found (404) once it is unpublished', { tag: '@store' }, async ({ page }) => {
     await declineCookies(page);
     await signIn(page.request);
     const article = await createArticle(page.request, { title: `${uniqueToken('gone')} Short-lived story`, status: 'published' });

@@ -5,7 +5,8 @@
  * ending the coverage stops the page asking; the page is complete without JavaScript; axe in both themes.
  */
 import AxeBuilder from '@axe-core/playwright';
-import { expect, test, type APIRequestContext, type Page } from '@playwright/test';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { LiveUpdate } from '../../src/schemas/live.ts';
 import { createArticle, declineCookies, recordLayoutShifts, signIn, totalShift, uniqueToken } from './reader-support.ts';
@@ -40,89 +41,91 @@ async function settle(page: Page): Promise<void> {
   await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 }
 
-test('an update posted through the API reaches the open page within 5 s with no layout shift; the click shows it first; ending stops the polls', async ({
-  page,
-  request,
-}) => {
-  await declineCookies(page);
-  const article = await startLive(request, ['Roads closed in the north']);
-  const first = await postUpdate(request, article.id, { bodyHtml: '<p>Flood water is rising in the valley.</p>' });
-  await waitForPage(request, article.slug, 'Flood water is rising');
+test(
+  'an update posted through the API reaches the open page within 5 s with no layout shift; the click shows it first; ending stops the polls',
+  { tag: '@store' },
+  async ({ page, request }) => {
+    await declineCookies(page);
+    const article = await startLive(request, ['Roads closed in the north']);
+    const first = await postUpdate(request, article.id, { bodyHtml: '<p>Flood water is rising in the valley.</p>' });
+    await waitForPage(request, article.slug, 'Flood water is rising');
 
-  await recordLayoutShifts(page);
-  let polls = 0;
-  page.on('request', (r) => {
-    if (r.url().endsWith(`/article/${article.slug}/live.json`)) polls++;
-  });
-  await page.goto(`/article/${article.slug}`);
-  await settle(page);
-  const reading = page.locator(`[data-update-id="${first.id}"]`);
-  // The reader is reading the updates: the list is in view.
-  await reading.scrollIntoViewIfNeeded();
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  const before = await reading.boundingBox();
-  await page.evaluate(() => {
-    (window as unknown as { __shifts: unknown[] }).__shifts = [];
-  });
+    await recordLayoutShifts(page);
+    let polls = 0;
+    page.on('request', (r) => {
+      if (r.url().endsWith(`/article/${article.slug}/live.json`)) polls++;
+    });
+    await page.goto(`/article/${article.slug}`);
+    await settle(page);
+    const reading = page.locator(`[data-update-id="${first.id}"]`);
+    // The reader is reading the updates: the list is in view.
+    await reading.scrollIntoViewIfNeeded();
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    const before = await reading.boundingBox();
+    await page.evaluate(() => {
+      (window as unknown as { __shifts: unknown[] }).__shifts = [];
+    });
 
-  const postedAt = Date.now();
-  const second = await postUpdate(request, article.id, { bodyHtml: '<p>Rescue boats have reached the village.</p>', isBreaking: true });
-  const button = page.getByTestId('live-new-button');
-  await expect(button).toHaveText('1 new update', { timeout: ARRIVAL_MS });
-  console.log(`[figure] live update on the open page after ${Date.now() - postedAt} ms`);
-  // Nothing moved while it arrived: not the update being read, and no shift anywhere.
-  await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
-  expect(await reading.boundingBox()).toEqual(before);
-  const { cls, detail } = await totalShift(page);
-  expect(cls, detail).toBe(0);
-  await expect(page.locator(`[data-update-id="${second.id}"]`)).toHaveCount(0);
+    const postedAt = Date.now();
+    const second = await postUpdate(request, article.id, { bodyHtml: '<p>Rescue boats have reached the village.</p>', isBreaking: true });
+    const button = page.getByTestId('live-new-button');
+    await expect(button).toHaveText('1 new update', { timeout: ARRIVAL_MS });
+    console.log(`[figure] live update on the open page after ${Date.now() - postedAt} ms`);
+    // Nothing moved while it arrived: not the update being read, and no shift anywhere.
+    await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    expect(await reading.boundingBox()).toEqual(before);
+    const { cls, detail } = await totalShift(page);
+    expect(cls, detail).toBe(0);
+    await expect(page.locator(`[data-update-id="${second.id}"]`)).toHaveCount(0);
 
-  await button.click();
-  const arrived = page.locator(`[data-update-id="${second.id}"]`);
-  await expect(arrived).toBeFocused();
-  await expect(arrived).toContainText('Rescue boats have reached the village.');
-  await expect(arrived.locator('.badge-breaking')).toHaveText('Breaking');
-  await expect(button).toHaveCount(0);
-  // Newest first: the arrival above the update the page was written with.
-  const order = await page
-    .locator('[data-testid="live-update"]')
-    .evaluateAll((items) => items.map((li) => li.getAttribute('data-update-id')));
-  expect(order).toEqual([second.id, first.id]);
+    await button.click();
+    const arrived = page.locator(`[data-update-id="${second.id}"]`);
+    await expect(arrived).toBeFocused();
+    await expect(arrived).toContainText('Rescue boats have reached the village.');
+    await expect(arrived.locator('.badge-breaking')).toHaveText('Breaking');
+    await expect(button).toHaveCount(0);
+    // Newest first: the arrival above the update the page was written with.
+    const order = await page
+      .locator('[data-testid="live-update"]')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-update-id')));
+    expect(order).toEqual([second.id, first.id]);
 
-  const ended = await request.put(`/api/articles/${article.id}/live`, { data: { status: 'ended' } });
-  expect(ended.status()).toBe(200);
-  await expect(page.getByTestId('live-ended-note')).toHaveText('The live coverage has ended.', { timeout: ARRIVAL_MS });
-  const pollsAtEnd = polls;
-  // Two more poll intervals: an ended coverage is asked no more.
-  await page.waitForTimeout(4_500);
-  expect(polls).toBe(pollsAtEnd);
-});
+    const ended = await request.put(`/api/articles/${article.id}/live`, { data: { status: 'ended' } });
+    expect(ended.status()).toBe(200);
+    await expect(page.getByTestId('live-ended-note')).toHaveText('The live coverage has ended.', { timeout: ARRIVAL_MS });
+    const pollsAtEnd = polls;
+    // Two more poll intervals: an ended coverage is asked no more.
+    await page.waitForTimeout(4_500);
+    expect(polls).toBe(pollsAtEnd);
+  },
+);
 
-test('without JavaScript the page has the key points and every update, newest first; an ended page says so', async ({
-  browser,
-  request,
-}) => {
-  const article = await startLive(request, ['Schools are closed']);
-  const older = await postUpdate(request, article.id, { bodyHtml: '<p>Snow started at dawn.</p>' });
-  const newer = await postUpdate(request, article.id, { bodyHtml: '<p>Trains are cancelled.</p>' });
-  await waitForPage(request, article.slug, 'Trains are cancelled.');
-  const context = await browser.newContext({ javaScriptEnabled: false });
-  const page = await context.newPage();
-  await page.goto(`/article/${article.slug}`);
-  await expect(page.getByTestId('live-key-points')).toContainText('Schools are closed');
-  const order = await page
-    .locator('[data-testid="live-updates"] > li')
-    .evaluateAll((items) => items.map((li) => li.getAttribute('data-update-id')));
-  expect(order).toEqual([newer.id, older.id]);
-  await expect(page.getByTestId('live-status')).toContainText('2 updates');
+test(
+  'without JavaScript the page has the key points and every update, newest first; an ended page says so',
+  { tag: '@store' },
+  async ({ browser, request }) => {
+    const article = await startLive(request, ['Schools are closed']);
+    const older = await postUpdate(request, article.id, { bodyHtml: '<p>Snow started at dawn.</p>' });
+    const newer = await postUpdate(request, article.id, { bodyHtml: '<p>Trains are cancelled.</p>' });
+    await waitForPage(request, article.slug, 'Trains are cancelled.');
+    const context = await browser.newContext({ javaScriptEnabled: false });
+    const page = await context.newPage();
+    await page.goto(`/article/${article.slug}`);
+    await expect(page.getByTestId('live-key-points')).toContainText('Schools are closed');
+    const order = await page
+      .locator('[data-testid="live-updates"] > li')
+      .evaluateAll((items) => items.map((li) => li.getAttribute('data-update-id')));
+    expect(order).toEqual([newer.id, older.id]);
+    await expect(page.getByTestId('live-status')).toContainText('2 updates');
 
-  await request.put(`/api/articles/${article.id}/live`, { data: { status: 'ended' } });
-  await waitForPage(request, article.slug, 'data-live-status="ended"');
-  await page.reload();
-  await expect(page.getByTestId('live-status')).toContainText('Ended');
-  await expect(page.getByTestId('live-new-slot')).toHaveCount(0);
-  await context.close();
-});
+    await request.put(`/api/articles/${article.id}/live`, { data: { status: 'ended' } });
+    await waitForPage(request, article.slug, 'data-live-status="ended"');
+    await page.reload();
+    await expect(page.getByTestId('live-status')).toContainText('Ended');
+    await expect(page.getByTestId('live-new-slot')).toHaveCount(0);
+    await context.close();
+  },
+);
 
 for (const theme of ['light', 'dark'] as const) {
   test(`axe: a live article with key points, a breaking update, an image and the new-updates button (${theme} theme)`, async ({

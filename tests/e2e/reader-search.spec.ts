@@ -1,5 +1,6 @@
 /** Search: empty states, query and section in the URL, results from the Pagefind index or the API fallback, pagination. */
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { declineCookies, findArticle, waitForIsland } from './reader-support.ts';
 
@@ -89,7 +90,7 @@ test('no match: the empty state names the query', async ({ page }) => {
   await expect(page.getByTestId('results-summary')).toContainText('(0 results');
 });
 
-test('without the Pagefind index the API answers (results and count)', async ({ page, request }) => {
+test('without the Pagefind index the API answers (results and count)', { tag: '@store' }, async ({ page, request }) => {
   await page.route('**/pagefind/periods.json', (route) => route.fulfill({ status: 404, body: 'not found' }));
   const article = await findArticle(request, (a) => a.section === 'business');
   const word = keywordOf(article);

@@ -1,5 +1,5 @@
 /** Section listings: titles and descriptions, section bar, ticker, card contents, and path-based pagination. */
-import { expect, test } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, findArticle, listPublished, signIn, uniqueToken } from './reader-support.ts';
 
 const SECTIONS: Record<string, string> = {
@@ -30,7 +30,7 @@ test('every section has its title, description and the section bar', async ({ pa
   }
 });
 
-test("the grid shows the section's newest published articles, three across on desktop", async ({ page, request }) => {
+test("the grid shows the section's newest published articles, three across on desktop", { tag: '@smoke' }, async ({ page, request }) => {
   await declineCookies(page);
   const newest = await listPublished(request, { section: 'culture', pageSize: 12 });
   await page.goto('/section/culture');
@@ -121,106 +121,110 @@ test.describe('paging', () => {
     await api.dispose();
   });
 
-  test('12 a page, path-based pages, Previous/Next disabled at the ends, out of range is 404', async ({ page, request }) => {
-    await signIn(request);
-    const existing = (await listPublished(request, { section: 'politics' })).length;
-    const needed = Math.max(0, 13 - existing);
-    const token = uniqueToken('paging');
-    for (let i = 0; i < needed; i++) {
-      const article = await createArticle(request, {
-        title: `Paging check ${token} ${i}`,
-        section: 'politics',
-        status: 'published',
-        dek: 'A filler story for the paging test.',
-      });
-      created.push(article.id);
-    }
-    const total = (await listPublished(request, { section: 'politics' })).length;
-    const pages = Math.ceil(total / 12);
-    // Publishing regenerates the listing pages in the background.
-    await expect.poll(async () => (await page.request.get(`/section/politics/page/${pages}`)).status(), { timeout: 20_000 }).toBe(200);
+  test(
+    '12 a page, path-based pages, Previous/Next disabled at the ends, out of range is 404',
+    { tag: '@store' },
+    async ({ page, request }) => {
+      await signIn(request);
+      const existing = (await listPublished(request, { section: 'politics' })).length;
+      const needed = Math.max(0, 13 - existing);
+      const token = uniqueToken('paging');
+      for (let i = 0; i < needed; i++) {
+        const article = await createArticle(request, {
+          title: `Paging check ${token} ${i}`,
+          section: 'politics',
+          status: 'published',
+          dek: 'A filler story for the paging test.',
+        });
+        created.push(article.id);
+      }
+      const total = (await listPublished(request, { section: 'politics' })).length;
+      const pages = Math.ceil(total / 12);
+      // Publishing regenerates the listing pages in the background.
+      await expect.poll(async () => (await page.request.get(`/section/politics/page/${pages}`)).status(), { timeout: 20_000 }).toBe(200);
 
-    await declineCookies(page);
-    await page.goto('/section/politics');
-    await expect(page.getByTestId('article-card')).toHaveCount(12);
-    const pager = page.getByRole('navigation', { name: 'Politics pages' });
-    await expect(pager.getByText('← Previous')).toHaveAttribute('aria-disabled', 'true');
-    await expect(pager.getByRole('link', { name: 'Page 1' })).toHaveAttribute('aria-current', 'page');
-    await expect(pager.getByRole('link', { name: 'Page 2' })).toHaveAttribute('href', '/section/politics/page/2');
-    await pager.getByRole('link', { name: 'Next →' }).click();
-    await expect(page).toHaveURL(/\/section\/politics\/page\/2$/);
-    await expect(page).toHaveTitle(`Politics – Page 2 | Meridian News`);
-    const pager2 = page.getByRole('navigation', { name: 'Politics pages' });
-    await expect(pager2.getByRole('link', { name: 'Page 2' })).toHaveAttribute('aria-current', 'page');
-    await expect(page.getByTestId('article-card')).toHaveCount(pages === 2 ? total - 12 : 12);
-    if (pages === 2) await expect(pager2.getByText('Next →')).toHaveAttribute('aria-disabled', 'true');
-    await pager2.getByRole('link', { name: '← Previous' }).click();
-    await expect(page).toHaveURL(/\/section\/politics$/);
-    expect((await page.request.get(`/section/politics/page/${pages + 1}`)).status()).toBe(404);
-    expect((await page.request.get('/section/politics/page/1')).status()).toBe(404);
-  });
+      await declineCookies(page);
+      await page.goto('/section/politics');
+      await expect(page.getByTestId('article-card')).toHaveCount(12);
+      const pager = page.getByRole('navigation', { name: 'Politics pages' });
+      await expect(pager.getByText('← Previous')).toHaveAttribute('aria-disabled', 'true');
+      await expect(pager.getByRole('link', { name: 'Page 1' })).toHaveAttribute('aria-current', 'page');
+      await expect(pager.getByRole('link', { name: 'Page 2' })).toHaveAttribute('href', '/section/politics/page/2');
+      await pager.getByRole('link', { name: 'Next →' }).click();
+      await expect(page).toHaveURL(/\/section\/politics\/page\/2$/);
+      await expect(page).toHaveTitle(`Politics – Page 2 | Meridian News`);
+      const pager2 = page.getByRole('navigation', { name: 'Politics pages' });
+      await expect(pager2.getByRole('link', { name: 'Page 2' })).toHaveAttribute('aria-current', 'page');
+      await expect(page.getByTestId('article-card')).toHaveCount(pages === 2 ? total - 12 : 12);
+      if (pages === 2) await expect(pager2.getByText('Next →')).toHaveAttribute('aria-disabled', 'true');
+      await pager2.getByRole('link', { name: '← Previous' }).click();
+      await expect(page).toHaveURL(/\/section\/politics$/);
+      expect((await page.request.get(`/section/politics/page/${pages + 1}`)).status()).toBe(404);
+      expect((await page.request.get('/section/politics/page/1')).status()).toBe(404);
+    },
+  );
 
-  test('many pages: the collapsed form with ellipses, numbers counted from the newest on stable archive files', async ({
-    page,
-    request,
-  }) => {
-    test.setTimeout(180_000);
-    await signIn(request);
-    const existing = (await listPublished(request, { section: 'politics', pageSize: 100 })).length;
-    const needed = Math.max(0, 12 * 8 + 3 - existing);
-    const token = uniqueToken('many-pages');
-    for (let i = 0; i < needed; i++) {
-      const article = await createArticle(request, {
-        title: `Archive filler ${token} ${i}`,
-        section: 'politics',
-        status: 'published',
-        dek: 'A filler story for the paging test.',
-      });
-      created.push(article.id);
-    }
-    const total = Math.ceil((existing + needed) / 12);
-    expect(total).toBeGreaterThan(7);
-    await expect
-      .poll(async () => (await (await page.request.get('/section/politics/pages.json')).json()).pages, { timeout: 60_000 })
-      .toBe(total);
-    await expect.poll(async () => (await page.request.get(`/section/politics/page/${total}`)).status(), { timeout: 60_000 }).toBe(200);
+  test(
+    'many pages: the collapsed form with ellipses, numbers counted from the newest on stable archive files',
+    { tag: '@store' },
+    async ({ page, request }) => {
+      test.setTimeout(180_000);
+      await signIn(request);
+      const existing = (await listPublished(request, { section: 'politics', pageSize: 100 })).length;
+      const needed = Math.max(0, 12 * 8 + 3 - existing);
+      const token = uniqueToken('many-pages');
+      for (let i = 0; i < needed; i++) {
+        const article = await createArticle(request, {
+          title: `Archive filler ${token} ${i}`,
+          section: 'politics',
+          status: 'published',
+          dek: 'A filler story for the paging test.',
+        });
+        created.push(article.id);
+      }
+      const total = Math.ceil((existing + needed) / 12);
+      expect(total).toBeGreaterThan(7);
+      await expect
+        .poll(async () => (await (await page.request.get('/section/politics/pages.json')).json()).pages, { timeout: 60_000 })
+        .toBe(total);
+      await expect.poll(async () => (await page.request.get(`/section/politics/page/${total}`)).status(), { timeout: 60_000 }).toBe(200);
 
-    await declineCookies(page);
-    await page.goto('/section/politics');
-    const pager = page.getByRole('navigation', { name: 'Politics pages' });
-    await expect(pager.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '2', '3', '4', '5', String(total)]);
-    await expect(pager.locator('.ellipsis')).toHaveCount(1);
-    await expect(pager.getByText('← Previous')).toHaveAttribute('aria-disabled', 'true');
-    // Reader page 2 is the newest archive file: files are numbered from the oldest, so full ones never move.
-    await expect(pager.getByRole('link', { name: 'Page 2' })).toHaveAttribute('href', `/section/politics/page/${total}`);
+      await declineCookies(page);
+      await page.goto('/section/politics');
+      const pager = page.getByRole('navigation', { name: 'Politics pages' });
+      await expect(pager.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '2', '3', '4', '5', String(total)]);
+      await expect(pager.locator('.ellipsis')).toHaveCount(1);
+      await expect(pager.getByText('← Previous')).toHaveAttribute('aria-disabled', 'true');
+      // Reader page 2 is the newest archive file: files are numbered from the oldest, so full ones never move.
+      await expect(pager.getByRole('link', { name: 'Page 2' })).toHaveAttribute('href', `/section/politics/page/${total}`);
 
-    await pager.getByRole('link', { name: 'Page 5' }).click();
-    await expect(page).toHaveURL(new RegExp(`/section/politics/page/${total - 3}$`));
-    const pager5 = page.getByRole('navigation', { name: 'Politics pages' });
-    await expect(pager5.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '4', '5', '6', String(total)]);
-    await expect(pager5.locator('.ellipsis')).toHaveCount(2);
-    await expect(pager5.getByRole('link', { name: 'Page 5' })).toHaveAttribute('aria-current', 'page');
-    await expect(page.locator('[data-listing-eyebrow]')).toHaveText(`Page 5 of ${total}`);
-    await expect(page).toHaveTitle('Politics – Page 5 | Meridian News');
-    await expect(page.getByTestId('article-card')).toHaveCount(12);
+      await pager.getByRole('link', { name: 'Page 5' }).click();
+      await expect(page).toHaveURL(new RegExp(`/section/politics/page/${total - 3}$`));
+      const pager5 = page.getByRole('navigation', { name: 'Politics pages' });
+      await expect(pager5.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', '4', '5', '6', String(total)]);
+      await expect(pager5.locator('.ellipsis')).toHaveCount(2);
+      await expect(pager5.getByRole('link', { name: 'Page 5' })).toHaveAttribute('aria-current', 'page');
+      await expect(page.locator('[data-listing-eyebrow]')).toHaveText(`Page 5 of ${total}`);
+      await expect(page).toHaveTitle('Politics – Page 5 | Meridian News');
+      await expect(page.getByTestId('article-card')).toHaveCount(12);
 
-    await pager5.getByRole('link', { name: `Page ${total}` }).click();
-    await expect(page).toHaveURL(/\/section\/politics\/page\/2$/);
-    const last = page.getByRole('navigation', { name: 'Politics pages' });
-    await expect(last.getByRole('link', { name: `Page ${total}` })).toHaveAttribute('aria-current', 'page');
-    await expect(last.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', ...[4, 3, 2, 1, 0].map((n) => String(total - n))]);
-    await expect(last.getByText('Next →')).toHaveAttribute('aria-disabled', 'true');
-    await expect(page.getByTestId('article-card')).toHaveCount(12);
-    await last.getByRole('link', { name: '← Previous' }).click();
-    await expect(page).toHaveURL(new RegExp(`/section/politics/page/3$`));
-    await expect(page.getByRole('navigation', { name: 'Politics pages' }).getByRole('link', { name: `Page ${total - 1}` })).toHaveAttribute(
-      'aria-current',
-      'page',
-    );
+      await pager5.getByRole('link', { name: `Page ${total}` }).click();
+      await expect(page).toHaveURL(/\/section\/politics\/page\/2$/);
+      const last = page.getByRole('navigation', { name: 'Politics pages' });
+      await expect(last.getByRole('link', { name: `Page ${total}` })).toHaveAttribute('aria-current', 'page');
+      await expect(last.getByRole('link', { name: /^Page \d+$/ })).toHaveText(['1', ...[4, 3, 2, 1, 0].map((n) => String(total - n))]);
+      await expect(last.getByText('Next →')).toHaveAttribute('aria-disabled', 'true');
+      await expect(page.getByTestId('article-card')).toHaveCount(12);
+      await last.getByRole('link', { name: '← Previous' }).click();
+      await expect(page).toHaveURL(new RegExp(`/section/politics/page/3$`));
+      await expect(
+        page.getByRole('navigation', { name: 'Politics pages' }).getByRole('link', { name: `Page ${total - 1}` }),
+      ).toHaveAttribute('aria-current', 'page');
 
-    // An archive file's HTML never prints the page count (that would rewrite it on every new page).
-    const html = await (await page.request.get(`/section/politics/page/${total - 3}`)).text();
-    expect(html).not.toContain(`of ${total}`);
-    for (const outside of [total + 1, 1, 0]) expect((await page.request.get(`/section/politics/page/${outside}`)).status()).toBe(404);
-  });
+      // An archive file's HTML never prints the page count (that would rewrite it on every new page).
+      const html = await (await page.request.get(`/section/politics/page/${total - 3}`)).text();
+      expect(html).not.toContain(`of ${total}`);
+      for (const outside of [total + 1, 1, 0]) expect((await page.request.get(`/section/politics/page/${outside}`)).status()).toBe(404);
+    },
+  );
 });

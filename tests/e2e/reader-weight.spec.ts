@@ -5,7 +5,8 @@
  * on every article page) without anything else changing.
  */
 import { gzipSync } from 'node:zlib';
-import { expect, test, type Page } from '@playwright/test';
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures.ts';
 import { findArticle, revealIslands } from './reader-support.ts';
 
 const ARTICLE_JS_BUDGET_KB = 90;

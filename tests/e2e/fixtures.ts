@@ -1,0 +1,102 @@
+/**
+ * The specs' `test` and `expect`: every Playwright worker gets a demo site of its own, started the way
+ * the README's quick start does (`npm start`, SEED=demo) on the suite's build, with its own port, data
+ * folder and served folder, on its project's store (lowdb, or a database of its own on the run's cluster).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { expect, test as base } from '@playwright/test';
+import { freePort, SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
+import { ADMIN_URL_ENV, createDatabase } from '../helpers/postgres.ts';
+import { ROOT, siteCopyFor } from '../helpers/server.ts';
+import { recordServerOutput } from '../helpers/server-logs.ts';
+
+export { expect };
+
+export const E2E_ADMIN = { username: 'admin', password: 'e2e-admin-password' };
+
+/** The stores a project's sites run on (playwright.config.ts names each project's in its metadata). */
+export type SiteStore = 'lowdb' | 'pg';
+
+export type Site = {
+  url: string;
+  /** Its DATA_DIR: the outbox holds the mails it sent. */
+  dataDir: string;
+  /** The folder it serves and regenerates pages into. */
+  clientDir: string;
+  /** Its database on PostgreSQL; undefined on lowdb. */
+  databaseUrl: string | undefined;
+};
+
+/** Starts a demo site and waits until its worker has drawn every page of the demo content. */
+async function startSite(store: SiteStore, label: string): Promise<Site & { stop: () => Promise<void> }> {
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `meridian-e2e-${label}-`));
+  const clientDir = siteCopyFor(dataDir);
+  const port = await freePort();
+  const url = `http://127.0.0.1:${port}`;
+  let databaseUrl: string | undefined;
+  if (store === 'pg') {
+    const adminUrl = process.env[ADMIN_URL_ENV];
+    if (!adminUrl) throw new Error(`The PostgreSQL project needs the run's cluster (${ADMIN_URL_ENV}); run it through npm run test:e2e.`);
+    databaseUrl = await createDatabase(adminUrl, `e2e_${label.replace(/\W/g, '_')}_${randomBytes(4).toString('hex')}`);
+  }
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PORT: String(port),
+    HOST: '127.0.0.1',
+    SITE_URL: url,
+    DATA_DIR: dataDir,
+    SERVE_DIR: clientDir,
+    SEED: 'demo',
+    ADMIN_USERNAME: E2E_ADMIN.username,
+    ADMIN_PASSWORD: E2E_ADMIN.password,
+    FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
+    // Every spec posts comments and votes from the same 127.0.0.1; the limits themselves are tested in tests/api and tests/hardening.
+    RATE_LIMIT_FACTOR: '20',
+  };
+  // A DATABASE_URL left in the shell must not move a lowdb site onto that database (and seed it).
+  delete env.DATABASE_URL;
+  if (databaseUrl) env.DATABASE_URL = databaseUrl;
+  const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(ROOT, 'scripts/start.ts')], {
+    cwd: ROOT,
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  recordServerOutput(child, `e2e-${label}`);
+  const { exited, output } = await waitForListening(child, 180_000, 200_000);
+  const stop = async () => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    await exited;
+  };
+  // The served folder is a copy of the build's: the site draws the demo content's pages as it starts.
+  const deadline = Date.now() + 180_000;
+  for (;;) {
+    const health = (await (await fetch(`${url}/api/health`)).json()) as { jobs: number; reconciling: number };
+    if (health.jobs === 0 && health.reconciling === 0) break;
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`The e2e site drew no complete demo site in 180 s:\n${output().slice(-3000)}`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return { url, dataDir, clientDir, databaseUrl, stop };
+}
+
+/** `site` is the worker's (hooks may use it too); `baseURL` is its address. */
+export const test = base.extend<object, { site: Site }>({
+  site: [
+    // Playwright reads a fixture's dependencies from its first parameter's pattern: an empty one says it has none.
+    // eslint-disable-next-line no-empty-pattern
+    async ({}, use, workerInfo) => {
+      const store = workerInfo.project.metadata.store as SiteStore;
+      const { stop, ...site } = await startSite(store, `${workerInfo.project.name}-${workerInfo.parallelIndex}`);
+      await use(site);
+      await stop();
+    },
+    { scope: 'worker', timeout: 240_000 },
+  ],
+  baseURL: async ({ site }, use) => use(site.url),
+});
