@@ -66,11 +66,12 @@ await stopRuntime(runtime);
 
 const clientDir = path.join(outDirOf(root), 'client');
 const ownFolder = serveDirOf(root) !== clientDir;
-// Other data than the build's, served from a folder of its own: the server redraws that folder from its data at start
-// (its reconcile); a build would only rewrite OUT_DIR/client, which this server does not serve.
 const stale = needsBuild(root, store);
-const reason = stale === 'data changed' && ownFolder ? undefined : stale;
-if (stale !== reason) log.info(`The data changed since the build: the server draws the pages of ${serveDirOf(root)} again as it starts`);
+// Other data than the build's, with the build's code and site settings (its fixed pages are right), served from a folder of
+// its own: the server redraws that folder from its data at start; a build would only rewrite OUT_DIR/client, not served here.
+const redrawOnly = stale === 'data changed' && ownFolder && readBuildInfo(root)?.render === renderFingerprint(root);
+const reason = redrawOnly ? undefined : stale;
+if (redrawOnly) log.info(`The data changed since the build: the server draws the pages of ${serveDirOf(root)} again as it starts`);
 const render = reason ? renderFingerprint(root) : undefined;
 if (reason === 'sources changed' && !ownFolder && fs.existsSync(path.join(clientDir, 'index.html'))) {
   const stateFile = renderStateFileFor(clientDir);

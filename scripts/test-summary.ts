@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { stripVTControlCharacters } from 'node:util';
+import { messagesOf } from '../tests/helpers/server.ts';
 import type { VitestReport } from '../tests/helpers/vitest-report.ts';
 
 /** One file on one store: vitest's time in its worker, or the sum of a spec's tests in Playwright. */
@@ -155,14 +156,17 @@ export function stagesTable(
   return table(['stage', 'files', 'time', 'tests'], rows, [1, 2]);
 }
 
-/** The tail of each log whose name starts with `prefix`: shown when the browser specs failed. */
-export function logTails(dir: string, prefix: string, lines = 30): string {
+/** The last messages of each log whose name starts with `prefix`: shown when the browser specs failed. */
+export function logTails(dir: string, prefix: string, lines = 20): string {
   if (!fs.existsSync(dir)) return '';
   return fs
     .readdirSync(dir)
     .filter((name) => name.startsWith(prefix))
     .map((name) => {
-      const tail = fs.readFileSync(path.join(dir, name), 'utf8').trimEnd().split('\n').slice(-lines);
+      const tail = messagesOf(fs.readFileSync(path.join(dir, name), 'utf8'))
+        .trimEnd()
+        .split('\n')
+        .slice(-lines);
       return `--- the last ${tail.length} lines of ${name} ---\n${tail.join('\n')}`;
     })
     .join('\n');

@@ -360,9 +360,18 @@ test('the back office reads right on a desktop and a phone, in both themes', asy
   await expectReadsRightInEveryView(page, 'an article, signed in');
 });
 
+/** A link a mail carries: made from the site's SITE_URL, and followed where the site listens. */
+function mailLink(site: Site, text: string, pattern: RegExp): string {
+  const link = pattern.exec(text)?.[0];
+  expect(link, `the mail has its link (${pattern.source})`).toBeTruthy();
+  expect(link!.startsWith(`${site.siteUrl}/`), link).toBe(true);
+  const { pathname, search } = new URL(link!);
+  return new URL(pathname + search, site.url).href;
+}
+
 /** Runs `npm run briefing -- --force` against the e2e site (it asks the running server to send). */
 async function sendBriefing(site: Site): Promise<void> {
-  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: site.dataDir, SITE_URL: site.url };
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: site.dataDir, SITE_URL: site.siteUrl };
   delete env.DATABASE_URL;
   if (site.databaseUrl) env.DATABASE_URL = site.databaseUrl;
   await promisify(execFile)(process.execPath, ['scripts/briefing.ts', '--force'], { env });
@@ -385,11 +394,10 @@ test('the mails and the newsletter pages read right', async ({ page, request, si
   const confirmation = (await readOutbox(site, address)).find((mail) => mail.subject.startsWith('Confirm'));
   await expectMailReadsRight(page, confirmation!, 'the confirmation mail');
 
-  const confirmUrl = /https?:\/\/\S+\/newsletter\/confirm\?token=\w+/.exec(confirmation!.text)?.[0];
-  expect(confirmUrl, 'the confirmation mail has its link').toBeTruthy();
-  await visit(page, confirmUrl!, 'the confirmation page (confirmed)');
+  const confirmUrl = mailLink(site, confirmation!.text, /https?:\/\/\S+\/newsletter\/confirm\?token=\w+/);
+  await visit(page, confirmUrl, 'the confirmation page (confirmed)');
   await expect(page.getByTestId('confirm-result')).toHaveAttribute('data-outcome', 'confirmed');
-  await visit(page, confirmUrl!, 'the confirmation page (used link)');
+  await visit(page, confirmUrl, 'the confirmation page (used link)');
   await expect(page.getByTestId('confirm-result')).toHaveAttribute('data-outcome', 'unknown');
   await visit(page, '/newsletter/confirm', 'the confirmation page (incomplete link)');
 
@@ -407,9 +415,8 @@ test('the mails and the newsletter pages read right', async ({ page, request, si
   expect(briefing?.subject).toMatch(/briefing/);
   await expectMailReadsRight(page, briefing!, 'the briefing mail');
 
-  const unsubscribeUrl = /https?:\/\/\S+\/newsletter\/unsubscribe\?token=\w+/.exec(briefing!.text)?.[0];
-  expect(unsubscribeUrl, 'the briefing has its unsubscribe link').toBeTruthy();
-  await visit(page, unsubscribeUrl!, 'the unsubscribe page (unsubscribed)');
+  const unsubscribeUrl = mailLink(site, briefing!.text, /https?:\/\/\S+\/newsletter\/unsubscribe\?token=\w+/);
+  await visit(page, unsubscribeUrl, 'the unsubscribe page (unsubscribed)');
   await expect(page.getByTestId('unsubscribe-result')).toHaveAttribute('data-outcome', 'done');
   await visit(page, `/newsletter/unsubscribe?token=${'c'.repeat(32)}`, 'the unsubscribe page (unknown link)');
   await visit(page, '/newsletter/unsubscribe', 'the unsubscribe page (incomplete link)');

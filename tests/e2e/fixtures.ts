@@ -11,7 +11,7 @@ import path from 'node:path';
 import { expect, test as base } from '@playwright/test';
 import { freePort, SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { ADMIN_URL_ENV, createDatabase } from '../helpers/postgres.ts';
-import { ROOT, siteCopyFor } from '../helpers/server.ts';
+import { ROOT, siteCopyFor, TEST_SITE_URL } from '../helpers/server.ts';
 import { recordServerOutput } from '../helpers/server-logs.ts';
 
 export { expect };
@@ -22,7 +22,10 @@ export const E2E_ADMIN = { username: 'admin', password: 'e2e-admin-password' };
 export type SiteStore = 'lowdb' | 'pg';
 
 export type Site = {
+  /** Where it listens. */
   url: string;
+  /** Its SITE_URL, the suite build's: what its pages, feeds and mails make absolute links from. */
+  siteUrl: string;
   /** Its DATA_DIR: the outbox holds the mails it sent. */
   dataDir: string;
   /** The folder it serves and regenerates pages into. */
@@ -47,7 +50,8 @@ async function startSite(store: SiteStore, label: string): Promise<Site & { stop
     ...process.env,
     PORT: String(port),
     HOST: '127.0.0.1',
-    SITE_URL: url,
+    // The build's, so the fixed pages it prerendered need no build of their own; Chromium is sent to `url`.
+    SITE_URL: TEST_SITE_URL,
     DATA_DIR: dataDir,
     SERVE_DIR: clientDir,
     SEED: 'demo',
@@ -82,7 +86,7 @@ async function startSite(store: SiteStore, label: string): Promise<Site & { stop
     }
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  return { url, dataDir, clientDir, databaseUrl, stop };
+  return { url, siteUrl: TEST_SITE_URL, dataDir, clientDir, databaseUrl, stop };
 }
 
 /** `site` is the worker's (hooks may use it too); `baseURL` is its address. */

@@ -17,9 +17,9 @@ async function openArticle(page: Page): Promise<void> {
   expect(response?.status()).toBe(200);
 }
 
-test('head metadata: title, description, canonical, Open Graph, Twitter and JSON-LD', async ({ page, baseURL }) => {
+test('head metadata: title, description, canonical, Open Graph, Twitter and JSON-LD', async ({ page, site }) => {
   await openArticle(page);
-  const url = `${baseURL}/article/${article.slug}`;
+  const url = `${site.siteUrl}/article/${article.slug}`;
   await expect(page).toHaveTitle(`${article.title} | Meridian News`);
   const meta = (selector: string) => page.locator(selector).getAttribute('content');
   expect(await meta('meta[name="description"]')).toBe(article.dek);
@@ -27,7 +27,7 @@ test('head metadata: title, description, canonical, Open Graph, Twitter and JSON
   expect(await meta('meta[property="og:type"]')).toBe('article');
   expect(await meta('meta[property="og:title"]')).toBe(article.title);
   expect(await meta('meta[property="og:url"]')).toBe(url);
-  expect(await meta('meta[property="og:image"]')).toMatch(new RegExp(`^${baseURL}/`));
+  expect(await meta('meta[property="og:image"]')).toMatch(new RegExp(`^${site.siteUrl}/`));
   expect(await meta('meta[name="twitter:card"]')).toBe('summary_large_image');
   expect(await meta('meta[name="twitter:title"]')).toBe(article.title);
   const ld = JSON.parse((await page.locator('script[type="application/ld+json"]').textContent()) ?? '{}');
@@ -140,7 +140,7 @@ test.describe('share', () => {
     ['LinkedIn', 'www.linkedin.com'],
     ['TikTok', 'www.tiktok.com'],
   ] as const) {
-    test(`${network} opens a 600x400 popup with the absolute article URL`, async ({ browser, baseURL }) => {
+    test(`${network} opens a 600x400 popup with the absolute article URL`, async ({ browser, baseURL, site }) => {
       // A context without viewport emulation, so the popup gets the window size the page asks for.
       const context = await browser.newContext({ viewport: null, deviceScaleFactor: undefined, baseURL });
       try {
@@ -154,7 +154,7 @@ test.describe('share', () => {
         await popup.waitForLoadState();
         const target = new URL(popup.url());
         expect(target.host).toBe(host);
-        expect([...target.searchParams.values()]).toContain(`${baseURL}/article/${article.slug}`);
+        expect([...target.searchParams.values()]).toContain(`${site.siteUrl}/article/${article.slug}`);
         const size = await popup.evaluate(() => ({ width: window.innerWidth, height: window.innerHeight }));
         expect(size.width).toBe(600);
         // Headless Chromium may round the content height down by a pixel.
@@ -166,14 +166,14 @@ test.describe('share', () => {
   }
 });
 
-test('copy link puts the absolute URL on the clipboard and shows a check for a moment', async ({ page, context, baseURL }) => {
+test('copy link puts the absolute URL on the clipboard and shows a check for a moment', async ({ page, context, site }) => {
   await context.grantPermissions(['clipboard-read', 'clipboard-write']);
   await openArticle(page);
   await waitForIsland(page, '[data-testid=share-bar]');
   await page.getByRole('button', { name: 'Copy link' }).click();
   await expectToast(page, 'Link copied!', 'Article link has been copied to clipboard.');
   await expect(page.getByTestId('copy-check')).toBeVisible();
-  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${baseURL}/article/${article.slug}`);
+  expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${site.siteUrl}/article/${article.slug}`);
   // The check returns to the link icon (after 2 s).
   await expect(page.getByTestId('copy-icon')).toBeVisible();
 });

@@ -18,7 +18,7 @@ function keywordOf(article: Article): string {
     .sort((a, b) => b.length - a.length)[0]!;
 }
 
-test('without a query: heading, box, chips, the prompt, noindex and canonical', async ({ page, baseURL }) => {
+test('without a query: heading, box, chips, the prompt, noindex and canonical', async ({ page, site }) => {
   await openSearch(page);
   await expect(page.getByRole('heading', { level: 1 })).toHaveText('Search Articles');
   await expect(page.getByRole('searchbox')).toHaveAttribute('placeholder', 'Search articles, topics, authors...');
@@ -37,7 +37,7 @@ test('without a query: heading, box, chips, the prompt, noindex and canonical', 
   await expect(page.getByText('Enter a search query to find articles')).toBeVisible();
   await expect(page).toHaveTitle('Search Articles | Meridian News');
   expect(await page.locator('meta[name="robots"]').getAttribute('content')).toBe('noindex, follow');
-  expect(await page.locator('link[rel="canonical"]').getAttribute('href')).toBe(`${baseURL}/search`);
+  expect(await page.locator('link[rel="canonical"]').getAttribute('href')).toBe(`${site.siteUrl}/search`);
 });
 
 test('a query finds the article from the search index, and lives in the URL', async ({ page, request }) => {

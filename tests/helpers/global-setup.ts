@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { builtFromCurrentSources, outDirOf, readBuildInfo, runBuild } from '../../scripts/build-state.ts';
 import { renderFingerprint } from '../../scripts/render-fingerprint.ts';
-import { ROOT } from './server.ts';
+import { ROOT, TEST_SITE_URL } from './server.ts';
 
 /** Builds OUT_DIR unless its build is from the present sources; answers whether it built. */
 export function ensureTestBuild(): boolean {
@@ -16,7 +16,8 @@ export function ensureTestBuild(): boolean {
   // Tests bring their own data: the build's pages are the fixed ones, and its store is no test's.
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-build-'));
   try {
-    runBuild(ROOT, { ...process.env, DATA_DIR: dataDir, SEED: 'none' }, { id: 'test-build', version: 0 }, renderFingerprint(ROOT));
+    const env = { ...process.env, DATA_DIR: dataDir, SEED: 'none', SITE_URL: TEST_SITE_URL };
+    runBuild(ROOT, env, { id: 'test-build', version: 0 }, renderFingerprint(ROOT, env));
   } finally {
     fs.rmSync(dataDir, { recursive: true, force: true });
   }

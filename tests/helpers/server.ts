@@ -10,6 +10,8 @@ import { recordServerOutput } from './server-logs.ts';
 
 export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 export const ADMIN = { username: 'admin', password: 'correct-horse-battery' } as const;
+/** The SITE_URL of every test server and of the suite's build: pages and mails are made from it, whatever port serves them. */
+export const TEST_SITE_URL = 'http://localhost:4321';
 
 export type TestServer = {
   url: string;
@@ -93,8 +95,8 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
       HOST: '127.0.0.1',
       DATA_DIR: dataDir,
       SEED: 'none',
-      // Production mode (scripts/serve.ts run directly) refuses to start without it; the build's default.
-      SITE_URL: 'http://localhost:4321',
+      // Production mode (scripts/serve.ts run directly) refuses to start without it.
+      SITE_URL: TEST_SITE_URL,
       ADMIN_USERNAME: ADMIN.username,
       ADMIN_PASSWORD: ADMIN.password,
       FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
