@@ -380,6 +380,38 @@ describe('coalescing a burst of saves', () => {
 });
 
 describe('jobs, restarts and scheduled publishing', () => {
+  /**
+   * A server with PURGE_URL set and the endpoint it posts to (each batch it received), shared by the
+   * two tests that need no fresh server of their own: the scheduled article's and the purge hook's.
+   * Started by the first of them to ask.
+   */
+  let hooked: Promise<{ server: TestServer; received: Array<{ paths: string[]; urls: string[] }> }> | undefined;
+  let hook: http.Server | undefined;
+  const hookedServer = () =>
+    (hooked ??= (async () => {
+      const received: Array<{ paths: string[]; urls: string[] }> = [];
+      hook = http.createServer((req, res) => {
+        let body = '';
+        req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        req.on('end', () => {
+          received.push(JSON.parse(body) as { paths: string[]; urls: string[] });
+          res.writeHead(204).end();
+        });
+      });
+      await new Promise<void>((resolve) => hook!.listen(0, '127.0.0.1', resolve));
+      const port = (hook.address() as { port: number }).port;
+      const server = await startServer({ env: { PURGE_URL: `http://127.0.0.1:${port}/purge`, SITE_URL: 'https://news.example' } });
+      return { server, received };
+    })());
+
+  afterAll(async () => {
+    await hooked?.then(
+      ({ server }) => server.stop(),
+      () => {},
+    );
+    hook?.close();
+  });
+
   it('restart in the middle of a queue (SIGKILL) -> the stored jobs complete', async () => {
     const dataDir = makeDataDir();
     // A long settle time keeps the jobs queued, so the crash lands while they are pending.
@@ -430,53 +462,33 @@ describe('jobs, restarts and scheduled publishing', () => {
   });
 
   it('the running server publishes a scheduled article when it comes due', async () => {
-    const server = await startServer();
-    try {
-      const admin = await adminClient(server);
-      const article = await createArticle(admin, {
-        title: 'Midday bulletin',
-        section: 'home',
-        status: 'scheduled',
-        scheduledFor: new Date(Date.now() + 1500).toISOString(),
-      });
-      expect((await fetchText(server, `/article/${article.slug}`)).status).toBe(404);
-      await waitFor('the scheduled article page', async () => (await fetchText(server, `/article/${article.slug}`)).status === 200);
-      await waitFor('/section/home to list it', async () =>
-        (await fetchText(server, '/section/home')).text.includes(`/article/${article.slug}`),
-      );
-      expect(
-        server
-          .output()
-          .split('\n')
-          .filter((l) => l.includes(`scheduled article published: ${article.slug}`)),
-      ).toHaveLength(1);
-    } finally {
-      await server.stop();
-    }
+    const { server } = await hookedServer();
+    const admin = await adminClient(server);
+    const article = await createArticle(admin, {
+      title: 'Midday bulletin',
+      section: 'home',
+      status: 'scheduled',
+      scheduledFor: new Date(Date.now() + 1500).toISOString(),
+    });
+    expect((await fetchText(server, `/article/${article.slug}`)).status).toBe(404);
+    await waitFor('the scheduled article page', async () => (await fetchText(server, `/article/${article.slug}`)).status === 200);
+    await waitFor('/section/home to list it', async () =>
+      (await fetchText(server, '/section/home')).text.includes(`/article/${article.slug}`),
+    );
+    expect(
+      server
+        .output()
+        .split('\n')
+        .filter((l) => l.includes(`scheduled article published: ${article.slug}`)),
+    ).toHaveLength(1);
   });
 
   it('PURGE_URL receives the regenerated paths', async () => {
-    const received: Array<{ paths: string[]; urls: string[] }> = [];
-    const hook = http.createServer((req, res) => {
-      let body = '';
-      req.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      req.on('end', () => {
-        received.push(JSON.parse(body) as { paths: string[]; urls: string[] });
-        res.writeHead(204).end();
-      });
-    });
-    await new Promise<void>((resolve) => hook.listen(0, '127.0.0.1', resolve));
-    const port = (hook.address() as { port: number }).port;
-    const server = await startServer({ env: { PURGE_URL: `http://127.0.0.1:${port}/purge`, SITE_URL: 'https://news.example' } });
-    try {
-      const admin = await adminClient(server);
-      const article = await createArticle(admin, { title: 'Purge me', section: 'opinion', status: 'published' });
-      const batch = await waitFor('a purge notification', async () => received.find((b) => b.paths.includes(`/article/${article.slug}`)));
-      expect(batch.urls).toContain(`https://news.example/article/${article.slug}`);
-    } finally {
-      await server.stop();
-      hook.close();
-    }
+    const { server, received } = await hookedServer();
+    const admin = await adminClient(server);
+    const article = await createArticle(admin, { title: 'Purge me', section: 'opinion', status: 'published' });
+    const batch = await waitFor('a purge notification', async () => received.find((b) => b.paths.includes(`/article/${article.slug}`)));
+    expect(batch.urls).toContain(`https://news.example/article/${article.slug}`);
   });
 
   it('a hanging PURGE_URL never delays publishing: each try is cut off, retried later and logged', async () => {

@@ -91,8 +91,12 @@ describe('npm run rebuild with two servers on one PostgreSQL database', () => {
     expect(first.output).toContain('full build: there is no build yet');
     // No server gets a first build's pages through the database: it says so.
     expect(first.output).toMatch(/other servers\s+NOT updated: several servers share this database/);
-    a = await start('a');
-    b = await start('b');
+    // Two servers starting side by side on one database, as after a reboot: neither waits for the other.
+    const [startedA, startedB] = await Promise.allSettled([start('a'), start('b')]);
+    // Kept even when the other failed to start, so afterAll stops it.
+    if (startedA.status === 'fulfilled') a = startedA.value;
+    if (startedB.status === 'fulfilled') b = startedB.value;
+    for (const started of [startedA, startedB]) if (started.status === 'rejected') throw started.reason;
   }, 240_000);
 
   afterAll(async () => {

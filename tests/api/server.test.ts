@@ -177,9 +177,11 @@ describe('a port already in use', () => {
   });
 });
 
+// Last in the file: it stops the file's server (afterAll then finds it stopped).
 describe('a stop (SIGTERM)', () => {
   it('lets a save in flight finish, queue its pages and be rendered after the restart, then exits 0', async () => {
-    const own = await startApiServer();
+    // The file's server, which no test needs after this one: a server of its own would cost a start.
+    const own = server;
     const admin = await adminClient(own);
     const article = await createArticle(admin, { title: 'Before the stop', status: 'published' });
     await waitForIdleQueue(own.url);

@@ -22,9 +22,16 @@ import {
 
 let server: TestServer;
 let articleId: string;
+/** The slow clients of the last test, started with the server: what the server did with each connection. */
+let slowClients: Promise<SlowClients>;
 
 beforeAll(async () => {
   server = await startHardenedServer();
+  // The server's own timeouts take 10 to 30 s to cut these clients off, whatever else it serves meanwhile:
+  // they trickle while the other tests run, and the last test reads what became of them.
+  slowClients = startSlowClients(server);
+  // Awaited (and so reported) by that test; not an unhandled rejection should the file stop before it.
+  slowClients.catch(() => {});
   const admin = await adminClient(server);
   articleId = (await createArticle(admin, { title: 'Abuse target', status: 'published', section: 'world' })).id;
 });
@@ -233,38 +240,49 @@ describe('body size limits for bodies without a declared length', () => {
   });
 });
 
+type SlowClients = Record<'headers' | 'body' | 'idle', { data: string; closedAfterMs: number | undefined }>;
+
+/**
+ * Three clients below HTTP: one that trickles its headers, one that trickles its body (one byte every
+ * 250 ms until the server closes the connection, or the patience given runs out), and an idle
+ * keep-alive connection after one answered request.
+ */
+async function startSlowClients(target: TestServer): Promise<SlowClients> {
+  const host = new URL(target.url).host;
+  async function trickle(prefix: string, text: string, patienceMs: number) {
+    const socket = await openSocket(target.url);
+    const reply = readUntilClosed(socket, patienceMs);
+    socket.write(prefix);
+    let i = 0;
+    const timer = setInterval(() => {
+      if (!socket.destroyed) socket.write(text[i++ % text.length]!);
+    }, 250);
+    const result = await reply;
+    clearInterval(timer);
+    return result;
+  }
+  const [headers, body, idle] = await Promise.all([
+    // headersTimeout is 10 s: a client still sending headers after 20 s has been let in too long.
+    trickle(`GET /api/health HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaa\r\n', 20_000),
+    // requestTimeout is 30 s for the whole request: 45 s of trickled body is too long.
+    trickle(
+      `POST /api/newsletter/subscribe HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${target.url}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
+      ' ',
+      45_000,
+    ),
+    (async () => {
+      const socket = await openSocket(target.url);
+      const reply = readUntilClosed(socket, 20_000);
+      socket.write(`GET /api/health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
+      return reply;
+    })(),
+  ]);
+  return { headers, body, idle };
+}
+
 describe('slow clients', () => {
   it('cuts off a client that trickles its headers, one that trickles its body, and an idle keep-alive connection', async () => {
-    const host = new URL(server.url).host;
-    /** Writes `text` one byte every 250 ms until the server closes the connection (or `patienceMs` passes). */
-    async function trickle(prefix: string, text: string, patienceMs: number) {
-      const socket = await openSocket(server.url);
-      const reply = readUntilClosed(socket, patienceMs);
-      socket.write(prefix);
-      let i = 0;
-      const timer = setInterval(() => {
-        if (!socket.destroyed) socket.write(text[i++ % text.length]!);
-      }, 250);
-      const result = await reply;
-      clearInterval(timer);
-      return result;
-    }
-    const [headers, body, idle] = await Promise.all([
-      // headersTimeout is 10 s: a client still sending headers after 20 s has been let in too long.
-      trickle(`GET /api/health HTTP/1.1\r\nHost: ${host}\r\n`, 'X-Slow: aaaaaaaaaaaaaaaaaaaaaaaaa\r\n', 20_000),
-      // requestTimeout is 30 s for the whole request: 45 s of trickled body is too long.
-      trickle(
-        `POST /api/newsletter/subscribe HTTP/1.1\r\nHost: ${host}\r\nOrigin: ${server.url}\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{`,
-        ' ',
-        45_000,
-      ),
-      (async () => {
-        const socket = await openSocket(server.url);
-        const reply = readUntilClosed(socket, 20_000);
-        socket.write(`GET /api/health HTTP/1.1\r\nHost: ${host}\r\n\r\n`);
-        return reply;
-      })(),
-    ]);
+    const { headers, body, idle } = await slowClients;
     expect(headers.closedAfterMs, 'trickled headers were never cut off').toBeDefined();
     expect(headers.data).toMatch(/^HTTP\/1\.1 408/);
     expect(body.closedAfterMs, 'a trickled body was never cut off').toBeDefined();
