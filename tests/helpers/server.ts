@@ -85,7 +85,7 @@ export async function copyLiveFolder(from: string, to: string, options: { filter
 export async function startServer(options: { dataDir?: string; env?: Record<string, string> } = {}): Promise<TestServer> {
   const dataDir = options.dataDir ?? makeDataDir();
   const clientDir = options.env?.SERVE_DIR ?? siteCopyFor(dataDir);
-  const database = testingPostgres() && !options.env?.DATABASE_URL ? { DATABASE_URL: await databaseFor(dataDir) } : {};
+  const database = !options.env?.DATABASE_URL && testingPostgres() ? { DATABASE_URL: await databaseFor(dataDir) } : {};
   const child = spawn(process.execPath, [...SERVER_NODE_FLAGS, path.join(ROOT, 'scripts/serve.ts')], {
     cwd: ROOT,
     env: {

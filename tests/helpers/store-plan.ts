@@ -5,10 +5,14 @@
  */
 
 /**
- * Files that never ask the test helpers for a store (pure logic, files on disk, a runtime of their own):
- * they run once, with TEST_STORE=none, and one that asks anyway fails (tests/helpers/postgres.ts).
+ * Files that never ask the test helpers which store this run tests: pure logic and files on disk, or
+ * files that choose their stores themselves (the store contract runs each case on both, the lowdb
+ * layout tests pin lowdb, the multi-server tests need PostgreSQL). A second pass would run them again
+ * to the same end: they run once, with TEST_STORE=none, and one that asks anyway fails
+ * (tests/helpers/postgres.ts).
  */
 export const RUN_ONCE: readonly string[] = [
+  // Pure logic, files on disk, a runtime of their own.
   'tests/unit/body-diff.test.ts',
   'tests/unit/chart-table.test.ts',
   'tests/unit/compress.test.ts',
@@ -36,6 +40,31 @@ export const RUN_ONCE: readonly string[] = [
   'tests/unit/store-sorted-list.test.ts',
   'tests/unit/version.test.ts',
   'tests/unit/visual-editor-rules.test.ts',
+  // Both stores in one pass: each case is run on lowdb and on a database of its own.
+  'tests/unit/store.test.ts',
+  'tests/unit/shared-pages.test.ts',
+  'tests/unit/store-listing-snapshot.test.ts',
+  'tests/unit/store-transfer.test.ts',
+  'tests/unit/worker-lease.test.ts',
+  // PostgreSQL, on databases of their own: what servers sharing one database do.
+  'tests/unit/ingest-scheduler-shared.test.ts',
+  'tests/unit/store-pg-connection.test.ts',
+  'tests/unit/store-pg-migrate.test.ts',
+  'tests/unit/store-pg-shared.test.ts',
+  'tests/api/multi-server.test.ts',
+  'tests/api/rebuild-multi-server.test.ts',
+  // On lowdb whatever the run: its own files (layout, migration, bodies, votes, locks, a full disk), and logic pinned to it.
+  'tests/unit/lock.test.ts',
+  'tests/unit/machine-files.test.ts',
+  'tests/unit/publishing.test.ts',
+  'tests/unit/store-bodies.test.ts',
+  'tests/unit/store-full-disk.test.ts',
+  'tests/unit/store-layout.test.ts',
+  'tests/unit/store-migration.test.ts',
+  'tests/unit/store-vote-split.test.ts',
+  'tests/unit/store-votes.test.ts',
+  'tests/unit/user-script.test.ts',
+  'tests/unit/view-recorder-retry.test.ts',
 ];
 
 /** Files that start servers or stores but whose subject is not the store: they run on lowdb only, each for the reason given. */
