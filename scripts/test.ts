@@ -100,6 +100,8 @@ if (part.vitest) {
     'libnginx-mod-http-brotli-static',
   ]);
   ensureDebianPackages('Prometheus', () => fs.existsSync(PROMETHEUS), ['prometheus']);
+  // The indexer-crash test reads a stopped process's socket queues with ss.
+  ensureDebianPackages('ss (iproute2)', () => fs.existsSync('/usr/bin/ss') || fs.existsSync('/bin/ss'), ['iproute2']);
 }
 
 // Every temporary folder of the run goes under one folder (TMPDIR is where os.tmpdir() and Chromium put
