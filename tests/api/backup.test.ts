@@ -240,16 +240,18 @@ describe('npm run backup during a burst of writes, and npm run restore', () => {
   it('leaves no archive at FILE when the backup is killed halfway, and the next backup cleans up after it', async () => {
     const file = path.join(archives, 'killed.tar.gz');
     let child: ChildProcess | undefined;
-    const killed = runScript(
-      'backup',
-      [file],
-      { ...(await storeEnv(original.dataDir)), MERIDIAN_BACKUP_PAUSE: 'archive' },
-      (c) => (child = c),
+    let said = '';
+    const killed = runScript('backup', [file], { ...(await storeEnv(original.dataDir)), MERIDIAN_BACKUP_PAUSE: 'archive' }, (c) => {
+      child = c;
+      c.stdout!.on('data', (chunk: Buffer) => (said += chunk.toString()));
+    });
+    // The hook says so once it holds the archive after its first compressed bytes.
+    await waitFor(
+      'the backup to pause halfway',
+      async () =>
+        said.includes('[backup] paused halfway through the archive') &&
+        fs.readdirSync(archives).some((n) => n.startsWith('killed.tar.gz.') && n.endsWith('.partial')),
     );
-    await waitFor('the backup to pause halfway', async () =>
-      fs.readdirSync(archives).some((n) => n.startsWith('killed.tar.gz.') && n.endsWith('.partial')),
-    );
-    await new Promise((resolve) => setTimeout(resolve, 200));
     child!.kill('SIGKILL');
     await killed;
     expect(fs.existsSync(file)).toBe(false);

@@ -185,8 +185,17 @@ describe.skipIf(testingPostgres())('a database restart and outage under a burst 
     expect(adminPage.status).toBe(503);
     expect(adminPage.body).toContain('The database is unavailable; try again in a few seconds.');
     expect(admin.cookies.has('session')).toBe(true);
-    // Let the burst run into the outage for a while.
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // The outage lasts until every loop of the burst and the regeneration worker have met it.
+    await waitFor(
+      'every loop of the burst and the worker to meet the outage',
+      async () =>
+        ['create', 'save', 'vote', 'comment'].every((what) =>
+          answers.some((a) => a.at >= haltedAt && a.what === what && a.status === 503),
+        ) &&
+        reads.some((r) => r.at >= haltedAt) &&
+        /\[publish\] the store is unavailable \(/.test(server.output()),
+      30_000,
+    );
 
     const resumed = Date.now();
     cluster.resume();
@@ -203,7 +212,14 @@ describe.skipIf(testingPostgres())('a database restart and outage under a burst 
     expect(writesBackMs).toBeLessThan(WRITES_BACK_WITHIN_MS);
     // The same session works again: it was never signed out.
     expect((await call('me again', admin, 'GET', '/api/auth/me')).status).toBe(200);
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    // Every loop of the burst recovers by itself: a write of each kind acknowledged, and a read served, since.
+    await waitFor(
+      'every loop of the burst answered after the restart',
+      async () =>
+        ['create', 'save', 'vote', 'comment'].every((what) => answers.some((a) => a.at >= back && a.what === what && a.status < 300)) &&
+        reads.some((r) => r.at >= back && r.status === 200),
+      30_000,
+    );
     running = false;
     await Promise.all(loops);
 

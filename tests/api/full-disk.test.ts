@@ -15,6 +15,7 @@ import { ROOT, makeDataDir, siteCopyFor, startServer, type TestServer } from '..
 import { testingPostgres } from '../helpers/postgres.ts';
 import { asRoot, fillDisk, leftoverTempFiles, mountTmpfs } from '../helpers/tmpfs.ts';
 import type { Article } from '../../src/schemas/article.ts';
+import type { PublishingStatus } from '../../src/schemas/publishing.ts';
 import { TestClient, adminClient, createArticle, expectDataFilesValid, read, waitFor, waitForIdleQueue } from './support.ts';
 
 const APP_SECRET = 'test-secret-for-full-disk-0123456789abcdef';
@@ -246,9 +247,22 @@ describe.skipIf(!asRoot)('a full served folder (needs root: mounts a tmpfs)', ()
       }
     // The search bundles as they were, no half-written file or index folder left taking the space.
     expect(fs.readFileSync(path.join(clientDir, 'pagefind', 'periods.json'), 'utf8')).toBe(periods);
-    // Waiting a few retries (the search lane may still be giving up on its own index folder meanwhile):
-    // the cause once in the log, not one error per attempt.
-    await new Promise((resolve) => setTimeout(resolve, 6000));
+    // A few retries of the page: the cause once in the log, not one error per attempt. Looked at while
+    // no job runs and none is due for a moment, so a try under way (a page or a search build) is not
+    // mistaken for what failed tries left behind.
+    await waitFor('three failed tries of the page, and every job waiting for its next try', async () => {
+      const status = (await read<PublishingStatus>(await admin.get('/api/publishing'))).body;
+      const tries = status.failed.find((job) => job.path === `/article/${article.slug}`)?.attempts ?? 0;
+      const soon = Date.now() + 500;
+      return (
+        tries >= 3 &&
+        status.waiting === 0 &&
+        status.reconciling === 0 &&
+        status.renderingNow.length === 0 &&
+        status.search.state !== 'building' &&
+        status.failed.every((job) => job.nextTryAt !== undefined && Date.parse(job.nextTryAt) > soon)
+      );
+    });
     expect(leftoverTempFiles(path.dirname(clientDir))).toEqual([]);
     expect(fs.readdirSync(path.join(clientDir, 'pagefind')).filter((name) => name.startsWith('.next-'))).toEqual([]);
     expect(linesWith(server, '[storage] the served folder')).toHaveLength(1);

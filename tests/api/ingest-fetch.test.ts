@@ -4,6 +4,7 @@ import type { Article } from '../../src/schemas/article.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { ApiClient, startServer, type TestServer } from '../helpers/server.ts';
 import { readFixture, sendWithValidators, startFeedServer, type FeedServer } from '../fixtures/feeds/feed-server.ts';
+import { waitFor } from './support.ts';
 
 let feeds: FeedServer;
 let server: TestServer;
@@ -252,8 +253,11 @@ describe('the feed scheduler', () => {
       const client = new ApiClient(fast.url);
       await client.login();
       // A slow feed: each answer takes longer than the interval, so overlapping fetches would show.
+      let slowInFlight = 0;
       local.route('/slow.xml', async (req, res) => {
+        slowInFlight++;
         await new Promise((resolve) => setTimeout(resolve, 1500));
+        slowInFlight--;
         res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
         res.end(readFixture('rss2sample.xml'));
       });
@@ -262,8 +266,8 @@ describe('the feed scheduler', () => {
       const enabled = await add({ name: 'Slow', url: `${local.url}/slow.xml` });
       await add({ name: 'Off', url: `${local.url}/off.xml`, enabled: false });
       await add({ name: 'Api', url: `${local.url}/api.xml`, type: 'api' });
-      // Fetch-now while the scheduler may also be fetching: it joins, never doubles.
-      await new Promise((resolve) => setTimeout(resolve, 2500));
+      // Fetch-now while the scheduler is fetching: it joins, never doubles.
+      await waitFor('a scheduled fetch of the slow feed under way', async () => slowInFlight > 0, 15_000);
       const joined = await client.post(`/api/news-sources/${enabled.id}/fetch`);
       expect([200, 429]).toContain(joined.status);
       await expect

@@ -98,7 +98,9 @@ describe('two servers on one PostgreSQL database', () => {
         .split('\n')
         .filter((l) => l.startsWith(`[publish] ${articlePath} `)).length;
     await waitFor('the purge notification', async () => purged.includes(articlePath));
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // A second render (B's settle is 1.5 s) would be a job in the shared queue until it was done and logged.
+    await waitForIdleQueue(a.url);
+    await waitForIdleQueue(b.url);
     expect(renders(a) + renders(b)).toBe(1);
     expect(purged.filter((p) => p === articlePath)).toHaveLength(1);
   });
@@ -115,7 +117,9 @@ describe('two servers on one PostgreSQL database', () => {
       'the scheduled article on both servers',
       async () => (await status(a, articlePath)) === 200 && (await status(b, articlePath)) === 200,
     );
-    await new Promise((resolve) => setTimeout(resolve, 2000));
+    // A second publication would queue the article's pages again, and is logged before they render.
+    await waitForIdleQueue(a.url);
+    await waitForIdleQueue(b.url);
     const published = (server: TestServer) =>
       server
         .output()

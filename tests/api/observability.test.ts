@@ -256,10 +256,15 @@ describe('health and readiness', () => {
       let answer = '';
       socket.on('data', (chunk: Buffer) => (answer += chunk.toString()));
       const body = JSON.stringify({ username: 'nobody', password: 'nobody-password' });
+      // Expect: 100-continue: the server's 100 says it has read the head and handed the request on.
       socket.write(
-        `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body.slice(0, 5)}`,
+        `POST /api/auth/login HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\n\r\n${body.slice(0, 5)}`,
       );
-      await new Promise((resolve) => setTimeout(resolve, 200));
+      await waitFor(
+        () => `100 Continue, got: ${answer}`,
+        async () => answer.startsWith('HTTP/1.1 100 Continue\r\n\r\n'),
+        5000,
+      );
       draining.process.kill('SIGTERM');
       await waitFor('the stop to begin', async () => draining.output().includes('SIGTERM: shutting down'), 5000);
       socket.write(`${body.slice(5)}GET /api/ready HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n`);
@@ -269,7 +274,7 @@ describe('health and readiness', () => {
         async () => /HTTP\/1\.1 503[\s\S]*\r\n0\r\n\r\n$/.test(answer) || undefined,
         5000,
       );
-      expect(answer).toMatch(/^HTTP\/1\.1 401/);
+      expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401/);
       expect(answer).toMatch(/HTTP\/1\.1 503 Service Unavailable\r\n[\s\S]*Retry-After: 5/i);
       const json = JSON.parse(/\{"ready".*\}/.exec(answer)![0]) as Record<string, unknown>;
       expect(json).toMatchObject({ ready: false, reason: 'draining: the server is stopping' });

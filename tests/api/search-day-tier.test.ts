@@ -11,7 +11,7 @@ import { openStore } from '../../src/store/index.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 import { HEAD_MAX } from '../../src/server/publishing/search-index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
+import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor, waitForQuietPublishing } from './support.ts';
 
 /** This file's waits are long ones (whole bundles re-indexed, many pages rendered). */
 const waitLong = <T>(what: string, check: () => Promise<T | undefined | false>) => waitFor(what, check, 90_000);
@@ -89,7 +89,8 @@ describe("today's search tier", () => {
     await waitLong('the head re-indexed after the publish', async () => rebuilds(head).length > headBuilds && rebuilds(head).at(-1)! >= 4);
     // The head: the three past the full blocks and the new one, not the day's 52.
     expect(rebuilds(head).at(-1)).toBe(4);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Whatever the publish queued has run: a block re-indexed would have been logged by now.
+    await waitForQuietPublishing(admin);
     for (const block of blocks) {
       expect(rebuilds(block).length, block).toBe(before[block]!.builds);
       expect(entryOf(block).ino, block).toBe(before[block]!.entry.ino);
@@ -110,7 +111,7 @@ describe("today's search tier", () => {
     expect(response.status).toBe(200);
     await waitLong('the block re-indexed', async () => rebuilds(b000).length > before.b000);
     await waitLong('the head re-indexed', async () => rebuilds(head).length > before.head);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await waitForQuietPublishing(admin);
     expect(rebuilds(b001).length).toBe(before.b001);
     expect(rebuilds(b000).at(-1)).toBe(HEAD_MAX);
   });

@@ -5,6 +5,7 @@
  * the next publish's, and one killed before it first answered fails the build instead of holding it.
  * Chromium then finds every article through Pagefind alone.
  */
+import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -14,7 +15,36 @@ import { startServer, type TestServer } from '../helpers/server.ts';
 import { childProcessesNamed } from '../../bench/process-tree.ts';
 import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Bytes queued unread on each Unix stream socket, by inode, and its peer's inode (ss): Node gives a
+ * child its stdio as socket pairs, so this shows what one side wrote that the other has not read yet.
+ */
+function unixSockets(): Map<string, { unread: number; peer: string }> {
+  const sockets = new Map<string, { unread: number; peer: string }>();
+  for (const line of execFileSync('ss', ['-xnH'], { encoding: 'utf8' }).split('\n')) {
+    // Netid State Recv-Q Send-Q Local-Address Local-Port(inode) Peer-Address Peer-Port(inode)
+    const [, , unread, , , inode, , peer] = line.trim().split(/\s+/);
+    if (inode && peer) sockets.set(inode, { unread: Number(unread), peer });
+  }
+  return sockets;
+}
+
+/** The inode of the socket open as file descriptor `fd` of process `pid`. */
+function socketOf(pid: number, fd: number): string {
+  const link = fs.readlinkSync(`/proc/${pid}/fd/${fd}`);
+  const inode = /^socket:\[(\d+)\]$/.exec(link)?.[1];
+  if (!inode) throw new Error(`fd ${fd} of process ${pid} is ${link}, not a socket`);
+  return inode;
+}
+
+/** Bytes written to process `pid`'s stdin that it has not read. */
+const unreadInput = (pid: number) => unixSockets().get(socketOf(pid, 0))?.unread ?? 0;
+
+/** Bytes process `pid` wrote to its stdout and stderr that this process has not read yet. */
+function unreadOutput(pid: number): number {
+  const sockets = unixSockets();
+  return [1, 2].reduce((sum, fd) => sum + (sockets.get(sockets.get(socketOf(pid, fd))?.peer ?? '')?.unread ?? 0), 0);
+}
 
 /** Every file of a folder (relative path) with its inode and content hash: a bundle replaced or touched shows. */
 function filesOf(dir: string): Record<string, string> {
@@ -92,11 +122,12 @@ describe('a Pagefind process killed mid-index', () => {
     const [indexer] = indexerOf();
     // Stopped first, so the re-index the publish queues is in flight, waiting for an answer, when it dies.
     process.kill(indexer!, 'SIGSTOP');
+    const unreadBefore = unreadInput(indexer!);
     try {
       await createArticle(admin, { title: 'The osprey report', status: 'published' });
       await waitFor('a re-index to begin', async () => starts().length > startsBefore, 60_000);
-      // Its first call reaches the stopped process within milliseconds; this leaves a wide margin.
-      await sleep(2000);
+      // Its first call is written to the stopped process, unread: the build waits for the answer.
+      await waitFor('the re-index to call the stopped Pagefind process', async () => unreadInput(indexer!) > unreadBefore, 60_000);
       expect(rebuilds().length).toBe(rebuildsBefore);
     } finally {
       process.kill(indexer!, 'SIGKILL');
@@ -106,8 +137,8 @@ describe('a Pagefind process killed mid-index', () => {
     // The server frozen for the look, so its retry (a second on) cannot swap a new bundle in meanwhile.
     process.kill(server.process.pid!, 'SIGSTOP');
     try {
-      // What it logged before the freeze arrives: another build that had begun already would show here.
-      await sleep(300);
+      // What it logged before the freeze has arrived: another build that had begun already would show here.
+      await waitFor('what the server logged before the freeze', async () => unreadOutput(server.process.pid!) === 0, 10_000);
       if (fs.statSync(bundleDir).ino === folder) {
         // The previous bundle exactly as it was (same files, bytes and inodes).
         expect(filesOf(bundleDir)).toEqual(before);

@@ -11,7 +11,7 @@ import { chromium, type Browser } from 'playwright-core';
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
-import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor } from './support.ts';
+import { adminClient, clearOfMidnight, createArticle, type TestClient, waitFor, waitForQuietPublishing } from './support.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
 
 /** Four past months of articles, each with a word of its own, written before the server starts. */
@@ -171,7 +171,8 @@ describe('search bundles per month', () => {
     const response = await admin.put('/api/articles/2025-03-1', { title: 'The zephyrine report renamed' });
     expect(response.status).toBe(200);
     await waitFor('2025-03 re-indexed', async () => rebuilt('2025-03') > before['2025-03']!);
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    // Whatever the edit queued has run: another bundle re-indexed would have been logged by now.
+    await waitForQuietPublishing(admin);
     for (const period of periods.filter((p) => p !== '2025-03')) expect(rebuilt(period), period).toBe(before[period]);
     const { titles } = await searchInBrowser('zephyrine');
     expect(titles).toContain('The zephyrine report renamed');

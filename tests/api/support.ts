@@ -3,6 +3,7 @@ import fs from 'node:fs';
 import { expect } from 'vitest';
 import { ADMIN, ApiClient, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article, ArticleInput } from '../../src/schemas/article.ts';
+import type { PublishingStatus } from '../../src/schemas/publishing.ts';
 import { readCollectionDocument, storeJsonFiles } from '../../src/store/lowdb/inspect.ts';
 import { createPool, type Db } from '../../src/store/pg/db.ts';
 import { readPgDocument } from '../../src/store/pg/transfer.ts';
@@ -129,6 +130,23 @@ export async function waitForIdleQueue(baseUrl: string, timeoutMs = 30_000): Pro
     async () => {
       left = (await (await fetch(new URL('/api/health', baseUrl))).json()) as typeof left;
       return left.jobs === 0 && left.reconciling === 0;
+    },
+    timeoutMs,
+  );
+}
+
+/**
+ * Waits until the server's publishing is quiet (GET /api/publishing, as an admin or editor): no page
+ * job waiting or rendering, no search job queued or building (this server's own ones too), no reconcile.
+ * What a change set off has then all run, and a test may assert what did not happen.
+ */
+export async function waitForQuietPublishing(client: ApiClient, timeoutMs = 60_000): Promise<void> {
+  let status: PublishingStatus | undefined;
+  await waitFor(
+    () => `quiet publishing (last seen: ${JSON.stringify(status && { ...status, recent: undefined })})`,
+    async () => {
+      status = (await read<PublishingStatus>(await client.get('/api/publishing'))).body;
+      return status.waiting === 0 && status.renderingNow.length === 0 && status.search.state === 'idle' && status.reconciling === 0;
     },
     timeoutMs,
   );

@@ -13,7 +13,9 @@ import {
   ADMIN,
   adminClient,
   launchChromium,
+  pageSettled,
   startHardenedServer,
+  trackRequests,
   waitForFile,
   waitForIdleQueue,
   type TestClient,
@@ -133,15 +135,12 @@ describe('headers on every kind of answer', () => {
 });
 
 describe('Chromium loads every screen without a CSP violation', () => {
-  /**
-   * Lets the islands hydrate (a violation surfaces when their code runs) and their first calls land;
-   * the network never goes idle for long (the ticker polls), so a short grace period stands in for it.
-   */
+  /** Lets the islands hydrate (a violation surfaces when their code runs) and their first calls land and be drawn. */
   async function settle(page: Page): Promise<void> {
     await page.waitForFunction(() => document.querySelectorAll('astro-island[ssr]:not([client="visible"])').length === 0, undefined, {
       timeout: 10_000,
     });
-    await page.waitForTimeout(500);
+    await pageSettled(page);
   }
 
   /** Opens a page, collects violations (the event and the console), lets islands hydrate and work. */
@@ -176,7 +175,7 @@ describe('Chromium loads every screen without a CSP violation', () => {
         { name: 'session', value: admin.cookies.get('session')!, url: server.url, httpOnly: true, sameSite: 'Lax' },
       ]);
     }
-    return context.newPage();
+    return trackRequests(await context.newPage(), server.url);
   }
 
   it('reader pages: sections, an article (and a vote), search, static pages, the 404 screen', async () => {

@@ -17,8 +17,10 @@ import {
   freshIp,
   launchChromium,
   openSocket,
+  pageSettled,
   readUntilClosed,
   startHardenedServer,
+  trackRequests,
   waitForFile,
   waitForIdleQueue,
   type TestServer,
@@ -187,7 +189,7 @@ async function newPage(signedIn: boolean): Promise<Page> {
     w.__xss = (n: number) => w.__xssFired.push(n);
   });
   if (signedIn) await context.addCookies([{ name: 'session', value: admin.cookies.get('session')!, url: server.url }]);
-  return context.newPage();
+  return trackRequests(await context.newPage(), server.url);
 }
 
 /** Visits a page, lets its islands hydrate (scrolling brings the lazy ones in), and answers what ran. */
@@ -195,12 +197,26 @@ async function visit(page: Page, pathname: string, act?: (page: Page) => Promise
   const response = await page.goto(new URL(pathname, server.url).href, { waitUntil: 'load' });
   expect(response?.status(), pathname).toBeLessThan(500);
   await page.evaluate(() => window.scrollTo(0, document.body.scrollHeight));
-  // Islands that stay unrendered (a banner already answered, say) must not stall the run.
+  // Every island that will hydrate has: a client:visible one whose elements are all out of view (scrolled
+  // past) or that has none (a banner already answered) never does, and must not stall the run.
   await page
-    .waitForFunction(() => document.querySelectorAll('astro-island[ssr]').length === 0, undefined, { timeout: 1_000 })
+    .waitForFunction(
+      () =>
+        [...document.querySelectorAll('astro-island[ssr]')].every(
+          (island) =>
+            island.getAttribute('client') === 'visible' &&
+            [...island.children].every((child) => {
+              const box = child.getBoundingClientRect();
+              return child.getClientRects().length === 0 || box.bottom < 0 || box.top > innerHeight;
+            }),
+        ),
+      undefined,
+      { timeout: 1_000 },
+    )
     .catch(() => {});
   if (act) await act(page);
-  await page.waitForTimeout(300);
+  // Whatever the page loaded has arrived and run: a payload's image error or focus handler has fired.
+  await pageSettled(page);
   return { pathname, ...(await inspect(page)) };
 }
 

@@ -4,7 +4,7 @@ import fs from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
 import { expect } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { startServer, type TestServer } from '../helpers/server.ts';
 import { testingPostgres } from '../helpers/postgres.ts';
 import { withTestDatabase } from '../api/support.ts';
@@ -172,6 +172,54 @@ export function launchChromium(): Promise<Browser> {
       '--disable-quic',
     ],
   });
+}
+
+/** Each tracked page's requests to its own server not answered yet, and how many it has started or seen end. */
+const traffic = new WeakMap<Page, { open: Set<Request>; events: number }>();
+
+/**
+ * Counts the requests to `baseUrl` of `page`'s context from now on (its islands' calls, the images its
+ * markup names, its web workers' fetches: context-wide), for pageSettled. One page per context.
+ */
+export function trackRequests(page: Page, baseUrl: string): Page {
+  const origin = new URL(baseUrl).origin;
+  const state = { open: new Set<Request>(), events: 0 };
+  const context = page.context();
+  context.on('request', (request) => {
+    if (!request.url().startsWith(`${origin}/`)) return;
+    state.open.add(request);
+    state.events++;
+  });
+  const ended = (request: Request) => {
+    if (state.open.delete(request)) state.events++;
+  };
+  context.on('requestfinished', ended);
+  context.on('requestfailed', ended);
+  traffic.set(page, state);
+  return page;
+}
+
+/**
+ * Waits until a page tracked by trackRequests has no request to its server in flight, and two frames
+ * and a task have passed since without one starting or ending: what its scripts asked for has arrived
+ * and been handled, and the events that follow (an image's error, a focus, a toggle) have fired.
+ * Not Playwright's networkidle, which waits out 500 ms of quiet after the last request.
+ */
+export async function pageSettled(page: Page, timeoutMs = 15_000): Promise<void> {
+  const state = traffic.get(page);
+  if (!state) throw new Error('pageSettled needs a page passed to trackRequests');
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const events = state.events;
+    const quiet = state.open.size === 0;
+    await page.evaluate(
+      () => new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(resolve)))),
+    );
+    if (quiet && state.open.size === 0 && state.events === events) return;
+    if (Date.now() > deadline)
+      throw new Error(`Timed out waiting for the page's requests: ${[...state.open].map((request) => request.url()).join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 let nextIp = 1;

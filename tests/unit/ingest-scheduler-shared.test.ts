@@ -31,7 +31,7 @@ await scheduler.stop();
 await store.close();
 `;
 
-function schedulerPass(databaseUrl: string): Promise<string> {
+function schedulerPass(databaseUrl: string, onExit: () => void = () => {}): Promise<string> {
   const child = spawn(process.execPath, ['--input-type=module', '-e', PASS], {
     cwd: ROOT,
     env: {
@@ -48,16 +48,25 @@ function schedulerPass(databaseUrl: string): Promise<string> {
   child.stdout.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr.on('data', (c: Buffer) => (output += c.toString()));
   return new Promise((resolve, reject) =>
-    child.once('exit', (code) => (code === 0 ? resolve(output) : reject(new Error(`scheduler pass exited ${code}: ${output}`)))),
+    child.once('exit', (code) => {
+      onExit();
+      if (code === 0) resolve(output);
+      else reject(new Error(`scheduler pass exited ${code}: ${output}`));
+    }),
   );
 }
 
 describe('the feed schedule on a shared store', () => {
   it('fetches a due source once across two servers, and ingests its items once', async () => {
     feeds = await startFeedServer();
-    // A slow feed: both servers have long read the source as due before either fetch finishes.
+    let passEnded!: () => void;
+    const onePassEnded = new Promise<void>((resolve) => (passEnded = resolve));
+    // A slow feed: answered once the other server's pass has ended, so it read the source as due while
+    // this fetch was under way (the bound only lets a double fetch, which no pass ends before, fail).
     feeds.route('/feeds/slow.xml', async (_req, res) => {
-      await new Promise((resolve) => setTimeout(resolve, 1500));
+      let bound: NodeJS.Timeout | undefined;
+      await Promise.race([onePassEnded, new Promise((resolve) => (bound = setTimeout(resolve, 10_000)))]);
+      clearTimeout(bound);
       res.writeHead(200, { 'Content-Type': 'application/rss+xml' });
       res.end(readFixture('rss2sample.xml'));
     });
@@ -72,7 +81,7 @@ describe('the feed schedule on a shared store', () => {
       enabled: true,
       createdAt: '2020-01-01T00:00:00.000Z',
     });
-    const outputs = await Promise.all([schedulerPass(url), schedulerPass(url)]);
+    const outputs = await Promise.all([schedulerPass(url, passEnded), schedulerPass(url, passEnded)]);
     expect(
       feeds.requests.filter((r) => r.path === '/feeds/slow.xml'),
       outputs.join('\n---\n'),

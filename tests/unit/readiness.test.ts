@@ -39,16 +39,21 @@ describe('checkReadiness', () => {
     const runtime = await makeRuntime();
     runtime.servedDir = completeFolder();
     let full = true;
+    let probes = 0;
     const cleared: string[] = [];
     runtime.health.onClear((key) => cleared.push(key));
     runtime.health.set('disk:data', 'data folder storage is full (ENOSPC): changes are refused', {
-      probe: async () => !full,
+      probe: async () => {
+        probes++;
+        return !full;
+      },
       probeEveryMs: 20,
     });
     const degraded = await checkReadiness(runtime);
     expect(degraded).toMatchObject({ ready: false, reason: 'data folder storage is full (ENOSPC): changes are refused' });
     expect(degraded.degraded).toEqual([{ key: 'disk:data', message: expect.any(String), since: expect.any(String) }]);
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Probes that found the fault still there (the first two answered, the third asked) leave it set.
+    await expect.poll(() => probes, { timeout: 5000, interval: 10 }).toBeGreaterThanOrEqual(3);
     expect((await checkReadiness(runtime)).ready).toBe(false);
     full = false;
     for (let i = 0; i < 100 && runtime.health.has('disk:data'); i++) await new Promise((resolve) => setTimeout(resolve, 20));

@@ -21,9 +21,10 @@ describe('a connection the server ends', () => {
     pools.push(pool, admin);
     const attempt = transaction(pool, async (client) => {
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const ended = new Promise((resolve) => client.once('end', resolve));
       await admin.query('SELECT pg_terminate_backend($1)', [rows[0]!.pid]);
-      // The server's goodbye arrives while no statement runs: an 'error' event nobody asked for.
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The server's goodbye arrives while no statement runs: an 'error' event nobody asked for, then the end.
+      await ended;
       await client.query('SELECT 1');
     });
     const error = await attempt.then(

@@ -560,8 +560,13 @@ describe.each(['lowdb', 'pg'] as const)('%s store', (storeKind) => {
         { path: '/article/a', seq: first, origin: 'server-1' },
         { path: '/article/a', seq: second, origin: 'server-2' },
       ]);
+      // A listener still on hears the next note: by then the stopped one would have been told too.
+      const later: string[] = [];
+      const stopLater = await store.pages.listen((note) => later.push(note.path));
       await store.pages.put('/article/b', undefined, 'server-1');
-      await new Promise((resolve) => setTimeout(resolve, 50));
+      for (let i = 0; i < 200 && later.length < 1; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+      await stopLater();
+      expect(later).toEqual(['/article/b']);
       expect(heard).toHaveLength(2);
     });
 

@@ -178,6 +178,7 @@ describe('worker lanes', () => {
       periodsAtStop = await readPeriodsFile(clientDir);
     });
     // The pages lane is idle and ends at once; the search lane is still inside the build.
+    // No event marks the pages lane's end: a short wait gives a stop that skipped the build time to finish.
     await sleep(50);
     expect(periodsAtStop).toBeUndefined();
     release();
