@@ -113,6 +113,7 @@ test('switching views changes no byte and saves nothing; an edit renders the sam
   expect(await bodyHtml(page)).toBe(stored);
   await page.getByRole('tab', { name: 'HTML' }).click();
   await expect(bodyTextarea(page)).toHaveValue(stored);
+  // Nothing is scheduled to show: what proves no autosave is the editor's delay (AUTOSAVE_DELAY_MS, 2.5 s) passing without one.
   await page.waitForTimeout(3_000);
   expect(writes).toBe(0);
 

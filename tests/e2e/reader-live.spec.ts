@@ -9,6 +9,7 @@ import type { APIRequestContext, Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { LiveUpdate } from '../../src/schemas/live.ts';
+import { LIVE_POLL_MS } from '../../src/lib/live-blog.ts';
 import { createArticle, declineCookies, recordLayoutShifts, signIn, totalShift, uniqueToken } from './reader-support.ts';
 
 /** The bound: a reader with the page open sees a new update within 5 s. */
@@ -94,8 +95,8 @@ test(
     expect(ended.status()).toBe(200);
     await expect(page.getByTestId('live-ended-note')).toHaveText('The live coverage has ended.', { timeout: ARRIVAL_MS });
     const pollsAtEnd = polls;
-    // Two more poll intervals: an ended coverage is asked no more.
-    await page.waitForTimeout(4_500);
+    // Two more poll intervals pass with no poll: an ended coverage is asked no more (the absence has no event to wait on).
+    await page.waitForTimeout(2 * LIVE_POLL_MS + 500);
     expect(polls).toBe(pollsAtEnd);
   },
 );
