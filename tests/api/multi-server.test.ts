@@ -66,9 +66,11 @@ describe('two servers on one PostgreSQL database', () => {
     db = createPool(databaseUrl, false);
     a = await start('a');
     b = await start('b');
+    // Each server draws its own served folder as it starts; the tests time what happens after that.
+    await Promise.all([waitForIdleQueue(a.url, 90_000), waitForIdleQueue(b.url, 90_000)]);
     adminA = await adminClient(a);
     adminB = await adminClient(b);
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await Promise.all([a?.stop(), b?.stop()]);
@@ -103,7 +105,7 @@ describe('two servers on one PostgreSQL database', () => {
     await waitForIdleQueue(b.url);
     expect(renders(a) + renders(b)).toBe(1);
     expect(purged.filter((p) => p === articlePath)).toHaveLength(1);
-  });
+  }, 60_000);
 
   it('publishes a scheduled article exactly once with both servers running', async () => {
     const article = await createArticle(adminB, {
@@ -406,10 +408,11 @@ describe('two servers behind nginx (deploy/nginx-multi.conf)', () => {
     const env = { DATABASE_URL: databaseUrl, JOB_LEASE_MS: '3000', TRUST_PROXY: '1' };
     a = await startServer({ env });
     b = await startServer({ env });
+    await Promise.all([waitForIdleQueue(a.url, 90_000), waitForIdleQueue(b.url, 90_000)]);
     nginx = await startBalancer([Number(new URL(a.url).port), Number(new URL(b.url).port)]);
     admin = new TestClient(nginx.url);
     await admin.login();
-  });
+  }, 180_000);
 
   afterAll(async () => {
     await nginx?.stop();
