@@ -4,6 +4,9 @@
  * each crash every data file parses; after each restart every acknowledged write is there, the
  * regeneration queue drains and the static pages match the data. A second server on the same
  * DATA_DIR refuses to start.
+ *
+ * It runs beside another test file, as every file does: the rounds check what was acknowledged and what
+ * survives the kill, never how fast, so they need no machine of their own (docs/testing.md, Both cores).
  */
 import fs from 'node:fs';
 import path from 'node:path';

@@ -14,19 +14,22 @@ export type FileReport = {
   passed: number;
   failed: number;
   skipped: number;
-  /** `name: first line of the error`, for each failed test, or for the file when it failed outside a test. */
+  /** `name: the error in a line`, for each failed test and describe block, or for the file when it failed outside them. */
   failures: string[];
 };
 export type VitestReport = { files: FileReport[]; errors: string[] };
 
-/** The first non-empty line of an error's message. */
-function firstLine(error: { message?: string } | undefined): string {
-  return (
-    (error?.message ?? '')
-      .split('\n')
-      .find((line) => line.trim() !== '')
-      ?.trim() ?? ''
-  );
+/**
+ * An error's message in a line: its first line, and its last when there are more (an `expect(code,
+ * output)` puts a script's whole output first and the failed expectation last), at most 300 characters.
+ */
+function gist(error: { message?: string } | undefined): string {
+  const lines = (error?.message ?? '')
+    .split('\n')
+    .map((line) => line.trim())
+    .filter((line) => line !== '');
+  const line = lines.length > 1 ? `${lines[0]} … ${lines.at(-1)}` : (lines[0] ?? '');
+  return line.length > 300 ? `${line.slice(0, 299)}…` : line;
 }
 
 export default class RunReporter implements Reporter {
@@ -36,10 +39,13 @@ export default class RunReporter implements Reporter {
     const files = modules.map((module): FileReport => {
       const tests = [...module.children.allTests()];
       const failedTests = tests.filter((test) => test.result().state === 'failed');
-      const failures = failedTests.map((test) => `${test.fullName}: ${firstLine(test.result().errors?.[0])}`);
-      // A file that failed outside its tests (an import, a beforeAll) names its own error.
+      const failures = failedTests.map((test) => `${test.fullName}: ${gist(test.result().errors?.[0])}`);
+      // A hook of a describe block that failed (its beforeAll, say) skips the block's tests: its error is the block's.
+      for (const suite of module.children.allSuites())
+        for (const error of suite.errors()) failures.push(`${suite.fullName}: ${gist(error)}`);
+      // A file that failed outside its tests and blocks (an import, a top-level hook) names its own error.
       if (failures.length === 0 && module.state() === 'failed')
-        failures.push(`${firstLine(module.errors()[0]) || 'did not finish (its worker ended or the run stopped)'}`);
+        failures.push(`${gist(module.errors()[0]) || 'did not finish (its worker ended or the run stopped)'}`);
       const d = module.diagnostic();
       return {
         project: module.project.name,
@@ -51,7 +57,7 @@ export default class RunReporter implements Reporter {
         failures,
       };
     });
-    const report: VitestReport = { files, errors: unhandledErrors.map((error) => firstLine(error)) };
+    const report: VitestReport = { files, errors: unhandledErrors.map((error) => gist(error)) };
     fs.writeFileSync(out, JSON.stringify(report));
   }
 }
