@@ -79,6 +79,9 @@ if (!part) {
   process.exit(2);
 }
 const extraArgs = process.argv.slice(3);
+// `--project lowdb` among them picks the projects instead of the part's (ours are `--project=NAME`: the
+// option takes several values, and a file named after `--project NAME` would be read as one more).
+const namesProjects = extraArgs.some((arg) => arg === '--project' || arg.startsWith('--project='));
 
 // Chromium with the fonts the layout tests measure (API and hardening tests drive it too), and the cluster's binaries.
 ensureDebianPackages(
@@ -155,7 +158,7 @@ try {
   }
   if (built.code === 0 && part.vitest) {
     console.log(`\n=== unit, API and hardening tests (vitest: ${part.vitest.join(', ')}) ===`);
-    const projects = part.vitest.flatMap((name) => ['--project', name]);
+    const projects = namesProjects ? [] : part.vitest.map((name) => `--project=${name}`);
     const vitest = await runChild(
       [
         'node_modules/vitest/vitest.mjs',
@@ -173,7 +176,7 @@ try {
   }
   if (built.code === 0 && part.playwright) {
     console.log(`\n=== end-to-end tests (Playwright, Chromium: ${part.playwright.join(', ')}) ===`);
-    const projects = part.playwright.flatMap((name) => ['--project', name]);
+    const projects = namesProjects ? [] : part.playwright.map((name) => `--project=${name}`);
     const grep = part.grep ? ['--grep', part.grep] : [];
     const playwright = await runChild(['node_modules/@playwright/test/cli.js', 'test', ...projects, ...grep, ...extraArgs], {
       env: { ...env, PLAYWRIGHT_JSON_OUTPUT_NAME: playwrightReport },
