@@ -5,22 +5,18 @@
  * every asset it names; and the render state it records leaves the next incremental rebuild almost
  * nothing to render.
  */
-import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, makeOutDir, startServer } from '../helpers/server.ts';
 import { storeOptionsFor } from '../helpers/postgres.ts';
-import { differences, renderedCount, runRebuild, tree } from '../helpers/rebuild.ts';
+import { differences, digest, renderedCount, runRebuild, tree } from '../helpers/rebuild.ts';
 import { waitFor } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
 
 /** The first build's pages carry another site name (a site setting the pages print), so a reader can tell the two builds apart. */
 const OLD_NAME = 'Meridian Before The Deploy';
-
-/** A page's body by its digest: a run of thousands of reads keeps no copy of each body. */
-const digest = (body: string) => createHash('sha256').update(body).digest('hex');
 
 /** The file serving an HTML page. */
 const fileIn = (clientDir: string, publicPath: string) => path.join(clientDir, ...publicPath.split('/').filter(Boolean), 'index.html');
@@ -74,6 +70,7 @@ describe('npm run rebuild -- --all', () => {
     const before = new Map(watched.map((p, i) => [p, digest(beforeHtml[i]!)]));
     // The server serves the built folder itself, as in production.
     const server = await startServer({ dataDir, env: { OUT_DIR: outAll, SERVE_DIR: clientDir } });
+    // Each read by its digest: thousands of reads keep no copy of each body.
     const reads: Array<{ path: string; sha: string }> = [];
     const failures: string[] = [];
     const assetsOk = new Set<string>();

@@ -32,6 +32,9 @@ export async function runRebuild(
   });
 }
 
+/** The SHA-256 of a file's or a page's bytes, in hex. */
+export const digest = (bytes: string | Buffer) => createHash('sha256').update(bytes).digest('hex');
+
 /** Every file under a folder with the hash of its bytes. */
 export function tree(dir: string): Map<string, string> {
   const files = new Map<string, string>();
@@ -39,7 +42,7 @@ export function tree(dir: string): Map<string, string> {
     for (const entry of fs.readdirSync(current, { withFileTypes: true })) {
       const full = path.join(current, entry.name);
       if (entry.isDirectory()) walk(full);
-      else files.set(path.relative(dir, full), createHash('sha256').update(fs.readFileSync(full)).digest('hex'));
+      else files.set(path.relative(dir, full), digest(fs.readFileSync(full)));
     }
   };
   walk(dir);
