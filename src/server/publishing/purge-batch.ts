@@ -1,4 +1,5 @@
 /** The paths a CDN purge will name: collected as files change, deduplicated, and handed over in batches of a bounded size. */
+import type { Purger } from './purge.ts';
 
 export type PurgeBatch = {
   /** Adds a changed path; answers a full batch to send now, or undefined while the batch has room. */
@@ -24,5 +25,20 @@ export function createPurgeBatch(limit = 500): PurgeBatch {
       return added >= limit ? take() : undefined;
     },
     take,
+  };
+}
+
+/** The worker's side of the purge: paths collected as files change, sent as a batch fills or the queue empties. */
+export type PurgeOutbox = { add(publicPath: string): void; flush(): void };
+
+/** Never awaited by a job: a hanging PURGE_URL costs the worker nothing (the purger bounds and retries it). */
+export function createPurgeOutbox(purger: Purger | undefined): PurgeOutbox {
+  const batch = createPurgeBatch();
+  return {
+    add(publicPath) {
+      const full = batch.add(publicPath);
+      if (full) purger?.send(full);
+    },
+    flush: () => purger?.send(batch.take()),
   };
 }

@@ -582,8 +582,11 @@ export async function buildSearchIndex(
   return { pages: results.reduce((sum, r) => sum + r.pages, 0), ms, bundles: results };
 }
 
-/** Removes half-written bundle folders a killed process left behind. */
+/** Removes half-written index and bundle folders a killed process left behind. */
 export async function removeSearchLeftovers(clientDir: string): Promise<void> {
+  for (const entry of await fs.readdir(clientDir)) {
+    if (entry.startsWith('.pagefind-')) await fs.rm(path.join(clientDir, entry), { recursive: true, force: true });
+  }
   const dir = path.join(path.resolve(clientDir), PAGEFIND_DIR);
   let names: string[] = [];
   try {

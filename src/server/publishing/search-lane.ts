@@ -3,6 +3,7 @@
  * re-planned, an old month edited) or compacts the whole plan for today (the daily fold, a start, the
  * end of a reconcile). Which job runs when is the worker's (job-picking.ts); this is what a job does.
  */
+import type { Job } from '../../schemas/misc.ts';
 import type { Store } from '../../store/types.ts';
 import type { Logger } from '../log.ts';
 import { searchDay } from '../clock.ts';
@@ -142,5 +143,37 @@ export function createSearchLane(deps: { store: Store; clientDir: string; log: L
     markCompacted: (day) => {
       compactedDay = day;
     },
+  };
+}
+
+/** Search jobs of this server alone (several servers: each indexes its own folder), coalesced by path as the stored queue does. */
+export type LocalSearchQueue = {
+  add(paths: readonly string[]): void;
+  /** Completes a job (`local-` id) unless it was queued again since `startedAt`. */
+  complete(job: Job, startedAt: string): void;
+  jobs(): Job[];
+  paths(): string[];
+};
+
+export function createLocalSearchQueue(onQueued: () => void): LocalSearchQueue {
+  const byPath = new Map<string, Job>();
+  let seq = 0;
+  return {
+    add(paths) {
+      const now = new Date().toISOString();
+      for (const jobPath of paths) {
+        const existing = byPath.get(jobPath);
+        if (existing) existing.queuedAt = now;
+        else byPath.set(jobPath, { id: `local-${++seq}`, path: jobPath, createdAt: now, queuedAt: now, attempts: 0 });
+      }
+      if (paths.length) onQueued();
+    },
+    complete(job, startedAt) {
+      const current = byPath.get(job.path);
+      if (current?.id === job.id && current.queuedAt <= startedAt) byPath.delete(job.path);
+      else if (current) current.attempts = 0;
+    },
+    jobs: () => [...byPath.values()],
+    paths: () => [...byPath.keys()],
   };
 }

@@ -7,6 +7,7 @@ import { createHash } from 'node:crypto';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import type { Store } from '../../store/index.ts';
+import type { Logger } from '../log.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
 import { fileForPath, isRegenerablePath } from './paths.ts';
 import { searchJobOf } from './search-index.ts';
@@ -163,4 +164,18 @@ export async function followStoredPages(store: Store, folders: SharedFolders, op
     await stop();
     await chain;
   };
+}
+
+/**
+ * A stored page removal (tombstone) is kept this long, then pruned, so the table holds one row per live
+ * page plus a week of removals. A server away longer misses the removal; its render manifest then names
+ * an older article version, and the reconcile at start deletes the file.
+ */
+const PAGE_TOMBSTONE_MAX_AGE_MS = 7 * 86_400_000;
+
+/** Prunes stored page removals older than a week (any server may: the delete is idempotent). */
+export async function pruneStoredRemovals(store: Store, log: Logger): Promise<void> {
+  const pruned = await store.pages.pruneRemovals(Date.now() - PAGE_TOMBSTONE_MAX_AGE_MS);
+  if (pruned)
+    log.info({ pruned }, `[publish] pruned ${pruned} stored page removals older than ${PAGE_TOMBSTONE_MAX_AGE_MS / 86_400_000} days`);
 }
