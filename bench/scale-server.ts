@@ -6,6 +6,7 @@
  */
 import fs from 'node:fs';
 import { constants, monitorEventLoopDelay, PerformanceObserver } from 'node:perf_hooks';
+import { cpuByThreadName } from '../src/server/thread-cpu.ts';
 
 const file = process.env.BENCH_ELD_FILE;
 if (!file) throw new Error('BENCH_ELD_FILE is required');
@@ -69,29 +70,12 @@ new PerformanceObserver((list) => {
   }
 }).observe({ entryTypes: ['gc'] });
 
-/** CPU milliseconds used so far by the threads of this process, summed by name (V8Worker, libuv-worker...). */
-function cpuByThread(): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const tid of fs.readdirSync('/proc/self/task')) {
-    let stat: string;
-    try {
-      stat = fs.readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
-    } catch {
-      continue; // the thread ended
-    }
-    const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-    // utime and stime (fields 14 and 15) in clock ticks of 10 ms.
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    out[name] = (out[name] ?? 0) + (Number(fields[11]) + Number(fields[12])) * 10;
-  }
-  return out;
-}
-let threadsBefore = cpuByThread();
+let threadsBefore = cpuByThreadName();
 
 process.on('SIGUSR2', () => {
   // When each reading was taken, on the clock of V8's GC traces (the lab's BENCH_SERVER_FLAGS=--trace-gc-nvp), to find a burst in them.
   console.log(`[bench] event-loop reading at ${Math.round(performance.now())} ms`);
-  const threadsNow = cpuByThread();
+  const threadsNow = cpuByThreadName();
   const threadCpuMs = Object.fromEntries(
     Object.entries(threadsNow)
       .map(([name, used]) => [name, used - (threadsBefore[name] ?? 0)] as const)

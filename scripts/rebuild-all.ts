@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConfig } from '../src/config.ts';
 import { searchDay } from '../src/server/clock.ts';
-import { ENCODINGS, isCompressedTwin, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
+import { ENCODINGS, isCompressedTwin, threadCpuMicros, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
 import {
   articlePath,
@@ -31,6 +31,7 @@ import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
 import { closeSearchIndexer, indexedPart, searchIndexerVersion, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
+import { cpuByThreadName } from '../src/server/thread-cpu.ts';
 import { sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
@@ -70,9 +71,45 @@ async function copyStaticFiles(stagingClient: string, clientDir: string): Promis
 }
 
 /**
+ * Where the CPU of a render phase went, in µs (issue 47): the render threads' drawing (Astro and React),
+ * brotli and gzip, and loading the bundle; this thread's data loads, write calls and bookkeeping, and
+ * its comparison of the pages' search text; V8's helper threads (the collector and the compiler, for
+ * every thread), libuv's pool (the file system calls) and whatever else ran.
+ */
+type CpuBudget = {
+  render: number;
+  brotli: number;
+  gzip: number;
+  bundle: number;
+  main: number;
+  searchText: number;
+  v8Helpers: number;
+  fileSystem: number;
+  other: number;
+};
+
+/** The process's CPU time so far, every thread's (µs). */
+function processCpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
+
+/** The summary line of a CPU budget: each part as a page's share in ms (the threads' loading of the bundle in all, too). */
+function cpuBudgetLine(cpu: CpuBudget, pages: number): string {
+  const perPage = (micros: number) => (micros / 1000 / Math.max(pages, 1)).toFixed(2);
+  const total = Object.values(cpu).reduce((sum, micros) => sum + micros, 0);
+  return (
+    `  CPU a page          ${perPage(total)} ms: render ${perPage(cpu.render)}, brotli ${perPage(cpu.brotli)}, gzip ${perPage(cpu.gzip)} ` +
+    `(render threads); data load and writes ${perPage(cpu.main)}, search text ${perPage(cpu.searchText)} (main thread); ` +
+    `GC and compiler ${perPage(cpu.v8Helpers)} (V8's threads); file system ${perPage(cpu.fileSystem)} (libuv's pool); ` +
+    `other ${perPage(cpu.other)}; loading the bundle ${perPage(cpu.bundle)} (${(cpu.bundle / 1e6).toFixed(1)} s in all)`
+  );
+}
+
+/**
  * Renders `paths` with the bundle at `serverEntry` on `threads` render threads into `clientDir`, in their
  * order; answers what happened to the files, the article paths whose indexed part (indexedPart) changed or
- * went, and when (ms after the start) every path before each of `marks` had been drawn.
+ * went, when (ms after the start) every path before each of `marks` had been drawn, and where the CPU went.
  */
 async function renderEveryPath(
   paths: readonly string[],
@@ -81,10 +118,19 @@ async function renderEveryPath(
   clientDir: string,
   threads: number,
   progress: ProgressReporter,
-): Promise<{ counts: Record<FileOutcome, number>; textChanged: Set<string>; reached: Array<OrderMark & { ms: number }> }> {
+): Promise<{
+  counts: Record<FileOutcome, number>;
+  textChanged: Set<string>;
+  reached: Array<OrderMark & { ms: number }>;
+  cpu: CpuBudget;
+}> {
   const counts: Record<FileOutcome, number> = { written: 0, unchanged: 0, deleted: 0, absent: 0 };
   const textChanged = new Set<string>();
   const started = performance.now();
+  const processCpuStart = processCpuMicros();
+  const mainCpuStart = threadCpuMicros();
+  const threadsStart = cpuByThreadName();
+  let searchText = 0;
   // Paths are taken in order but finish out of it: a mark is reached once every path before it is drawn.
   const drawn = new Uint8Array(paths.length);
   let allBefore = 0;
@@ -114,8 +160,10 @@ async function renderEveryPath(
         const { outcome, body } = await regenerator.regenerate(publicPath);
         counts[outcome]++;
         if (article && outcome !== 'unchanged') {
+          const compared = threadCpuMicros();
           const after = body && Buffer.from(body).toString('utf8');
           if (before === undefined || after === undefined || indexedPart(before) !== indexedPart(after)) textChanged.add(publicPath);
+          searchText += threadCpuMicros() - compared;
         }
         noteDrawn(index);
         progress.update('render', ++done, paths.length);
@@ -126,7 +174,24 @@ async function renderEveryPath(
     progress.stop();
     await pool.close();
   }
-  return { counts, textChanged, reached };
+  const threadCpu = pool.cpu();
+  const main = threadCpuMicros() - mainCpuStart;
+  const threadsEnd = cpuByThreadName();
+  const helperMicros = (name: string) => Math.max(0, (threadsEnd[name] ?? 0) - (threadsStart[name] ?? 0)) * 1000;
+  const v8Helpers = helperMicros('V8Worker');
+  const fileSystem = helperMicros('libuv-worker');
+  const cpu: CpuBudget = {
+    render: threadCpu.total - threadCpu.bundle - threadCpu.brotli - threadCpu.gzip,
+    brotli: threadCpu.brotli,
+    gzip: threadCpu.gzip,
+    bundle: threadCpu.bundle,
+    main: main - searchText,
+    searchText,
+    v8Helpers,
+    fileSystem,
+    other: Math.max(0, processCpuMicros() - processCpuStart - main - threadCpu.total - v8Helpers - fileSystem),
+  };
+  return { counts, textChanged, reached, cpu };
 }
 
 /**
@@ -196,7 +261,7 @@ export async function renderAllBuild(
 
     say(`rendering ${paths.length} pages on ${threads} render thread(s) with the new build, newest first`);
     const renderStarted = performance.now();
-    const { counts, textChanged, reached } = await renderEveryPath(
+    const { counts, textChanged, reached, cpu } = await renderEveryPath(
       paths,
       marks,
       path.join(stagingDir, 'server/entry.mjs'),
@@ -244,6 +309,7 @@ export async function renderAllBuild(
       `  files prerendered   ${files} fixed (astro build ${(buildMs / 1000).toFixed(1)} s), ${copied} static file(s) changed`,
       `  pages rendered      ${paths.length} on ${threads} thread(s) in ${(renderMs / 1000).toFixed(1)} s, ${perSecond.toFixed(0)} pages/s (${counts.written} written, ${counts.unchanged} unchanged)`,
       `  newest first        ${reached.map((mark) => `${mark.label}: ${mark.end} pages in ${(mark.ms / 1000).toFixed(1)} s`).join(', ')}`,
+      cpuBudgetLine(cpu, paths.length),
       `  pages removed       ${removed}`,
       `  search index        ${search.pages} pages (${(search.ms / 1000).toFixed(1)} s) in ${synced.results.length} of ${searchPeriods.size} bundles`,
       ...(shared ? [`  other servers       NOT updated: ${SHARED_FULL_BUILD}`] : []),

@@ -6,7 +6,9 @@
  *    part search indexes: every page is written again (and compressed, brotli and gzip), the search index is kept;
  * 2. "same build": every page drawn again to the bytes it has (none written), what bench:scale's `--all` measures.
  *
- * Each run also records how busy the cores were (Linux /proc/stat), to tell a CPU-bound run from one that waits.
+ * Each run also records how busy the cores were (Linux /proc/stat), to tell a CPU-bound run from one that waits,
+ * and the rebuild's CPU budget a page (issue 47): drawing, brotli, gzip, data loads and writes, search text, V8's
+ * collector and compiler threads, libuv's file system pool.
  * `--cold` empties the page cache before each run (root only): after a deploy most of a large archive's article
  * files are no longer in memory. Build the site first (`npm run rebuild` with the same DATA_DIR and OUT_DIR;
  * bench/generate-store.ts makes a store). Writes bench/results/rerender-all.json; the site's header keeps the
@@ -83,6 +85,14 @@ for (const name of ['template change', 'same build'] as const) {
       `${newestText}; build ${run.astroBuild}; search ${run.search}; load ${run.load}; ` +
       `cores busy ${cpu.busyPct}%, waiting on the disk ${cpu.iowaitPct}%`,
   );
+  if (run.cpuPerPage) {
+    const c = run.cpuPerPage;
+    console.log(
+      `[rerender-all] ${name}: CPU a page ${c.total} ms: render ${c.render}, brotli ${c.brotli}, gzip ${c.gzip}, ` +
+        `data load and writes ${c.dataLoadAndWrites}, search text ${c.searchText}, GC and compiler ${c.gcAndCompiler}, ` +
+        `file system ${c.fileSystem}, other ${c.other}`,
+    );
+  }
   runs.push(run);
 }
 const file = path.join(ROOT, 'bench/results/rerender-all.json');

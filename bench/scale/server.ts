@@ -38,13 +38,52 @@ export type RerenderSummary = {
   /** The "newest first" line: when the front pages and the last day's and week's pages had all been drawn, as printed and read. */
   newestText: string;
   newest: Array<{ label: string; pages: number; seconds: number }>;
+  /** The "CPU a page" line: ms of CPU a page in all and by part (undefined: a rebuild from before it was printed). */
+  cpuPerPage?: CpuPerPage;
 };
+
+/** A page's share of the CPU of `--all`'s render phase, in ms (scripts/rebuild-all.ts), and the bundle loads' seconds in all. */
+export type CpuPerPage = {
+  total: number;
+  render: number;
+  brotli: number;
+  gzip: number;
+  dataLoadAndWrites: number;
+  searchText: number;
+  gcAndCompiler: number;
+  fileSystem: number;
+  other: number;
+  /** The render threads' loading of the bundle: a page's share, and the seconds in all. */
+  bundleLoad: number;
+  bundleLoadsS: number;
+};
+
+/** Reads the "CPU a page" line of an `--all` summary. */
+function parseCpuPerPage(output: string): CpuPerPage | undefined {
+  const line = /^ {2}CPU a page +(.*)$/m.exec(output)?.[1];
+  if (!line) return undefined;
+  const figure = (pattern: RegExp) => Number(pattern.exec(line)?.[1] ?? NaN);
+  return {
+    total: figure(/^([\d.]+) ms:/),
+    render: figure(/render ([\d.]+)/),
+    brotli: figure(/brotli ([\d.]+)/),
+    gzip: figure(/gzip ([\d.]+)/),
+    dataLoadAndWrites: figure(/data load and writes ([\d.]+)/),
+    searchText: figure(/search text ([\d.]+)/),
+    gcAndCompiler: figure(/GC and compiler ([\d.]+)/),
+    fileSystem: figure(/file system ([\d.]+)/),
+    other: figure(/other ([\d.]+)/),
+    bundleLoad: figure(/loading the bundle ([\d.]+)/),
+    bundleLoadsS: figure(/\(([\d.]+) s in all\)/),
+  };
+}
 
 export function parseRerenderSummary(output: string): RerenderSummary | undefined {
   const line =
     /^ {2}pages rendered +((\d+) on (\d+) thread\(s\) in ([\d.]+) s, (\d+) pages\/s)(?: \((\d+) written, (\d+) unchanged\))?/m.exec(output);
   if (!line) return undefined;
   const newestText = /^ {2}newest first +(.*)$/m.exec(output)?.[1] ?? '';
+  const cpu = parseCpuPerPage(output);
   return {
     rendered: line[1]!,
     pages: Number(line[2]),
@@ -61,6 +100,7 @@ export function parseRerenderSummary(output: string): RerenderSummary | undefine
       pages: Number(mark[2]),
       seconds: Number(mark[3]),
     })),
+    ...(cpu ? { cpuPerPage: cpu } : {}),
   };
 }
 

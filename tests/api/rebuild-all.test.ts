@@ -14,6 +14,7 @@ import { differences, digest, renderedCount, runRebuild, tree } from '../helpers
 import { waitFor } from './support.ts';
 import { openStore } from '../../src/store/index.ts';
 import { articleRecord } from '../unit/support.ts';
+import { parseRerenderSummary } from '../../bench/scale/server.ts';
 
 /** The first build's pages carry another site name (a site setting the pages print), so a reader can tell the two builds apart. */
 const OLD_NAME = 'Meridian Before The Deploy';
@@ -106,6 +107,15 @@ describe('npm run rebuild -- --all', () => {
     expect(rebuild.output).toMatch(/pages rendered +\d+ on 2 thread\(s\)/);
     expect(rebuild.output).toMatch(/\[rebuild\] render: \d+\/\d+ pages \(\d+%, about \d+ s left\)/);
     expect(rebuild.output).toMatch(/newest first +the front pages: \d+ pages in [\d.]+ s, the last 24 hours: \d+ pages in/);
+    // The CPU budget (issue 47): every page was written (a new site name), so each of these parts took time, and the parts add up.
+    const cpu = parseRerenderSummary(rebuild.output)?.cpuPerPage;
+    expect(cpu, rebuild.output).toBeDefined();
+    const { total, bundleLoadsS, ...parts } = cpu!;
+    for (const part of ['render', 'brotli', 'gzip', 'dataLoadAndWrites', 'bundleLoad'] as const)
+      expect(parts[part], part).toBeGreaterThan(0);
+    expect(bundleLoadsS).toBeGreaterThan(0);
+    const sum = Object.values(parts).reduce((a, b) => a + b, 0);
+    expect(Math.abs(sum - total)).toBeLessThan(0.05 + total * 0.01);
     const rendered = Number(/pages rendered +(\d+) on/.exec(rebuild.output)?.[1]);
     console.log(
       `[figure] --all under a running server: ${rendered} pages in ${(rebuild.ms / 1000).toFixed(1)} s (astro build included); ${reads.length} reads during it, ${failures.length} failed`,

@@ -14,11 +14,18 @@ import type http from 'node:http';
 import inject from 'light-my-request';
 import { TWIN_PREFIX, type TwinPage } from '../../schemas/pages.ts';
 import { lowerThreadPriority } from '../thread-priority.ts';
-import { compressBodySync, type Twins } from './compress.ts';
+import { compressBodySync, threadCpuMicros, type Twins } from './compress.ts';
 
 export type RenderThreadData = { serverEntry: string; nice: number };
 export type RenderRequest = { seq: number; path: string; twin: TwinPage } | { seq: number; compress: { file: string; body: Uint8Array } };
-export type RenderReply = { seq: number; body: Uint8Array } | { seq: number; twins: Twins } | { seq: number; error: string };
+/**
+ * The thread's CPU time so far (µs): in all, loading the bundle, and making brotli and gzip twins. The
+ * rest of it is drawing pages (Astro and React, with the in-memory request around them).
+ */
+export type ThreadCpu = { total: number; bundle: number; brotli: number; gzip: number };
+export type RenderReply = ({ seq: number; body: Uint8Array } | { seq: number; twins: Twins } | { seq: number; error: string }) & {
+  cpu: ThreadCpu;
+};
 
 type AstroMiddleware = (req: http.IncomingMessage, res: http.ServerResponse, next: undefined, locals: App.Locals) => Promise<void>;
 
@@ -27,7 +34,13 @@ const { serverEntry, nice } = workerData as RenderThreadData;
 lowerThreadPriority(nice);
 // The bundle must not start a standalone server of its own.
 process.env.ASTRO_NODE_AUTOSTART = 'disabled';
-const loaded = import(pathToFileURL(serverEntry).href).then((bundle: { handler: AstroMiddleware }) => bundle.handler);
+const cpu: ThreadCpu = { total: 0, bundle: 0, brotli: 0, gzip: 0 };
+const loaded = import(pathToFileURL(serverEntry).href).then((bundle: { handler: AstroMiddleware }) => {
+  cpu.bundle = threadCpuMicros();
+  return bundle.handler;
+});
+/** What the thread spent so far, sent with each reply. */
+const spent = (): ThreadCpu => ({ ...cpu, total: threadCpuMicros() });
 
 async function render({ path, twin }: { path: string; twin: TwinPage }): Promise<Uint8Array> {
   const handler = await loaded;
@@ -39,20 +52,23 @@ async function render({ path, twin }: { path: string; twin: TwinPage }): Promise
 }
 
 const fail = (seq: number, error: unknown) =>
-  port.postMessage({ seq, error: (error as Error).stack ?? String(error) } satisfies RenderReply);
+  port.postMessage({ seq, error: (error as Error).stack ?? String(error), cpu: spent() } satisfies RenderReply);
 
 port.on('message', (request: RenderRequest) => {
   if ('compress' in request) {
     try {
       // Copied across, not transferred: zlib's output may share its memory with other buffers.
-      port.postMessage({ seq: request.seq, twins: compressBodySync(request.compress.file, request.compress.body) } satisfies RenderReply);
+      const made = compressBodySync(request.compress.file, request.compress.body);
+      cpu.brotli += made.cpu.brotli;
+      cpu.gzip += made.cpu.gzip;
+      port.postMessage({ seq: request.seq, twins: made.twins, cpu: spent() } satisfies RenderReply);
     } catch (error) {
       fail(request.seq, error);
     }
     return;
   }
   render(request).then(
-    (body) => port.postMessage({ seq: request.seq, body } satisfies RenderReply, [body.buffer as ArrayBuffer]),
+    (body) => port.postMessage({ seq: request.seq, body, cpu: spent() } satisfies RenderReply, [body.buffer as ArrayBuffer]),
     (error: unknown) => fail(request.seq, error),
   );
 });

@@ -6,7 +6,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { TwinPage } from '../../schemas/pages.ts';
-import type { RenderReply, RenderRequest, RenderThreadData } from './render-thread-worker.ts';
+import type { RenderReply, RenderRequest, RenderThreadData, ThreadCpu } from './render-thread-worker.ts';
 import type { Twins } from './compress.ts';
 import { BACKGROUND_NICE } from '../thread-priority.ts';
 
@@ -21,6 +21,8 @@ export type RenderThread = {
   compress(file: string, body: Uint8Array): Promise<Twins>;
   /** Ends the thread (renders still waiting fail). */
   close(): Promise<void>;
+  /** The CPU time (µs) its thread(s) spent so far, as of their last replies (a thread started again counts from zero). */
+  cpu(): ThreadCpu;
 };
 
 export type RenderThreadOptions = {
@@ -42,6 +44,9 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
   let seq = 0;
   let worker: Worker | undefined;
   let closed = false;
+  /** The CPU of threads that ended, and the running one's as of its last reply. */
+  let ended: ThreadCpu = { total: 0, bundle: 0, brotli: 0, gzip: 0 };
+  let current: ThreadCpu = { ...ended };
 
   const failAll = (error: Error) => {
     for (const { reject, timer } of pending.values()) {
@@ -57,6 +62,7 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
     // Waiting renders keep the process alive through their promises, not the thread.
     thread.unref();
     thread.on('message', (reply: RenderReply) => {
+      current = reply.cpu;
       const waiting = pending.get(reply.seq);
       if (!waiting) return;
       pending.delete(reply.seq);
@@ -67,6 +73,8 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
     const lost = (error: Error) => {
       if (worker !== thread) return;
       worker = undefined;
+      ended = addCpu(ended, current);
+      current = { total: 0, bundle: 0, brotli: 0, gzip: 0 };
       failAll(error);
     };
     thread.on('error', (error) => lost(new Error(`the render thread failed: ${error.message}`, { cause: error })));
@@ -112,6 +120,7 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
         twins[encoding as keyof Twins] = Buffer.from(twin.buffer, twin.byteOffset, twin.byteLength);
       return twins;
     },
+    cpu: () => addCpu(ended, current),
     async close() {
       closed = true;
       const thread = worker;
@@ -120,6 +129,10 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
       await thread?.terminate();
     },
   };
+}
+
+function addCpu(a: ThreadCpu, b: ThreadCpu): ThreadCpu {
+  return { total: a.total + b.total, bundle: a.bundle + b.bundle, brotli: a.brotli + b.brotli, gzip: a.gzip + b.gzip };
 }
 
 /**
@@ -141,6 +154,7 @@ export function startRenderPool(serverEntry: string, count: number, options: Ren
   return {
     render: (publicPath, twin) => on((thread) => thread.render(publicPath, twin)),
     compress: (file, body) => on((thread) => thread.compress(file, body)),
+    cpu: () => threads.reduce((sum, { thread }) => addCpu(sum, thread.cpu()), { total: 0, bundle: 0, brotli: 0, gzip: 0 }),
     close: async () => {
       await Promise.all(threads.map(({ thread }) => thread.close()));
     },
