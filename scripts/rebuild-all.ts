@@ -14,7 +14,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getConfig } from '../src/config.ts';
 import { searchDay } from '../src/server/clock.ts';
-import { ENCODINGS, isCompressedTwin, threadCpuMicros, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
+import { ENCODINGS, isCompressedTwin, type Compressor, type Twins } from '../src/server/publishing/compress.ts';
 import { deleteServedFile, writeFileAtomic, type FileOutcome } from '../src/server/publishing/files.ts';
 import {
   articlePath,
@@ -31,7 +31,7 @@ import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
 import { closeSearchIndexer, indexedPart, searchIndexerVersion, syncSearchBundles } from '../src/server/publishing/search-index.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
-import { cpuByThreadName } from '../src/server/thread-cpu.ts';
+import { cpuByThreadName, processCpuMicros, threadCpuMicros } from '../src/server/thread-cpu.ts';
 import { sourceStamp, writeBuildInfo } from './build-state.ts';
 import { createProgress, type ProgressReporter } from './progress.ts';
 import { elapsed, runAstroBuild, say, SHARED_FULL_BUILD, swapIn, type DataSnapshot } from './rebuild-full.ts';
@@ -87,12 +87,6 @@ type CpuBudget = {
   fileSystem: number;
   other: number;
 };
-
-/** The process's CPU time so far, every thread's (µs). */
-function processCpuMicros(): number {
-  const { user, system } = process.cpuUsage();
-  return user + system;
-}
 
 /** The summary line of a CPU budget: each part as a page's share in ms (the threads' loading of the bundle in all, too). */
 function cpuBudgetLine(cpu: CpuBudget, pages: number): string {

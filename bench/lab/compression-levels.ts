@@ -17,7 +17,7 @@ import zlib from 'node:zlib';
 import { execFileSync } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
-import { threadCpuMicros } from '../../src/server/publishing/compress.ts';
+import { threadCpuMicros } from '../../src/server/thread-cpu.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const USAGE = 'usage: node bench/lab/compression-levels.ts CLIENT_DIR [--sample 300] [--rounds 3]';

@@ -1,9 +1,21 @@
 /**
- * The CPU time of this process's threads, summed by name (Linux /proc/self/task): MainThread,
- * WorkerThread (worker_threads), V8Worker (V8's collector and compiler), libuv-worker (the file
- * system and zlib pool). Empty elsewhere. For the rebuild's CPU budget and the lab's readings.
+ * CPU time for the rebuild's CPU budget and the lab's readings: the calling thread's, the whole
+ * process's, and each kind of thread's (Linux /proc/self/task): MainThread, WorkerThread
+ * (worker_threads), V8Worker (V8's collector and compiler), libuv-worker (the file system and zlib pool).
  */
 import fs from 'node:fs';
+
+/** The CPU time (µs) of the calling thread so far. */
+export function threadCpuMicros(): number {
+  const { user, system } = process.threadCpuUsage();
+  return user + system;
+}
+
+/** The CPU time (µs) of every thread of the process so far. */
+export function processCpuMicros(): number {
+  const { user, system } = process.cpuUsage();
+  return user + system;
+}
 
 /** CPU milliseconds each kind of thread used so far (10 ms ticks); threads that ended are not counted. */
 export function cpuByThreadName(): Record<string, number> {

@@ -7,6 +7,7 @@ import fs from 'node:fs/promises';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import zlib from 'node:zlib';
+import { threadCpuMicros } from '../thread-cpu.ts';
 
 const brotli = promisify(zlib.brotliCompress);
 const gzip = promisify(zlib.gzip);
@@ -76,12 +77,6 @@ export async function compressBody(file: string, body: Uint8Array): Promise<Twin
   if (!worthCompressing(file, body)) return {};
   const [br, gz] = await Promise.all([brotli(body, brotliOptions(file, body)), gzip(body, { level: 9 })]);
   return smallerThan(body, br, gz);
-}
-
-/** The CPU time (µs) of the calling thread so far. */
-export function threadCpuMicros(): number {
-  const { user, system } = process.threadCpuUsage();
-  return user + system;
 }
 
 /**

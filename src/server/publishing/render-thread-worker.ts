@@ -14,7 +14,8 @@ import type http from 'node:http';
 import inject from 'light-my-request';
 import { TWIN_PREFIX, type TwinPage } from '../../schemas/pages.ts';
 import { lowerThreadPriority } from '../thread-priority.ts';
-import { compressBodySync, threadCpuMicros, type Twins } from './compress.ts';
+import { threadCpuMicros } from '../thread-cpu.ts';
+import { compressBodySync, type Twins } from './compress.ts';
 
 export type RenderThreadData = { serverEntry: string; nice: number };
 export type RenderRequest = { seq: number; path: string; twin: TwinPage } | { seq: number; compress: { file: string; body: Uint8Array } };

@@ -36,6 +36,13 @@ export type RenderThreadOptions = {
 
 type Pending = { resolve: (reply: RenderReply) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
 
+/** No CPU spent: the start of every tally. */
+const NO_CPU: ThreadCpu = Object.freeze({ total: 0, bundle: 0, brotli: 0, gzip: 0 });
+
+function addCpu(a: ThreadCpu, b: ThreadCpu): ThreadCpu {
+  return { total: a.total + b.total, bundle: a.bundle + b.bundle, brotli: a.brotli + b.brotli, gzip: a.gzip + b.gzip };
+}
+
 /** A render thread for the built bundle at `serverEntry` (OUT_DIR/server/entry.mjs). */
 export function startRenderThread(serverEntry: string, options: RenderThreadOptions = {}): RenderThread {
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -45,8 +52,8 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
   let worker: Worker | undefined;
   let closed = false;
   /** The CPU of threads that ended, and the running one's as of its last reply. */
-  let ended: ThreadCpu = { total: 0, bundle: 0, brotli: 0, gzip: 0 };
-  let current: ThreadCpu = { ...ended };
+  let ended = NO_CPU;
+  let current = NO_CPU;
 
   const failAll = (error: Error) => {
     for (const { reject, timer } of pending.values()) {
@@ -74,7 +81,7 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
       if (worker !== thread) return;
       worker = undefined;
       ended = addCpu(ended, current);
-      current = { total: 0, bundle: 0, brotli: 0, gzip: 0 };
+      current = NO_CPU;
       failAll(error);
     };
     thread.on('error', (error) => lost(new Error(`the render thread failed: ${error.message}`, { cause: error })));
@@ -131,10 +138,6 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
   };
 }
 
-function addCpu(a: ThreadCpu, b: ThreadCpu): ThreadCpu {
-  return { total: a.total + b.total, bundle: a.bundle + b.bundle, brotli: a.brotli + b.brotli, gzip: a.gzip + b.gzip };
-}
-
 /**
  * `count` render threads behind one handle, for renders that run side by side (a reconcile, `npm run
  * rebuild -- --all`): each request goes to the thread with the fewest in flight. A thread starts on its
@@ -154,7 +157,7 @@ export function startRenderPool(serverEntry: string, count: number, options: Ren
   return {
     render: (publicPath, twin) => on((thread) => thread.render(publicPath, twin)),
     compress: (file, body) => on((thread) => thread.compress(file, body)),
-    cpu: () => threads.reduce((sum, { thread }) => addCpu(sum, thread.cpu()), { total: 0, bundle: 0, brotli: 0, gzip: 0 }),
+    cpu: () => threads.reduce((sum, { thread }) => addCpu(sum, thread.cpu()), NO_CPU),
     close: async () => {
       await Promise.all(threads.map(({ thread }) => thread.close()));
     },
