@@ -6,7 +6,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
-import { parseVoteBucket, parseVoteCounts, stringifyVoteBucket, type VoteBucket } from '../../src/store/lowdb/counters.ts';
+import { parseVoteBucket, parseVoteCounts, stringifyVoteBucket, type VoteBucket } from '../../src/store/lowdb/vote-bucket.ts';
 import { LazyEntries, splitMembers } from '../../src/store/lowdb/lazy-entries.ts';
 import { bucketFile, LazyBucketSet, voteBucket } from '../../src/store/lowdb/layout.ts';
 import { closeQuietly, makeTempDir } from './support.ts';

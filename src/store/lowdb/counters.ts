@@ -1,224 +1,22 @@
 /** Views, votes and editors' adjustments of articles, in hashed buckets, with the tallies kept in memory. */
 import type { ArticleCounters, VoteKind } from '../../schemas/article.ts';
 import { PartlyStoredError, type CounterRepository, type StoreLog, type VoteRecord } from '../types.ts';
-import fs from 'node:fs';
 import {
-  bucketFile,
   bucketOf,
   inPool,
-  readVoteSplit,
   voteBucket,
   voteBucketAfterSplit,
   voteBucketCount,
   voteBucketsOf,
-  voteSplitFile,
   voteSplitFor,
-  LazyBucketSet,
   VOTES_PER_BUCKET,
   type BucketSet,
+  type LazyBucketSet,
   type VoteSplit,
 } from './layout.ts';
-import { LazyEntries, splitMembers } from './lazy-entries.ts';
-import { writeFileAtomic } from './file.ts';
-
-/** Views of the articles in one bucket (layout 2: views/<bucket>.json): a page view rewrites one small file. */
-export type ViewsBucket = Record<string, number>;
-/**
- * One vote bucket (votes/<group>/<bucket>.json): the votes of the visitors that hash to it, for the
- * articles that hash to its group, and the like/dislike counts of exactly those votes. One write (one
- * rename) records a vote and its count together, so a crash can never leave the two disagreeing.
- * In memory both halves stay as each article's JSON text until a vote decodes that one article.
- */
-export type VoteBucket = {
-  counts: LazyEntries<{ likes: number; dislikes: number }>;
-  votes: LazyEntries<Record<string, VoteKind>>;
-};
-type VoteCounts = Record<string, { likes: number; dislikes: number }>;
-
-const COUNTS_START = Buffer.from('{"counts":');
-const VOTES_KEY = Buffer.from(',"votes":');
-
-/**
- * Where the top-level `,"votes":` of a counts-first bucket file begins (each candidate in turn), so
- * the counts can be read without decoding the visitor ids (most of a file's bytes: docs/performance.md, 2026-11-23).
- * That byte run cannot occur inside a JSON string (its quotes would be escaped); one inside the counts
- * (an article id "votes") leaves an unbalanced cut that fails to parse, and the next is tried.
- */
-function* votesCuts(bytes: Buffer): Generator<number> {
-  if (!bytes.subarray(0, COUNTS_START.length).equals(COUNTS_START)) return;
-  for (let cut = bytes.indexOf(VOTES_KEY); cut >= 0; cut = bytes.indexOf(VOTES_KEY, cut + 1)) yield cut;
-}
-
-/** The `counts` of a vote bucket file (read at open for every bucket); a file in another order is parsed whole. */
-export function parseVoteCounts(bytes: Buffer): VoteCounts {
-  for (const cut of votesCuts(bytes)) {
-    try {
-      return (JSON.parse(`${bytes.toString('utf8', 0, cut)}}`) as { counts: VoteCounts }).counts;
-    } catch {
-      // A `,"votes":` nested in the counts: try the next one.
-    }
-  }
-  return parseVoteBucket(bytes).counts.toJSON();
-}
-
-/** A whole vote bucket file, split per article without decoding (decoded whole when it is in another form). */
-export function parseVoteBucket(bytes: Buffer): VoteBucket {
-  if (bytes[bytes.length - 1] === 0x7d) {
-    for (const cut of votesCuts(bytes)) {
-      const counts = splitMembers(bytes.toString('utf8', COUNTS_START.length, cut));
-      const votes = counts && splitMembers(bytes.toString('utf8', cut + VOTES_KEY.length, bytes.length - 1));
-      if (counts && votes) return { counts: LazyEntries.fromSplit(counts), votes: LazyEntries.fromSplit(votes) };
-    }
-  }
-  const data = JSON.parse(bytes.toString('utf8')) as { counts?: VoteCounts; votes?: Record<string, Record<string, VoteKind>> };
-  return { counts: LazyEntries.of(data.counts ?? {}), votes: LazyEntries.of(data.votes ?? {}) };
-}
-
-/** A vote bucket's file text, counts first (the order parseVoteCounts reads cheaply). */
-export function stringifyVoteBucket(bucket: VoteBucket): string {
-  return `{"counts":${bucket.counts.stringify()},"votes":${bucket.votes.stringify()}}`;
-}
-
-/**
- * Vote buckets kept in memory once no vote is using them: none. A bucket in use stays (pinned) for
- * every vote that reaches it meanwhile. Votes from new visitors land on any of the thousands of
- * buckets (7,813 at 1,000,000 votes), so an LRU of 256 hit 3% of them, while each bucket it held
- * outlived a young-generation collection or two and was promoted: a third of what a burst promoted
- * into the old generation, which the full collections then had to mark. Reading the small file again
- * (page cache) costs less.
- */
-export const VOTE_BUCKET_CACHE = 0;
-
-/** Counted votes per article: the sum of the counts stored in its vote buckets. */
-export type VoteTallies = Map<string, { likes: number; dislikes: number }>;
-
-/** The vote buckets, how far they have split, and the tallies built from their counts (once, on the first call). */
-export type VoteStore = {
-  dir: string;
-  readOnly: boolean;
-  buckets: LazyBucketSet<VoteBucket>;
-  split: VoteSplit;
-  counted: () => Promise<VoteTallies>;
-};
-
-const emptyVoteBucket = (): VoteBucket => ({ counts: LazyEntries.empty(), votes: LazyEntries.empty() });
-
-/** Recounts a bucket's counts from its votes (after votes were moved out of it or into it). */
-function recount(bucket: VoteBucket, articleIds: Iterable<string>): void {
-  for (const articleId of articleIds) {
-    const votes = bucket.votes.get(articleId);
-    const kinds = votes ? Object.values(votes) : [];
-    if (kinds.length === 0) {
-      bucket.votes.delete(articleId);
-      bucket.counts.delete(articleId);
-      continue;
-    }
-    const count = bucket.counts.ensure(articleId, () => ({ likes: 0, dislikes: 0 }));
-    count.likes = kinds.filter((kind) => kind === 'like').length;
-    count.dislikes = kinds.length - count.likes;
-  }
-}
-
-/** Takes out of `bucket` the votes for which `moves` holds, into a bucket of their own. */
-function takeVotes(bucket: VoteBucket, moves: (articleId: string, visitorId: string) => boolean): VoteBucket {
-  const taken = emptyVoteBucket();
-  const touched: string[] = [];
-  for (const articleId of bucket.votes.keys()) {
-    const votes = bucket.votes.get(articleId)!;
-    for (const [visitorId, kind] of Object.entries(votes)) {
-      if (!moves(articleId, visitorId)) continue;
-      taken.votes.ensure(articleId, () => ({}))[visitorId] = kind;
-      delete votes[visitorId];
-      touched.push(articleId);
-    }
-  }
-  recount(bucket, new Set(touched));
-  recount(taken, new Set(touched));
-  return taken;
-}
-
-/**
- * The old bucket of a split a crash interrupted (`split.pending`) may still hold the votes it had
- * handed to the new one: drops every vote that `split` addresses elsewhere, and recounts.
- */
-export function dropMovedVotes(bucket: VoteBucket, index: number, split: VoteSplit): void {
-  takeVotes(bucket, (articleId, visitorId) => voteBucket(articleId, visitorId, split) !== index);
-}
-
-/** A test hook: MERIDIAN_VOTE_SPLIT_PAUSE=new-bucket | state | old-bucket holds a split after that write (so a test can SIGKILL it). */
-async function pauseIf(point: string): Promise<void> {
-  if (process.env.MERIDIAN_VOTE_SPLIT_PAUSE !== point) return;
-  console.log(`[store] vote split paused at ${point}`);
-  await new Promise(() => {});
-}
-
-/** Writes the split state (temp + rename). */
-async function writeVoteSplit(dir: string, split: VoteSplit): Promise<void> {
-  await writeFileAtomic(voteSplitFile(dir), JSON.stringify(split));
-}
-
-/**
- * Opens the vote buckets. A split that a crash interrupted is finished first: its old bucket loses the
- * votes it had already handed to the new one, so they are not counted twice. The tallies are read from
- * every bucket's counts (their votes stay on disk until a vote needs them): at open for a writer, whose
- * first vote needs them; on the first call for a read snapshot, which a build opens and never asks for
- * a tally (a million votes are about 5,000 files and a second to read: docs/performance.md, 2026-11-29).
- */
-export async function openVoteStore(dir: string, readOnly: boolean): Promise<VoteStore> {
-  let split = readVoteSplit(dir);
-  const pending = split.pending;
-  let pendingCounts: VoteCounts | undefined;
-  if (pending !== undefined) {
-    const file = bucketFile(dir, 'votes', pending);
-    const bytes = await fs.promises.readFile(file).catch(() => undefined);
-    const bucket = bytes ? parseVoteBucket(bytes) : emptyVoteBucket();
-    const settled = { level: split.level, next: split.next };
-    dropMovedVotes(bucket, pending, settled);
-    pendingCounts = bucket.counts.toJSON();
-    if (!readOnly) {
-      await writeFileAtomic(file, stringifyVoteBucket(bucket));
-      await writeVoteSplit(dir, settled);
-    }
-    split = settled;
-  }
-  const buckets = LazyBucketSet.create<VoteBucket>(dir, 'votes', {
-    empty: emptyVoteBucket,
-    parse: parseVoteBucket,
-    stringify: stringifyVoteBucket,
-    cacheSize: VOTE_BUCKET_CACHE,
-    readOnly,
-  });
-  const count = async (): Promise<VoteTallies> => {
-    const counted: VoteTallies = new Map();
-    const add = (counts: VoteCounts) => {
-      for (const [articleId, tally] of Object.entries(counts)) {
-        let total = counted.get(articleId);
-        if (!total) counted.set(articleId, (total = { likes: 0, dislikes: 0 }));
-        total.likes += tally.likes;
-        total.dislikes += tally.dislikes;
-      }
-    };
-    await buckets.readHeads(parseVoteCounts, voteBucketCount(split), (bucket, counts) => {
-      if (bucket !== pending) add(counts);
-    });
-    if (pendingCounts) add(pendingCounts);
-    return counted;
-  };
-  let counting: Promise<VoteTallies> | undefined;
-  const counted = () => (counting ??= count());
-  if (!readOnly) await counted();
-  return { dir, readOnly, buckets, split, counted };
-}
-
-/** An editor's adjustments of an article's tallies (vote-adjustments/<bucket>.json), added to the counted votes. */
-export type AdjustmentBucket = Record<string, { likes: number; dislikes: number }>;
-
-/** The layout-1 files (read by the migration). */
-export type CountersFile = { views: Record<string, number> };
-export type VotesFile = {
-  votes: Record<string, Record<string, VoteKind>>;
-  tallies: Record<string, { likes: number; dislikes: number }>;
-};
+import type { AdjustmentBucket, ViewsBucket } from './counter-files.ts';
+import { dropMovedVotes, recount, takeVotes, type VoteBucket } from './vote-bucket.ts';
+import { pauseIf, writeVoteSplit, type VoteStore, type VoteTallies } from './vote-store.ts';
 
 /**
  * Tallies live in memory as the sum over an article's vote buckets plus its adjustment, built

@@ -13,7 +13,9 @@ import { readListingSnapshot, removeListingSnapshot } from './listing-snapshot.t
 import { layoutState, markFresh, migrateLegacy, moveLegacyAside, versionFile } from './migrate.ts';
 import { MemoryLimits } from '../memory-limits.ts';
 import { LowdbComments, type CommentBucket } from './comments.ts';
-import { LowdbCounters, openVoteStore, type AdjustmentBucket, type ViewsBucket } from './counters.ts';
+import { LowdbCounters } from './counters.ts';
+import type { AdjustmentBucket, ViewsBucket } from './counter-files.ts';
+import { openVoteStore } from './vote-store.ts';
 import { LowdbJobs, type JobBucket } from './jobs.ts';
 import { LowdbMeta, type MetaFile } from './meta.ts';
 import { LowdbSessions, type SessionBucket } from './sessions.ts';

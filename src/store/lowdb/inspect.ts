@@ -2,7 +2,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { readJsonFileSync } from './file.ts';
-import { dropMovedVotes, parseVoteBucket } from './counters.ts';
+import { dropMovedVotes, parseVoteBucket } from './vote-bucket.ts';
 import { BUCKETS, bucketFile, collectionFolder, listJsonFiles, readVoteSplit, voteBucketCount, type BucketedName } from './layout.ts';
 import { versionFile } from './migrate.ts';
 

@@ -27,7 +27,7 @@ import {
 } from './layout.ts';
 import type { ArticlesFile } from './articles.ts';
 import type { CommentsFile } from './comments.ts';
-import type { CountersFile, VotesFile } from './counters.ts';
+import type { CountersFile, VotesFile } from './counter-files.ts';
 import type { JobsFile } from './jobs.ts';
 import type { SessionsFile } from './sessions.ts';
 import type { SubscribersFile } from './subscribers.ts';
