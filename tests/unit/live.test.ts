@@ -9,14 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { LiveCoverage, LiveUpdate } from '../../src/schemas/live.ts';
-import {
-  computeAffectedPaths,
-  computeLivePaths,
-  fileForPath,
-  isRegenerablePath,
-  listPublicPaths,
-  listRenderedPaths,
-} from '../../src/server/publishing/paths.ts';
+import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths } from '../../src/server/publishing/paths.ts';
+import { computeAffectedPaths, computeLivePaths } from '../../src/server/publishing/affected-paths.ts';
 import { buildRss } from '../../src/server/publishing/feeds.ts';
 import { loadLiveFeed } from '../../src/server/live-feed.ts';
 import { headlineOf, liveJsonLd, newUpdatesLabel, readLiveFeed, unseenUpdates } from '../../src/lib/live-blog.ts';

@@ -7,19 +7,15 @@ import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
 import type { Section } from '../../src/schemas/common.ts';
 import type { ArticleChange } from '../../src/server/runtime.ts';
+import { fileForPath, isRegenerablePath, listPublicPaths, listRenderedPaths, planPublicPaths } from '../../src/server/publishing/paths.ts';
 import {
   cardFingerprint,
   changedListingFiles,
   feedChanged,
-  computeAffectedPaths,
-  fileForPath,
-  isRegenerablePath,
-  listPublicPaths,
-  listRenderedPaths,
-  planPublicPaths,
   sectionLists,
   type SectionList,
-} from '../../src/server/publishing/paths.ts';
+} from '../../src/server/publishing/listing-changes.ts';
+import { computeAffectedPaths } from '../../src/server/publishing/affected-paths.ts';
 import {
   buildNewsSitemap,
   buildPeriodSitemap,

@@ -26,16 +26,8 @@ import {
   type PageState,
 } from './render-state.ts';
 import { FEED_SIZE, SITEMAP_PATH, feedFingerprint, listPublished, periodOf, periodSitemapPath, sitemapFingerprint } from './feeds.ts';
-import {
-  articlePath,
-  cardFingerprint,
-  CORRECTIONS_PATH,
-  fileForPath,
-  listingCardsFingerprint,
-  listingFileFingerprint,
-  machinePaths,
-  termListingFingerprint,
-} from './paths.ts';
+import { articlePath, CORRECTIONS_PATH, fileForPath, machinePaths } from './paths.ts';
+import { cardFingerprint, listingCardsFingerprint, listingFileFingerprint, termListingFingerprint } from './listing-changes.ts';
 
 /** Input fingerprint of a file rendered on every rebuild (feeds, news sitemap, robots: small, time- or config-dependent). */
 export const ALWAYS = '*';
