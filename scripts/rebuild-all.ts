@@ -29,7 +29,8 @@ import { renderStateFileFor, writeRenderStateFile } from '../src/server/publishi
 import { takeRenderJournal } from '../src/server/publishing/render-journal.ts';
 import { startRenderPool } from '../src/server/publishing/render-thread.ts';
 import { createRegenerator, pageStatesOf } from '../src/server/publishing/regenerator.ts';
-import { closeSearchIndexer, indexedPart, searchIndexerVersion, syncSearchBundles } from '../src/server/publishing/search-index.ts';
+import { indexedPart } from '../src/server/publishing/search-index.ts';
+import { closeSearchIndexer, searchIndexerVersion, syncSearchBundles } from '../src/server/publishing/search-indexer.ts';
 import { createSiteRenderer } from '../src/server/publishing/service.ts';
 import { cpuByThreadName, processCpuMicros, threadCpuMicros } from '../src/server/thread-cpu.ts';
 import { sourceStamp, writeBuildInfo } from './build-state.ts';

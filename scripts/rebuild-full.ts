@@ -8,7 +8,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import type { Store } from '../src/store/types.ts';
 import { listPublicPaths, listSearchBundles } from '../src/server/publishing/paths.ts';
-import { buildSearchIndex, closeSearchIndexer, searchIndexerVersion } from '../src/server/publishing/search-index.ts';
+import { buildSearchIndex, closeSearchIndexer, searchIndexerVersion } from '../src/server/publishing/search-indexer.ts';
 import { searchDay } from '../src/server/clock.ts';
 import { computePageInputs } from '../src/server/publishing/render-inputs.ts';
 import { readRenderStateHeader, renderStateFileFor, writeRenderStateFile } from '../src/server/publishing/render-state.ts';

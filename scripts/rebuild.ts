@@ -21,7 +21,7 @@ import { storeWriterPid } from '../src/store/index.ts';
 import { startRuntime, stopRuntime } from '../src/server/app.ts';
 import { useReadStore } from '../src/server/runtime.ts';
 import { publishDueArticles } from '../src/server/articles.ts';
-import { closeSearchIndexer } from '../src/server/publishing/search-index.ts';
+import { closeSearchIndexer } from '../src/server/publishing/search-indexer.ts';
 import { purgeExpiredTrash } from '../src/server/trash.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../src/server/publishing/manifest.ts';
 import { readRenderState, renderStateFileFor, writeRenderState, type RenderState } from '../src/server/publishing/render-inputs.ts';

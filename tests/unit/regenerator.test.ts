@@ -10,7 +10,7 @@ import type { ArticleRecord } from '../../src/schemas/article.ts';
 import { createRegenerator, type Renderer } from '../../src/server/publishing/regenerator.ts';
 import { ALWAYS, articlePageInput } from '../../src/server/publishing/render-inputs.ts';
 import { renderJournalFileFor } from '../../src/server/publishing/render-journal.ts';
-import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
+import { readPeriodsFile } from '../../src/server/publishing/search-periods.ts';
 import { planPublicPaths } from '../../src/server/publishing/paths.ts';
 import { articleRecord, closeQuietly, makeRuntime, makeTempDir } from './support.ts';
 

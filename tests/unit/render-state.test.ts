@@ -20,7 +20,7 @@ import {
   updateRenderStateHeaderAsync,
   writeRenderStateFile,
 } from '../../src/server/publishing/render-state.ts';
-import { PAGEFIND_DIR, PERIODS_FILE } from '../../src/server/publishing/search-index.ts';
+import { PAGEFIND_DIR, PERIODS_FILE } from '../../src/server/publishing/search-periods.ts';
 import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';
 
 const cleanups: (() => Promise<void> | void)[] = [];

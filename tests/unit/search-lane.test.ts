@@ -6,13 +6,9 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSearchLane, type SearchStats } from '../../src/server/publishing/search-lane.ts';
-import {
-  closeSearchIndexer,
-  MONTH_IN_WEEKS_FROM,
-  readPeriodsFile,
-  searchJobPath,
-  weekOf,
-} from '../../src/server/publishing/search-index.ts';
+import { MONTH_IN_WEEKS_FROM, searchJobPath, weekOf } from '../../src/server/publishing/search-index.ts';
+import { readPeriodsFile } from '../../src/server/publishing/search-periods.ts';
+import { closeSearchIndexer } from '../../src/server/publishing/search-indexer.ts';
 import { createRegenerator } from '../../src/server/publishing/regenerator.ts';
 import { searchDay } from '../../src/server/clock.ts';
 import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';

@@ -10,7 +10,7 @@ import path from 'node:path';
 import { afterEach, describe, expect, it, onTestFailed } from 'vitest';
 import { articleWritesPending, trackArticleWrite, type Runtime } from '../../src/server/runtime.ts';
 import { manifestFileFor, readRenderManifest, writeRenderManifest } from '../../src/server/publishing/manifest.ts';
-import { readPeriodsFile } from '../../src/server/publishing/search-index.ts';
+import { readPeriodsFile } from '../../src/server/publishing/search-periods.ts';
 import { startRegenerationWorker, type RegenerationWorker, type WorkerOptions } from '../../src/server/publishing/worker.ts';
 import { articleRecord, closeQuietly, collectingLog, makeRuntime, makeTempDir } from './support.ts';
 

@@ -18,7 +18,8 @@ import {
   RENDER_STATE_FILE,
   updateRenderStateHeaderAsync,
 } from './render-state.ts';
-import { REINDEX_ALL_JOB, searchIndexerVersion, searchJobOf } from './search-index.ts';
+import { REINDEX_ALL_JOB, searchJobOf } from './search-index.ts';
+import { searchIndexerVersion } from './search-indexer.ts';
 
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;

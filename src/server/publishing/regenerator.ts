@@ -12,7 +12,9 @@ import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts'
 import { fileForPath, isRegenerablePath, listRenderedPaths, listSearchBundles, planPublicPaths, type OrderMark } from './paths.ts';
 import { createRenderJournal, takeRenderJournal } from './render-journal.ts';
 import { computePageInputs, planRender, statOf, type PageInput, type RenderState } from './render-inputs.ts';
-import { monthOfWeek, searchJobOf, staleWeeks, syncSearchBundles, type PeriodIndexResult } from './search-index.ts';
+import { monthOfWeek, searchJobOf } from './search-index.ts';
+import { staleWeeks } from './search-periods.ts';
+import { syncSearchBundles, type PeriodIndexResult } from './search-indexer.ts';
 
 /** A page rendered for the current data, or word that it does not exist (its file is removed). */
 export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string } | { kind: 'missing' };

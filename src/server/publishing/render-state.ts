@@ -62,7 +62,7 @@ const headerSchema = z.object({
    * Pagefind version the search index was built with (`indexer`: bundles of two versions are never mixed).
    */
   rebuild: z.object({ build: z.string(), storeId: z.string(), render: z.string().optional(), indexer: z.string().optional() }).optional(),
-  /** The slugs each bundle of today's search tier was indexed with (search-index.ts). */
+  /** The slugs each bundle of today's search tier was indexed with (search-periods.ts). */
   dayTier: z.record(z.string(), z.array(z.string())).optional(),
   /**
    * The render fingerprint of the build the served pages were drawn with, when the server drew them all

@@ -9,19 +9,9 @@ import type { Logger } from '../log.ts';
 import { searchDay } from '../clock.ts';
 import type { FileOutcome } from './files.ts';
 import { listSearchBundles } from './paths.ts';
-import {
-  bundleRange,
-  buildSearchPeriods,
-  isBundleOfDay,
-  monthOfWeek,
-  isDayTier,
-  planDayTier,
-  readPeriodsFile,
-  searchJobOf,
-  staleDayBundles,
-  staleWeeks,
-  syncSearchBundles,
-} from './search-index.ts';
+import { bundleRange, isBundleOfDay, monthOfWeek, isDayTier, planDayTier, searchJobOf } from './search-index.ts';
+import { readPeriodsFile, staleDayBundles, staleWeeks } from './search-periods.ts';
+import { buildSearchPeriods, syncSearchBundles } from './search-indexer.ts';
 
 /** The figures the lane adds to the worker's stats. */
 export type SearchStats = { searchBuilds: number; lastSearchMs: number | undefined };
