@@ -1,10 +1,19 @@
-/** Compressed twins made once for a body written again unchanged (Pagefind's script files in every bundle). */
+/** Compression tiers by page, and twins made once for a body written again unchanged (Pagefind's script files in every bundle). */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
-import { compressBody, compressTree, reusingTwins, type Compressor } from '../../src/server/publishing/compress.ts';
+import {
+  ARCHIVE_AFTER_MS,
+  COMPRESSION_LEVELS,
+  compressBody,
+  compressBodySync,
+  compressionTier,
+  compressTree,
+  reusingTwins,
+  type Compressor,
+} from '../../src/server/publishing/compress.ts';
 
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'meridian-compress-'));
 afterAll(() => fs.rmSync(work, { recursive: true, force: true }));
@@ -35,7 +44,7 @@ describe('reusingTwins', () => {
     const reuse = reusingTwins(compress);
     await reuse('/site/pagefind/a/pagefind.js', script(1));
     await reuse('/site/pagefind/a/pagefind.js', script(2));
-    // Outside /pagefind/ and /_astro/ a file gets quality 5, so its twins differ.
+    // Outside /pagefind/ and /_astro/ a file is compressed at another level, so its twins differ.
     await reuse('/site/article/x/index.js', script(1));
     expect(calls).toHaveLength(3);
   });
@@ -61,5 +70,69 @@ describe('reusingTwins', () => {
       expect(zlib.gunzipSync(fs.readFileSync(path.join(dir, 'pagefind.js.gz')))).toEqual(script(7));
     }
     expect(calls).toEqual(['pagefind.js']);
+  });
+});
+
+describe('compression tiers', () => {
+  const now = Date.parse('2026-12-02T12:00:00Z');
+  const words = ['council', 'budget', 'harbour', 'vote', 'school', 'river', 'housing', 'tram', 'mayor', 'energy', 'market', 'storm'];
+  // Text that varies as prose does, so that the levels make different bytes (a repeated line does not).
+  const paragraphs = Array.from(
+    { length: 300 },
+    (_, i) => `<p>${Array.from({ length: 12 }, (_, j) => words[(i * 7 + j * j * 3 + i * j) % words.length]).join(' ')} ${i * 37}.</p>`,
+  ).join('\n');
+  /** An article page as the site draws it: the publication time in its head, then a body worth compressing. */
+  const articlePage = (published: string) =>
+    Buffer.from(
+      `<!doctype html><html><head><meta property="article:published_time" content="${published}"></head><body>${paragraphs}</body></html>`,
+    );
+  const fresh = articlePage(new Date(now - ARCHIVE_AFTER_MS + 60_000).toISOString());
+  const old = articlePage(new Date(now - ARCHIVE_AFTER_MS - 60_000).toISOString());
+
+  it('names each kind of served file', () => {
+    const page = Buffer.from('<html></html>');
+    expect(compressionTier('/srv/site/_astro/index.Bx1.js', page, now)).toBe('asset');
+    expect(compressionTier('/srv/site/pagefind/2026-11/pagefind.js', page, now)).toBe('asset');
+    expect(compressionTier('/srv/site/section/world/index.html', page, now)).toBe('front');
+    expect(compressionTier('/srv/site/section/world/page/2/index.html', page, now)).toBe('archive');
+    expect(compressionTier('/srv/site/tag/climate/page/12/index.html', page, now)).toBe('archive');
+    expect(compressionTier('/srv/site/author/ada/page/3/index.html', page, now)).toBe('archive');
+    expect(compressionTier('/srv/site/tag/climate/index.html', page, now)).toBe('current');
+    expect(compressionTier('/srv/site/about/index.html', page, now)).toBe('current');
+    expect(compressionTier('/srv/site/section/world/rss.xml', page, now)).toBe('current');
+    expect(compressionTier('/srv/site/section/world/page/2/cards.json', page, now)).toBe('current');
+  });
+
+  it('keeps a story of the last week current and moves an older one to the archive', () => {
+    expect(compressionTier('/srv/site/article/fresh/index.html', fresh, now)).toBe('current');
+    expect(compressionTier('/srv/site/article/old/index.html', old, now)).toBe('archive');
+    // A page without a readable publication time is not guessed old.
+    expect(compressionTier('/srv/site/article/x/index.html', articlePage('soon'), now)).toBe('current');
+  });
+
+  it("makes each tier's twins at its levels, on the render thread and in libuv's pool alike", async () => {
+    const cases = [
+      { file: path.join(work, 'section/world/index.html'), body: fresh, tier: 'front' },
+      { file: path.join(work, 'article/recent/index.html'), body: articlePage(new Date().toISOString()), tier: 'current' },
+      { file: path.join(work, 'article/old/index.html'), body: old, tier: 'archive' },
+    ] as const;
+    for (const { file, body, tier } of cases) {
+      const levels = COMPRESSION_LEVELS[tier];
+      const br = zlib.brotliCompressSync(body, {
+        params: {
+          [zlib.constants.BROTLI_PARAM_QUALITY]: levels.brotli,
+          [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
+          [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
+        },
+      });
+      const gzip = zlib.gzipSync(body, { level: levels.gzip });
+      expect(await compressBody(file, body), tier).toEqual({ br, gzip });
+      expect(compressBodySync(file, body).twins, tier).toEqual({ br, gzip });
+    }
+    // The tiers differ where it counts: the archive's twins are bigger than the front's for one body.
+    const front = await compressBody(path.join(work, 'section/world/index.html'), old);
+    const archive = await compressBody(path.join(work, 'article/old/index.html'), old);
+    expect(archive.br!.byteLength).toBeGreaterThan(front.br!.byteLength);
+    expect(archive.gzip!.byteLength).toBeGreaterThan(front.gzip!.byteLength);
   });
 });

@@ -42,12 +42,43 @@ export function isCompressedTwin(file: string): boolean {
 }
 
 /**
- * Content-hashed assets are written once per build and fetched by every reader: maximum brotli.
- * Pages are written all the time (10,000 per rebuild, one per edit): quality 5 gives nearly the same
- * size in a small fraction of the time (docs/performance.md, 2026-11-23 entry on static serving and compression).
+ * How hard a file is compressed, by how often readers fetch it against how often it is written
+ * (docs/performance.md, 2026-12-02, on compression levels by kind of page):
+ * - `asset`: content-hashed scripts and styles and Pagefind's files, written once per build or index
+ *   and fetched by every reader: the smallest twins whatever they cost.
+ * - `front`: the section fronts, a dozen pages most readers open first: brotli 11 saves 10% of their
+ *   bytes for about 40 ms a page, paid once a publish.
+ * - `current`: every other page, feed and file: brotli 5 and gzip 6 (gzip 9 saves 0.2% for 11% more CPU).
+ * - `archive`: stories published over a week ago and listing pages past the first, most of the pages
+ *   a template change redraws and the fewest readers fetch: 40% less CPU for 11% more brotli bytes.
  */
-function brotliQuality(file: string): number {
-  return /[\\/](?:_astro|pagefind)[\\/]/.test(file) ? 11 : 5;
+export type CompressionTier = 'asset' | 'front' | 'current' | 'archive';
+
+export const COMPRESSION_LEVELS: Record<CompressionTier, { brotli: number; gzip: number }> = {
+  asset: { brotli: 11, gzip: 9 },
+  front: { brotli: 11, gzip: 9 },
+  current: { brotli: 5, gzip: 6 },
+  archive: { brotli: 3, gzip: 4 },
+};
+
+/** A story older than this is archive (a week: the stories a front page and the feeds still link to are newer). */
+export const ARCHIVE_AFTER_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** Where an article page's head says when it was published (Open Graph), within its first bytes. */
+const PUBLISHED_TIME = /<meta property="article:published_time" content="([^"]+)"/;
+const HEAD_BYTES = 16_384;
+
+/** The tier of a served file, by its path under the served folder and, for a story, its publication time. */
+export function compressionTier(file: string, body: Uint8Array, now = Date.now()): CompressionTier {
+  if (/[\\/](?:_astro|pagefind)[\\/]/.test(file)) return 'asset';
+  if (/[\\/]section[\\/][^\\/]+[\\/]index\.html$/.test(file)) return 'front';
+  if (/[\\/](?:section|tag|author)[\\/][^\\/]+[\\/]page[\\/]\d+[\\/]index\.html$/.test(file)) return 'archive';
+  if (/[\\/]article[\\/][^\\/]+[\\/]index\.html$/.test(file)) {
+    const head = Buffer.from(body.buffer, body.byteOffset, Math.min(body.byteLength, HEAD_BYTES)).toString('latin1');
+    const published = Date.parse(PUBLISHED_TIME.exec(head)?.[1] ?? '');
+    if (now - published > ARCHIVE_AFTER_MS) return 'archive';
+  }
+  return 'current';
 }
 
 /** A file's compressed twins, keyed by encoding (only those smaller than the file). */
@@ -55,10 +86,10 @@ export type Twins = Partial<Record<Encoding, Buffer>>;
 /** Makes the twins of a file's body: in libuv's pool (compressBody), or wherever a caller runs it. */
 export type Compressor = (file: string, body: Uint8Array) => Promise<Twins>;
 
-function brotliOptions(file: string, body: Uint8Array): zlib.BrotliOptions {
+function brotliOptions(quality: number, body: Uint8Array): zlib.BrotliOptions {
   return {
     params: {
-      [zlib.constants.BROTLI_PARAM_QUALITY]: brotliQuality(file),
+      [zlib.constants.BROTLI_PARAM_QUALITY]: quality,
       [zlib.constants.BROTLI_PARAM_MODE]: zlib.constants.BROTLI_MODE_TEXT,
       [zlib.constants.BROTLI_PARAM_SIZE_HINT]: body.byteLength,
     },
@@ -75,7 +106,8 @@ function smallerThan(body: Uint8Array, br: Buffer, gz: Buffer): Twins {
 /** The compressed twins of `body` (only those smaller than it), keyed by encoding, made in libuv's pool. */
 export async function compressBody(file: string, body: Uint8Array): Promise<Twins> {
   if (!worthCompressing(file, body)) return {};
-  const [br, gz] = await Promise.all([brotli(body, brotliOptions(file, body)), gzip(body, { level: 9 })]);
+  const levels = COMPRESSION_LEVELS[compressionTier(file, body)];
+  const [br, gz] = await Promise.all([brotli(body, brotliOptions(levels.brotli, body)), gzip(body, { level: levels.gzip })]);
   return smallerThan(body, br, gz);
 }
 
@@ -85,16 +117,17 @@ export async function compressBody(file: string, body: Uint8Array): Promise<Twin
  */
 export function compressBodySync(file: string, body: Uint8Array): { twins: Twins; cpu: { brotli: number; gzip: number } } {
   if (!worthCompressing(file, body)) return { twins: {}, cpu: { brotli: 0, gzip: 0 } };
+  const levels = COMPRESSION_LEVELS[compressionTier(file, body)];
   const started = threadCpuMicros();
-  const br = zlib.brotliCompressSync(body, brotliOptions(file, body));
+  const br = zlib.brotliCompressSync(body, brotliOptions(levels.brotli, body));
   const brotliDone = threadCpuMicros();
-  const gz = zlib.gzipSync(body, { level: 9 });
+  const gz = zlib.gzipSync(body, { level: levels.gzip });
   return { twins: smallerThan(body, br, gz), cpu: { brotli: brotliDone - started, gzip: threadCpuMicros() - brotliDone } };
 }
 
 /**
  * A compressor that makes the twins of a body once and hands the same twins out for the same body
- * again (by content and brotli quality), keeping the last `max` bodies. For files written over and
+ * again (by content and compression tier), keeping the last `max` bodies. For files written over and
  * over unchanged: Pagefind puts the same script files in every bundle it builds, and at quality 11
  * their twins cost CPU for every bundle, on the cores that answer readers (docs/performance.md, 2026-11-26).
  */
@@ -102,7 +135,7 @@ export function reusingTwins(compress: Compressor = compressBody, max = 16): Com
   const made = new Map<string, Promise<Twins>>();
   return (file, body) => {
     if (!worthCompressing(file, body)) return Promise.resolve({});
-    const key = `${brotliQuality(file)}:${createHash('sha256').update(body).digest('base64url')}`;
+    const key = `${compressionTier(file, body)}:${createHash('sha256').update(body).digest('base64url')}`;
     let twins = made.get(key);
     if (twins) {
       made.delete(key);
