@@ -30,14 +30,31 @@ export async function waitForIsland(page: Page, selector: string): Promise<void>
 /**
  * Brings every client:visible island into view, one at a time, until all have hydrated (an island
  * is `display: contents`, so it is its first child that is scrolled to, as Astro observes the children).
- * It waits on the islands themselves rather than on animation frames, which a loaded machine may not deliver in time.
+ * It waits on each island's own hydration (Astro drops its `ssr` attribute) rather than on animation
+ * frames, which a loaded machine may not deliver in time, or on a polling interval, which cost a second an island.
  */
 export async function revealIslands(page: Page): Promise<void> {
-  const pending = page.locator('astro-island[ssr]');
-  await expect(async () => {
-    await page.evaluate(() => document.querySelector('astro-island[ssr] > *')?.scrollIntoView({ block: 'center' }));
-    await expect(pending).toHaveCount(0, { timeout: 1_000 });
-  }).toPass({ timeout: 20_000 });
+  await page.evaluate(async () => {
+    const hydrated = (island: Element) =>
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`an island did not hydrate in 20 s: ${island.outerHTML.slice(0, 200)}`)), 20_000);
+        const done = () => {
+          observer.disconnect();
+          clearTimeout(timer);
+          resolve();
+        };
+        const observer = new MutationObserver(() => {
+          if (!island.hasAttribute('ssr')) done();
+        });
+        observer.observe(island, { attributes: true, attributeFilter: ['ssr'] });
+        if (!island.hasAttribute('ssr')) done();
+      });
+    for (let island = document.querySelector('astro-island[ssr]'); island; island = document.querySelector('astro-island[ssr]')) {
+      island.firstElementChild?.scrollIntoView({ block: 'center' });
+      await hydrated(island);
+    }
+  });
+  await expect(page.locator('astro-island[ssr]')).toHaveCount(0);
 }
 
 /** Starts recording layout-shift entries before the page's first byte (as Lighthouse and web-vitals count them). */
