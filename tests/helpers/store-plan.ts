@@ -53,6 +53,7 @@ export const RUN_ONCE: readonly string[] = [
   'tests/unit/store-pg-shared.test.ts',
   'tests/api/multi-server.test.ts',
   'tests/api/rebuild-multi-server.test.ts',
+  'tests/api/shared-redraw.test.ts',
   // On lowdb whatever the run: its own files (layout, migration, bodies, votes, locks, a full disk), and logic pinned to it.
   'tests/unit/lock.test.ts',
   'tests/unit/machine-files.test.ts',

@@ -44,6 +44,43 @@ export function serverIdentity(dataDir: string): string {
   return id;
 }
 
+/**
+ * Renews the claim on `job` every quarter of the lease (1 s of the default 4 s), so three renewals
+ * may go astray before it runs out: work that outlasts part of the lease (a search compaction, a batch
+ * of a shared redraw) is not taken over and done twice, and a killed server stops renewing. Answers how
+ * to stop it, which waits for a renewal in flight (one landing after the claim is given up would claim
+ * the job again).
+ */
+export function holdJobClaim(
+  store: Store,
+  job: Pick<Job, 'id' | 'path'>,
+  holder: string,
+  leaseMs: number,
+  log: Logger,
+): () => Promise<void> {
+  let beat: Promise<unknown> = Promise.resolve();
+  const heartbeat = setInterval(
+    () => {
+      beat = store.jobs
+        .claim(job.id, holder, Date.now() + leaseMs, Date.now())
+        .then((held) => held || log.warn({ path: job.path }, `[publish] ${job.path}: the claim was lost while running`))
+        .catch((error: unknown) =>
+          logOncePerMinute(
+            log,
+            'lease-renewal',
+            { path: job.path, err: errorMessage(error) },
+            `[publish] ${job.path}: renewing the claim failed: ${errorMessage(error)}`,
+          ),
+        );
+    },
+    Math.max(50, Math.floor(leaseMs / 4)),
+  );
+  return async () => {
+    clearInterval(heartbeat);
+    await beat;
+  };
+}
+
 export type JobRunnerDeps = {
   store: Store;
   /** Several servers on one database: this server's name in claims (undefined: one server, nothing is claimed). */
@@ -83,36 +120,6 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
   const retryAt = new Map<string, number>();
   /** Jobs that failed on a full disk: tried again as soon as the disk takes writes. */
   const waitingForSpace = new Set<string>();
-  /**
-   * Renews the claim on `job` every quarter of the lease (1 s of the default 4 s), so three renewals
-   * may go astray before it runs out: work that outlasts part of the lease (a search compaction) is
-   * not taken over and done twice, and a killed server stops renewing. Answers how to stop it, which
-   * waits for a renewal in flight (one landing after the claim is given up would claim the job again).
-   */
-  function holdClaim(job: Job, holder: string): () => Promise<void> {
-    let beat: Promise<unknown> = Promise.resolve();
-    const heartbeat = setInterval(
-      () => {
-        beat = store.jobs
-          .claim(job.id, holder, Date.now() + leaseMs, Date.now())
-          .then((held) => held || log.warn({ path: job.path }, `[publish] ${job.path}: the claim was lost while running`))
-          .catch((error: unknown) =>
-            logOncePerMinute(
-              log,
-              'lease-renewal',
-              { path: job.path, err: errorMessage(error) },
-              `[publish] ${job.path}: renewing the claim failed: ${errorMessage(error)}`,
-            ),
-          );
-      },
-      Math.max(50, Math.floor(leaseMs / 4)),
-    );
-    return async () => {
-      clearInterval(heartbeat);
-      await beat;
-    };
-  }
-
   async function run(job: Job): Promise<void> {
     // One millisecond early, so a save landing in the same millisecond as the start re-queues the job.
     const startedAt = new Date(Date.now() - 1).toISOString();
@@ -123,7 +130,7 @@ export function createJobRunner(deps: JobRunnerDeps): JobRunner {
       retryAt.set(job.id, Date.now() + CLAIMED_RETRY_MS);
       return;
     }
-    const releaseClaim = claimed ? holdClaim(job, owner) : async () => {};
+    const releaseClaim = claimed ? holdJobClaim(store, job, owner, leaseMs, log) : async () => {};
     const isSearch = searchJobOf(job.path) !== undefined;
     // A search build takes seconds: its start is worth a (debug) line, its end is logged anyway.
     if (isSearch) log.debug({ jobId: job.id, path: job.path }, `[publish] ${job.path} started`);

@@ -10,6 +10,7 @@ import type { FileOutcome } from './files.ts';
 import { manifestFileFor, manifestMatches, readRenderManifest, saveRenderManifest, type RenderManifest } from './manifest.ts';
 import type { ReconcileKind } from './page-lane.ts';
 import type { Regenerator } from './regenerator.ts';
+import type { OrderMark } from './paths.ts';
 import { createReconcile, type ReconcileProgress } from './reconcile.ts';
 import {
   migrateRenderState,
@@ -20,9 +21,12 @@ import {
 } from './render-state.ts';
 import { REINDEX_ALL_JOB, searchJobOf } from './search-index.ts';
 import { searchIndexerVersion } from './search-indexer.ts';
+import { joinSharedSweep, type SharedSweep, type SharedSweepDeps, type SweepBatch } from './shared-sweep.ts';
 
 /** How often an idle worker checks whether another process (the rebuild) replaced the manifest. */
 const MANIFEST_CHECK_MS = 15_000;
+/** How soon a server whose sweep batches are all held by others looks again (between page jobs). */
+const SWEEP_WAIT_MS = 250;
 
 export type ManifestKeeperDeps = {
   store: Store;
@@ -43,6 +47,8 @@ export type ManifestKeeperDeps = {
   wakePages: () => void;
   /** Whether an error is a full (or read-only) disk. */
   isDiskFull: (error: unknown) => boolean;
+  /** Several servers on one database: a redraw for a new build is shared with them (shared-sweep.ts). */
+  sweep?: Omit<SharedSweepDeps, 'store' | 'log'>;
   stats: { reconciled: number; failed: number };
   metrics: Metrics;
   log: Logger;
@@ -72,6 +78,8 @@ export type ManifestKeeper = {
   recordDrainedState(queued?: 'none' | 'kept'): Promise<{ id: string; version: number } | 'written' | undefined>;
   /** Both queues are empty: the manifest is written, or checked now and then for an outside rebuild. */
   onDrained(): Promise<void>;
+  /** A stop: a shared batch being drawn is left to the other servers once its lease runs out. */
+  stop(): Promise<void>;
 };
 
 export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
@@ -91,6 +99,21 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
   /** What the running reconcile checks for; an article page it removed leaves a bundle to index again. */
   let reconcileKind: ReconcileKind = 'data';
   let reconcileRemovedArticle = false;
+  /** The shared redraw this server takes part in, and the batch of it the reconcile is drawing. */
+  let sweeping:
+    | {
+        sweep: SharedSweep;
+        reason: string;
+        started: number;
+        /** This server's pages, over its batches. */
+        counts: Record<FileOutcome, number>;
+        failed: number;
+        /** Where the front pages and recent articles end in the sweep's order, not yet logged. */
+        marks: OrderMark[];
+        loggedTenth: number;
+        batch?: SweepBatch;
+      }
+    | undefined;
 
   const reconciler = createReconcile({
     check: async (publicPath) => {
@@ -104,23 +127,100 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
       stats.failed++;
       deps.metrics.pagesRendered.inc({ outcome: 'failed' });
     },
-    // Every page is current. After a new build only the bundles of pages whose text changed were queued (a new
-    // footer indexes nothing); otherwise, or with another Pagefind, every bundle is indexed again (and those without articles dropped).
-    onDone: async ({ failed }) => {
-      const indexer = readRenderStateHeader(manifestFile).rebuild?.indexer;
-      if (reconcileKind === 'data' || reconcileRemovedArticle || indexer !== searchIndexerVersion())
-        await deps.queueSearch([REINDEX_ALL_JOB]);
-      else log.info('[publish] search index kept: only the bundles of pages whose text changed are indexed again');
-      // Every page was drawn by this build (a page that failed keeps the old one's: the next start tries again).
-      if (deps.build !== undefined && failed === 0 && drawnWith !== deps.build) {
-        const build = deps.build;
-        await updateRenderStateHeaderAsync(manifestFile, (header) => ({ ...header, drawnWith: build }));
-        drawnWith = build;
-        log.info({ build }, `[publish] every page is drawn by this build (${build})`);
-      }
+    // A shared redraw's batch (or this folder's own stale files) is done: the sweep goes on. Otherwise every page is current.
+    onDone: async ({ failed, counts }) => {
+      if (!sweeping) return redrawn(failed);
+      sweeping.failed += failed;
+      for (const [outcome, count] of Object.entries(counts)) sweeping.counts[outcome as FileOutcome] += count;
     },
     log,
   });
+
+  /**
+   * Every page is current. After a new build only the bundles of pages whose text changed were queued (a new
+   * footer indexes nothing); otherwise, or with another Pagefind, every bundle is indexed again (and those without articles dropped).
+   */
+  async function redrawn(failed: number): Promise<void> {
+    const indexer = readRenderStateHeader(manifestFile).rebuild?.indexer;
+    if (reconcileKind === 'data' || reconcileRemovedArticle || indexer !== searchIndexerVersion())
+      await deps.queueSearch([REINDEX_ALL_JOB]);
+    else log.info('[publish] search index kept: only the bundles of pages whose text changed are indexed again');
+    // Every page was drawn by this build (a page that failed keeps the old one's: the next start tries again).
+    if (deps.build !== undefined && failed === 0 && drawnWith !== deps.build) {
+      const build = deps.build;
+      await updateRenderStateHeaderAsync(manifestFile, (header) => ({ ...header, drawnWith: build }));
+      drawnWith = build;
+      log.info({ build }, `[publish] every page is drawn by this build (${build})`);
+    }
+  }
+
+  /** Pages the running reconcile or shared redraw has still to check (0: none runs). */
+  function pending(): number {
+    if (!sweeping) return reconciler.pending();
+    return reconciler.pending() + Math.max(1, sweeping.sweep.pagesLeft() - (sweeping.batch?.paths.length ?? 0));
+  }
+
+  function progress(): ReconcileProgress | undefined {
+    if (!sweeping) return reconciler.progress();
+    const total = sweeping.sweep.pages;
+    const done = Math.max(0, total - pending());
+    const spent = (Date.now() - sweeping.started) / 1000;
+    return { done, total, secondsLeft: done > 0 ? Math.ceil((spent / done) * (total - done)) : undefined };
+  }
+
+  /**
+   * The next step of a shared redraw, once the reconcile drew its batch: completes that batch, then
+   * claims the next free one (or waits for the other servers', or copies what they stored and ends).
+   * It logs as a reconcile does, over every server's pages.
+   */
+  async function stepSweep(run: NonNullable<typeof sweeping>): Promise<'checked'> {
+    if (run.batch) {
+      await run.sweep.done();
+      run.batch = undefined;
+      logSweepProgress(run);
+    }
+    const next = await run.sweep.next();
+    if (next === 'wait') await new Promise((resolve) => setTimeout(resolve, SWEEP_WAIT_MS));
+    else if (next === 'finished') {
+      const copied = await run.sweep.finish();
+      sweeping = undefined;
+      const { counts, reason, sweep } = run;
+      const ms = Date.now() - run.started;
+      log.info(
+        { reason, total: sweep.pages, ...counts, drawnHere: sweep.drawnHere(), copiedAtEnd: copied.written, ms },
+        `[publish] reconciled ${sweep.pages} pages (${reason}) in ${(ms / 1000).toFixed(1)} s: ` +
+          `${counts.written} written, ${counts.deleted} deleted, ${counts.unchanged} unchanged; ` +
+          `${sweep.drawnHere()} of ${sweep.pages} drawn here, the rest by the other servers`,
+      );
+      await redrawn(run.failed);
+    } else {
+      run.batch = next;
+      reconciler.start(`${run.reason}, batch ${next.index + 1} of ${next.of}`, next.paths, [], { quiet: true });
+    }
+    return 'checked';
+  }
+
+  /** A shared redraw's tenths and marks, as a reconcile logs them. */
+  function logSweepProgress(run: NonNullable<typeof sweeping>): void {
+    const now = progress()!;
+    const leading = run.sweep.leadingDone();
+    while (run.marks.length && run.marks[0]!.end <= leading) {
+      const { label, end } = run.marks.shift()!;
+      const ms = Date.now() - run.started;
+      log.info(
+        { reason: run.reason, mark: label, pages: end, ms },
+        `[publish] reconciling: ${label} checked (${end} pages in ${(ms / 1000).toFixed(1)} s)`,
+      );
+    }
+    const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
+    if (tenth > run.loggedTenth && tenth < 10) {
+      run.loggedTenth = tenth;
+      log.info(
+        { reason: run.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
+        `[publish] reconciling: ${now.done}/${now.total} pages (${tenth * 10}%), about ${now.secondsLeft ?? '?'} s left`,
+      );
+    }
+  }
 
   async function currentState(): Promise<{ id: string; version: number }> {
     return { id: store.id, version: await store.articles.version() };
@@ -128,17 +228,45 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
 
   async function reconcile(reason: string, kind: ReconcileKind = 'data'): Promise<void> {
     // One joining a running reconcile: a reconcile of the data among them indexes everything when it ends.
-    if (reconciler.pending() === 0) {
+    if (pending() === 0) {
       reconcileKind = kind;
       reconcileRemovedArticle = false;
     } else if (kind === 'data') reconcileKind = 'data';
     const plan = await deps.regenerator.planAll(store);
+    // A new build on several servers: they share the drawing, and each checks the files only its folder holds.
+    if (kind === 'build' && deps.sweep && deps.build !== undefined && pending() === 0) {
+      const stale = plan.paths.slice(0, plan.stale);
+      const sweep = await joinSharedSweep(
+        { ...deps.sweep, store, log },
+        { build: deps.build, from: drawnWith ?? '' },
+        plan.paths.slice(plan.stale),
+      );
+      if (sweep) {
+        sweeping = {
+          sweep,
+          reason,
+          started: Date.now(),
+          counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
+          failed: 0,
+          marks: plan.marks.map((mark) => ({ ...mark, end: mark.end - plan.stale })).filter((mark) => mark.end > 0),
+          loggedTenth: 0,
+        };
+        log.info(
+          { reason, total: sweep.pages },
+          `[publish] reconciling ${sweep.pages} pages: ${reason} (shared with the servers on this database, in batches)`,
+        );
+      } else log.info(`[publish] the servers sharing the database drew every page for this build: copied at start`);
+      if (stale.length) reconciler.start(`${reason}: files the data no longer has`, stale);
+      else if (!sweep) await redrawn(0);
+      deps.wakePages();
+      return;
+    }
     reconciler.start(reason, plan.paths, plan.marks);
     deps.wakePages();
   }
 
   async function recordDrainedState(queued: 'none' | 'kept' = 'none'): Promise<{ id: string; version: number } | 'written' | undefined> {
-    if (deps.writesPending() || reconciler.pending() > 0) return undefined;
+    if (deps.writesPending() || pending() > 0) return undefined;
     if (deps.localSearchJobs().length > 0 && queued === 'none') return undefined;
     const state = await currentState();
     // Re-check after the await: a write may have queued jobs meanwhile.
@@ -197,9 +325,9 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
       await reconcile(why);
     },
     reconcile,
-    step: (count) => reconciler.step(count),
-    pending: () => reconciler.pending(),
-    progress: () => reconciler.progress(),
+    step: (count) => (sweeping && reconciler.pending() === 0 ? stepSweep(sweeping) : reconciler.step(count)),
+    pending,
+    progress,
     pageRendered() {
       manifestStale = true;
     },
@@ -216,6 +344,9 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
         if (manifestMatches(onDisk, state, siteUrl)) writtenVersion = state.version;
         else await reconcile('the pages on disk were replaced by an older build');
       }
+    },
+    async stop() {
+      await sweeping?.sweep.release();
     },
   };
 }

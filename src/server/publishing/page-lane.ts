@@ -9,7 +9,7 @@ import type { Metrics } from '../metrics.ts';
 import { searchDay } from '../clock.ts';
 import type { FileOutcome } from './files.ts';
 import type { Regenerator } from './regenerator.ts';
-import { bundleOf, indexedPart } from './search-index.ts';
+import { bundleOf, indexedPart, searchJobPath } from './search-index.ts';
 import { fileForPath } from './paths.ts';
 import { articleInputFingerprint } from './render-inputs.ts';
 
@@ -58,12 +58,18 @@ export function createPageLane(deps: PageLaneDeps): PageLane {
    */
   const queuedFor = new Map<string, string>();
 
-  /** Queues the search bundle of an article page just written, unless it was queued for the same record. */
-  async function queueBundleOf(publicPath: string): Promise<void> {
+  /**
+   * Queues the search bundle of an article page just written, unless it was queued for the same record.
+   * `announce`: the other servers index it too (they copy the page; a shared redraw leaves them no
+   * way to tell whether its text changed).
+   */
+  async function queueBundleOf(publicPath: string, announce = false): Promise<void> {
     const article = await store.articles.getBySlug(decodeURIComponent(publicPath.slice('/article/'.length)));
     const indexed = article?.status === 'published' ? articleInputFingerprint(article) : undefined;
     if (article && indexed !== undefined && queuedFor.get(publicPath) !== indexed) {
-      await deps.queueSearch([bundleOf(article, searchDay())]);
+      const bundle = bundleOf(article, searchDay());
+      await deps.queueSearch([bundle]);
+      if (announce && sharedOwner !== undefined) await store.pages.put(searchJobPath(bundle), undefined, sharedOwner);
       queuedFor.delete(publicPath);
       queuedFor.set(publicPath, indexed);
       if (queuedFor.size > REMEMBERED_PAGES) queuedFor.delete(queuedFor.keys().next().value!);
@@ -100,7 +106,7 @@ export function createPageLane(deps: PageLaneDeps): PageLane {
           const after = body === undefined ? undefined : Buffer.from(body).toString('utf8');
           if (before === undefined || after === undefined || indexedPart(before) !== indexedPart(after)) {
             queuedFor.delete(publicPath);
-            await queueBundleOf(publicPath);
+            await queueBundleOf(publicPath, true);
           }
         }
       }

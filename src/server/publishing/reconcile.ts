@@ -17,7 +17,7 @@ export type ReconcileDeps = {
   /** Counts a path that failed (it keeps its old file; the next reconcile or a job retries it). */
   onFailed: () => void;
   /** Runs once every path is checked (the worker then queues the search work it calls for); `failed`: paths that kept their old file. */
-  onDone: (result: { failed: number }) => Promise<void>;
+  onDone: (result: { failed: number; counts: Record<FileOutcome, number> }) => Promise<void>;
   log: Logger;
 };
 
@@ -28,8 +28,12 @@ export type ReconcileProgress = { done: number; total: number; secondsLeft: numb
 type Mark = { label: string; end: number };
 
 export type Reconcile = {
-  /** Starts (or restarts) a reconcile over `paths`, in that order, logging when every path before each of `marks` is checked. */
-  start(reason: string, paths: readonly string[], marks?: readonly Mark[]): void;
+  /**
+   * Starts (or restarts) a reconcile over `paths`, in that order, logging when every path before each of `marks` is
+   * checked, and each tenth done; `quiet`: its start and end at debug level and no tenths (a batch of a shared
+   * redraw, which logs its own progress).
+   */
+  start(reason: string, paths: readonly string[], marks?: readonly Mark[], options?: { quiet?: boolean }): void;
   /** Paths still to check, those being checked included (0: none running). */
   pending(): number;
   /** The running reconcile's progress (undefined: none runs). */
@@ -55,6 +59,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
         counts: Record<FileOutcome, number>;
         failed: number;
         loggedTenth: number;
+        quiet: boolean;
         /** Marks not reached yet, the nearest first. */
         marks: Mark[];
       }
@@ -115,7 +120,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
       );
     }
     const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
-    if (queue.length > 0 && tenth > current.loggedTenth) {
+    if (!current.quiet && queue.length > 0 && tenth > current.loggedTenth) {
       current.loggedTenth = tenth;
       log.info(
         { reason: current.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
@@ -125,8 +130,8 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
     if (queue.length === 0) {
       const { counts, total, started, reason, failed } = current;
       summary = undefined;
-      await deps.onDone({ failed });
-      log.info(
+      await deps.onDone({ failed, counts });
+      log[current.quiet ? 'debug' : 'info'](
         { reason, total, ...counts, ms: Date.now() - started },
         `[publish] reconciled ${total} pages (${reason}) in ${((Date.now() - started) / 1000).toFixed(1)} s: ` +
           `${counts.written} written, ${counts.deleted} deleted, ${counts.unchanged} unchanged`,
@@ -136,7 +141,7 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
   }
 
   return {
-    start(reason, paths, marks = []) {
+    start(reason, paths, marks = [], { quiet = false } = {}) {
       queue = [...paths];
       summary = {
         reason,
@@ -145,9 +150,10 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
         counts: { written: 0, unchanged: 0, deleted: 0, absent: 0 },
         failed: 0,
         loggedTenth: 0,
+        quiet,
         marks: [...marks].filter((mark) => mark.end > 0 && mark.end <= paths.length).sort((a, b) => a.end - b.end),
       };
-      log.info({ reason, total: queue.length }, `[publish] reconciling ${queue.length} pages: ${reason}`);
+      log[quiet ? 'debug' : 'info']({ reason, total: queue.length }, `[publish] reconciling ${queue.length} pages: ${reason}`);
     },
     pending: () => queue.length + inFlight,
     progress,

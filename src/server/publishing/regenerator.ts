@@ -51,9 +51,10 @@ export type Regenerator = {
   remove(publicPath: string): Promise<FileOutcome>;
   /**
    * Every path to check in a reconcile: files the data no longer has first (they disappear within moments), then every
-   * public path newest first, with where its front pages and recent articles end (planPublicPaths).
+   * public path newest first, with where its front pages and recent articles end (planPublicPaths). `stale`: how many of
+   * the first paths are files the data no longer has (those this folder alone holds).
    */
-  planAll(store: Store): Promise<{ paths: string[]; marks: OrderMark[] }>;
+  planAll(store: Store): Promise<{ paths: string[]; marks: OrderMark[]; stale: number }>;
   /** The paths whose inputs changed since `state` (the rebuild's plan), reading the worker's render journal. */
   planChanged(store: Store, state: RenderState): Promise<ChangePlan>;
   /** The page states to record after a run: `current` paths get their input and the file's stat, the rest keep `previous`. */
@@ -98,7 +99,11 @@ export function createRegenerator(options: RegeneratorOptions): Regenerator {
     async planAll(store) {
       const { paths: wanted, marks } = await planPublicPaths(store);
       const stale = listRenderedPaths(clientDir, new Set(wanted));
-      return { paths: [...stale, ...wanted], marks: marks.map((mark) => ({ ...mark, end: mark.end + stale.length })) };
+      return {
+        paths: [...stale, ...wanted],
+        marks: marks.map((mark) => ({ ...mark, end: mark.end + stale.length })),
+        stale: stale.length,
+      };
     },
     async planChanged(store, state) {
       const inputs = await computePageInputs(store);

@@ -32,6 +32,7 @@ import { createManifestKeeper } from './manifest-keeper.ts';
 import { createPurgeOutbox } from './purge-batch.ts';
 import { createPurger } from './purge.ts';
 import { followStoredPages, pruneStoredRemovals } from './shared-pages.ts';
+import { isSweepPath } from './shared-sweep.ts';
 import { COMPACT_JOB, searchJobOf, searchJobPath } from './search-index.ts';
 import { closeSearchIndexer, removeSearchLeftovers } from './search-indexer.ts';
 import { createRegenerator, type Renderer } from './regenerator.ts';
@@ -132,6 +133,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
   /** This worker's name in job claims and stored pages (several servers: stable for its DATA_DIR). */
   const owner = shared ? serverIdentity(runtime.config.DATA_DIR) : randomUUID();
   const localJobs = createLocalSearchQueue(() => lanes.wake('search'));
+  const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
   let stopFollowing: (() => Promise<void>) | undefined;
 
   const activity = createActivityLog();
@@ -193,6 +195,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     localSearchJobs: () => localJobs.paths(),
     wakePages: () => lanes.wake('pages'),
     isDiskFull,
+    ...(shared ? { sweep: { owner, leaseMs: runtime.config.JOB_LEASE_MS, folders: { clientDir, imagesDir } } } : {}),
     stats,
     metrics,
     log,
@@ -243,7 +246,8 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
 
   /** The job `lane` runs next; `queued` counts that lane's jobs, `total` every job of both lanes. */
   async function nextJob(lane: Lane): Promise<{ job: Job | undefined; queued: number; total: number; waitMs: number }> {
-    const queue = [...(await store.jobs.list(1000)), ...localJobs.jobs()];
+    // A shared redraw's batches are claimed by its reconcile (manifest-keeper.ts), not run as jobs.
+    const queue = [...(await store.jobs.list(1000)).filter((job) => !isSweepPath(job.path)), ...localJobs.jobs()];
     const picked = pickJob(
       queue,
       timing,
@@ -276,7 +280,6 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
     if (shared) {
       log.info({ owner }, `[publish] worker ${owner}: several servers share this database; jobs are claimed, pages copied`);
       // Before the manifest check: pages other servers rendered while this one was down are copied first.
-      const imagesDir = path.join(path.resolve(runtime.config.DATA_DIR), 'images');
       const onSearchJob = (jobPath: string) => localJobs.add([jobPath]);
       stopFollowing = await followStoredPages(
         store,
@@ -317,6 +320,7 @@ export function startRegenerationWorker(runtime: Runtime, options: WorkerOptions
       lanes.stop();
       // Both lanes finish the job they are on (a search build too) before the indexer closes.
       await running;
+      await keeper.stop();
       await stopFollowing?.();
       purges.flush();
       // Its last try (at most PURGE_TIMEOUT_MS) runs beside the manifest and the indexer's close.
