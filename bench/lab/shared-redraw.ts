@@ -13,6 +13,8 @@ import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { startCluster } from '../../tests/helpers/postgres.ts';
+import { createPool } from '../../src/store/pg/db.ts';
+import { isRegenerablePath } from '../../src/server/publishing/paths.ts';
 import { renderStateFileFor, updateRenderStateHeader } from '../../src/server/publishing/render-state.ts';
 import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { generateStore } from '../generate-store.ts';
@@ -20,7 +22,13 @@ import { children, NODE, runNode } from '../children.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FOOTER = 'Your Gateway to Global Perspectives.';
-const { values } = parseArgs({ options: { articles: { type: 'string', default: '2000' } } });
+const { values } = parseArgs({
+  options: {
+    articles: { type: 'string', default: '2000' },
+    /** A folder for each server's output (`<servers>-<n>.log`). */
+    'log-dir': { type: 'string' },
+  },
+});
 const ARTICLES = Number(values.articles);
 if (!Number.isInteger(ARTICLES) || ARTICLES < 100 || ARTICLES > 200_000) throw new Error('--articles takes 100 to 200000');
 
@@ -29,7 +37,34 @@ const say = (line: string) => console.log(`[shared-redraw ${((performance.now() 
 const round = (n: number, digits = 1) => Number(n.toFixed(digits));
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-type Server = { output: () => string; url: string; stop: () => Promise<void> };
+type Server = { output: () => string; url: string; pid: number; stop: () => Promise<void> };
+
+/** CPU seconds of a process (every thread), and of the children it reaped, from /proc (Linux). */
+function cpuSeconds(pid: number, reaped = false): number {
+  try {
+    const fields = fs.readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime, stime, cutime, cstime: fields 14-17 of stat, 12-15 after the command name.
+    const ticks = Number(fields[11]) + Number(fields[12]) + (reaped ? Number(fields[13]) + Number(fields[14]) : 0);
+    return ticks / 100;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU seconds of every PostgreSQL process so far (the cluster's postmaster counts the backends that ended). */
+function postgresCpuSeconds(): number {
+  let total = 0;
+  for (const pid of fs.readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    let comm = '';
+    try {
+      comm = fs.readFileSync(`/proc/${pid}/comm`, 'utf8').trim();
+    } catch {
+      continue;
+    }
+    if (comm === 'postgres') total += cpuSeconds(Number(pid), true);
+  }
+  return total;
+}
 
 /** scripts/serve.ts on `core` (undefined: any), with its own data and served folders, on the bench's database. */
 async function startServer(buildDir: string, env: Record<string, string>, core?: number): Promise<Server> {
@@ -62,6 +97,7 @@ async function startServer(buildDir: string, env: Record<string, string>, core?:
   return {
     url,
     output,
+    pid: child.pid!,
     stop: async () => {
       if (child.exitCode === null) child.kill('SIGTERM');
       await exited;
@@ -76,6 +112,8 @@ function asDrawnByOldBuild(clientDir: string, build: string): number {
   for (const entry of fs.readdirSync(clientDir, { recursive: true, withFileTypes: true })) {
     const file = path.join(entry.parentPath, entry.name);
     if (!entry.isFile() || !entry.name.endsWith('.html') || file.includes(`${path.sep}pagefind`)) continue;
+    // The fixed pages (404, about) come with the new build itself; the worker draws the rest.
+    if (!isRegenerablePath(`/${path.relative(clientDir, entry.parentPath).split(path.sep).join('/')}`)) continue;
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replaceAll(FOOTER, 'Drawn by the build before.'));
     pages++;
   }
@@ -148,8 +186,13 @@ try {
       pages = asDrawnByOldBuild(path.join(site, 'client'), from);
       return site;
     });
+    // The pages stored so far are the new build's: gone, as if the old build had stored its own.
+    const db = createPool(cluster.url, false);
+    await db.query('DELETE FROM rendered_pages');
+    await db.end();
     say(`== ${count} server(s), one core each: ${pages} pages drawn by another build`);
     const t0 = performance.now();
+    const pgBefore = postgresCpuSeconds();
     const servers = await Promise.all(
       sites.map((site, i) =>
         startServer(buildDir, { DATABASE_URL: cluster.url, DATA_DIR: path.join(site, 'data'), SERVE_DIR: path.join(site, 'client') }, i),
@@ -163,22 +206,30 @@ try {
       if (performance.now() - t0 > 3_600_000) throw new Error('the redraw did not end within an hour');
       await sleep(50);
     }
+    const pgCpuS = round(postgresCpuSeconds() - pgBefore);
     const perServer = servers.map((server, i) => {
-      const line = logLine(server.output(), 'every page drawn with the other servers');
+      const line = logLine(server.output(), 'drawn here, the rest by the other servers');
       return {
         endS: round(endedAt[i]! / 1000, 2),
+        cpuS: round(cpuSeconds(server.pid)),
         sweepS: round(Number(line?.ms) / 1000, 2),
         drawnHere: line?.drawnHere,
-        copied: line?.copied,
+        pages: line?.total,
+        written: line?.written,
       };
     });
     const wholeS = round(Math.max(...endedAt.map(Number)) / 1000, 2);
     say(`   every page drawn on every server ${wholeS} s after the start: ${JSON.stringify(perServer)}`);
-    rounds.push({ servers: count, pages, wholeS, perServer });
+    rounds.push({ servers: count, pages, wholeS, pgCpuS, perServer });
+    if (values['log-dir']) {
+      fs.mkdirSync(values['log-dir'], { recursive: true });
+      servers.forEach((server, i) => fs.writeFileSync(path.join(values['log-dir']!, `${count}-${i}.log`), server.output()));
+    }
     await Promise.all(servers.map((server) => server.stop()));
   }
   const one = rounds[0]!.wholeS as number;
   const two = rounds[1]!.wholeS as number;
+  const busiest = (r: Record<string, unknown>) => Math.max(...(r.perServer as Array<{ cpuS: number }>).map((s) => s.cpuS));
   const sweepOf = (r: Record<string, unknown>) => Math.max(...(r.perServer as Array<{ sweepS: number }>).map((s) => s.sweepS));
   const result = {
     date: new Date().toISOString().slice(0, 10),
@@ -188,6 +239,8 @@ try {
     rounds,
     twoOverOne: round(two / one, 2),
     /** The same from each server's join of the redraw to its end (start-up left out). */
+    /** CPU seconds of the busiest server, two against one: the time on servers of their own (CPU-bound), PostgreSQL elsewhere. */
+    cpuTwoOverOne: round(busiest(rounds[1]!) / busiest(rounds[0]!), 2),
     sweepTwoOverOne: round(sweepOf(rounds[1]!) / sweepOf(rounds[0]!), 2),
   };
   say(`two servers took ${result.twoOverOne} of one server's time`);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { makeDataDir, siteCopyFor, startServer, type TestServer } from '../helpers/server.ts';
 import { databaseFor } from '../helpers/postgres.ts';
 import { openStore } from '../../src/store/index.ts';
+import { createPool } from '../../src/store/pg/db.ts';
 import { readRenderStateHeader, renderStateFileFor, updateRenderStateHeader } from '../../src/server/publishing/render-state.ts';
 import { splitIntoBatches } from '../../src/server/publishing/shared-sweep.ts';
 import { isRegenerablePath } from '../../src/server/publishing/paths.ts';
@@ -85,6 +86,10 @@ describe('a redraw for a new build shared by the servers on one database', () =>
       fs.cpSync(path.dirname(siteOf('a')), path.dirname(siteOf(name)), { recursive: true });
     }
     for (const name of ['a', 'b', 'c'] as const) asDrawnByOldBuild(siteOf(name));
+    // The pages A stored are the new build's bytes: gone, as if the old build had stored its own.
+    const db = createPool(databaseUrl, false);
+    await db.query('DELETE FROM rendered_pages');
+    await db.end();
   }, 180_000);
 
   afterAll(async () => {
@@ -111,6 +116,8 @@ describe('a redraw for a new build shared by the servers on one database', () =>
     const led = [a, b].filter((server) => server.output().includes('with the other servers: ')).length;
     expect(led).toBe(1);
     const [byA, byB] = [drawnHere(a), drawnHere(b)];
+    // Each drew its batches with the new footer and copied the other's.
+    for (const server of [a, b]) expect(server.output()).toMatch(/reconciled \d+ pages .*: [1-9]\d* written/);
     console.log(`[figure] ${byA.of} pages drawn again: ${byA.here} by A, ${byB.here} by B`);
     expect(byA.of).toBe(byB.of);
     expect(byA.here + byB.here).toBe(byA.of);

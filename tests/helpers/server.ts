@@ -111,7 +111,11 @@ export async function startServer(options: { dataDir?: string; env?: Record<stri
   // The run's log scan (scripts/test.ts) reads every server's output for secrets.
   recordServerOutput(child, `server-${path.basename(dataDir)}`);
   // Under the hook timeout (60 s): a loaded CI machine once took over 30 s to start one.
-  const { url, output, exited } = await waitForListening(child, 55_000);
+  // A server that never listens is killed, not left running (and writing) after its test has failed.
+  const { url, output, exited } = await waitForListening(child, 55_000).catch((error: unknown) => {
+    child.kill('SIGKILL');
+    throw error;
+  });
   return {
     url,
     dataDir,
