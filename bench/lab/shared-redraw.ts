@@ -248,7 +248,7 @@ try {
   fs.writeFileSync(path.join(ROOT, 'bench/results/shared-redraw.json'), `${JSON.stringify(result, null, 2)}\n`);
 } finally {
   for (const child of children) child.kill('SIGKILL');
-  await cluster.stop();
+  cluster.stop();
   fs.rmSync(workDir, { recursive: true, force: true });
   fs.rmSync(buildDir, { recursive: true, force: true });
 }
