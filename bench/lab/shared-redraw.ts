@@ -19,6 +19,7 @@ import { renderStateFileFor, updateRenderStateHeader } from '../../src/server/pu
 import { SERVER_NODE_FLAGS, waitForListening } from '../../scripts/server-process.ts';
 import { generateStore } from '../generate-store.ts';
 import { children, NODE, runNode } from '../children.ts';
+import { ADMIN } from '../processes.ts';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
 const FOOTER = 'Your Gateway to Global Perspectives.';
@@ -81,8 +82,8 @@ async function startServer(buildDir: string, env: Record<string, string>, core?:
         PORT: '0',
         SEED: 'none',
         SITE_URL: 'http://localhost:4321',
-        ADMIN_USERNAME: 'bench-admin',
-        ADMIN_PASSWORD: 'bench-password-not-secret',
+        ADMIN_USERNAME: ADMIN.username,
+        ADMIN_PASSWORD: ADMIN.password,
         FEED_FETCH_INTERVAL_MINUTES: '100000',
         BRIEFING_TIME: 'off',
         RENDER_THREADS: '1',

@@ -11,7 +11,7 @@ import { manifestFileFor, manifestMatches, readRenderManifest, saveRenderManifes
 import type { ReconcileKind } from './page-lane.ts';
 import type { Regenerator } from './regenerator.ts';
 import type { OrderMark } from './paths.ts';
-import { createReconcile, type ReconcileProgress } from './reconcile.ts';
+import { createReconcile, logReconcileProgress, type ReconcileProgress } from './reconcile.ts';
 import {
   migrateRenderState,
   pagesDrawnWith,
@@ -177,7 +177,8 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
     if (run.batch) {
       await run.sweep.done();
       run.batch = undefined;
-      logSweepProgress(run);
+      // The marks count only the first batches in a row that are drawn: readers see those pages new.
+      logReconcileProgress(log, run, progress()!, run.sweep.leadingDone());
     }
     const next = await run.sweep.next();
     if (next === 'wait') await new Promise((resolve) => setTimeout(resolve, SWEEP_WAIT_MS));
@@ -198,28 +199,6 @@ export function createManifestKeeper(deps: ManifestKeeperDeps): ManifestKeeper {
       reconciler.start(`${run.reason}, batch ${next.index + 1} of ${next.of}`, next.paths, [], { quiet: true });
     }
     return 'checked';
-  }
-
-  /** A shared redraw's tenths and marks, as a reconcile logs them. */
-  function logSweepProgress(run: NonNullable<typeof sweeping>): void {
-    const now = progress()!;
-    const leading = run.sweep.leadingDone();
-    while (run.marks.length && run.marks[0]!.end <= leading) {
-      const { label, end } = run.marks.shift()!;
-      const ms = Date.now() - run.started;
-      log.info(
-        { reason: run.reason, mark: label, pages: end, ms },
-        `[publish] reconciling: ${label} checked (${end} pages in ${(ms / 1000).toFixed(1)} s)`,
-      );
-    }
-    const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
-    if (tenth > run.loggedTenth && tenth < 10) {
-      run.loggedTenth = tenth;
-      log.info(
-        { reason: run.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
-        `[publish] reconciling: ${now.done}/${now.total} pages (${tenth * 10}%), about ${now.secondsLeft ?? '?'} s left`,
-      );
-    }
   }
 
   async function currentState(): Promise<{ id: string; version: number }> {

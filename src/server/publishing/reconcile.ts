@@ -27,6 +27,32 @@ export type ReconcileProgress = { done: number; total: number; secondsLeft: numb
 /** A point in a reconcile's paths (planPublicPaths' marks): once `end` of them are checked, the log names `label`. */
 type Mark = { label: string; end: number };
 
+/** What a reconcile's progress lines need: its reason and start, the marks not reached yet, the last tenth logged. */
+export type ProgressLines = { reason: string; started: number; marks: Mark[]; loggedTenth: number };
+
+/**
+ * Logs each of `run.marks` that the first `reached` pages cover (once; they are taken off), and the tenth
+ * `now` is in when it is a new one and pages are left: the lines a reconcile logs, whoever drew the pages.
+ */
+export function logReconcileProgress(log: Logger, run: ProgressLines, now: ReconcileProgress, reached: number): void {
+  while (run.marks.length && run.marks[0]!.end <= reached) {
+    const { label, end } = run.marks.shift()!;
+    const ms = Date.now() - run.started;
+    log.info(
+      { reason: run.reason, mark: label, pages: end, ms },
+      `[publish] reconciling: ${label} checked (${end} pages in ${(ms / 1000).toFixed(1)} s)`,
+    );
+  }
+  const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
+  if (now.done < now.total && tenth > run.loggedTenth) {
+    run.loggedTenth = tenth;
+    log.info(
+      { reason: run.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
+      `[publish] reconciling: ${now.done}/${now.total} pages (${tenth * 10}%), about ${now.secondsLeft ?? '?'} s left`,
+    );
+  }
+}
+
 export type Reconcile = {
   /**
    * Starts (or restarts) a reconcile over `paths`, in that order, logging when every path before each of `marks` is
@@ -109,24 +135,9 @@ export function createReconcile(deps: ReconcileDeps): Reconcile {
     const outage = outcomes.find((outcome): outcome is { outage: unknown } => typeof outcome === 'object');
     if (outage) throw outage.outage;
     if (again.length > 0) return 'no-space';
-    const now = progress()!;
     // Paths are taken in order, so a mark is reached once as many are done (one that met a full disk or an outage was tried again first).
-    while (current.marks.length && current.marks[0]!.end <= now.done) {
-      const { label, end } = current.marks.shift()!;
-      const ms = Date.now() - current.started;
-      log.info(
-        { reason: current.reason, mark: label, pages: end, ms },
-        `[publish] reconciling: ${label} checked (${end} pages in ${(ms / 1000).toFixed(1)} s)`,
-      );
-    }
-    const tenth = Math.floor((now.done / Math.max(1, now.total)) * 10);
-    if (!current.quiet && queue.length > 0 && tenth > current.loggedTenth) {
-      current.loggedTenth = tenth;
-      log.info(
-        { reason: current.reason, done: now.done, total: now.total, secondsLeft: now.secondsLeft },
-        `[publish] reconciling: ${now.done}/${now.total} pages (${tenth * 10}%), about ${now.secondsLeft ?? '?'} s left`,
-      );
-    }
+    const now = progress()!;
+    if (!current.quiet) logReconcileProgress(log, current, now, now.done);
     if (queue.length === 0) {
       const { counts, total, started, reason, failed } = current;
       summary = undefined;

@@ -7,8 +7,9 @@
  * is taken over when its lease runs out.
  *
  * The batches are written once, by the server that leads (the one holding the lead job), beside the
- * pages as `/.sweep/<build>`, so every server draws the same paths for a batch; the row becomes a
- * removal when the sweep is over, which tells a server started later that the pages are drawn.
+ * pages as `/.sweep/<build>`, so every server draws the same paths for a batch; once the sweep is over
+ * the row says only that it finished (and from which build), which tells a server started later that
+ * the pages are drawn.
  */
 import { gunzipSync, gzipSync } from 'node:zlib';
 import type { Store } from '../../store/types.ts';
