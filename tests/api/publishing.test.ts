@@ -10,7 +10,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it, onTestFailed } f
 import { makeDataDir, startServer, type TestServer } from '../helpers/server.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { TestClient } from './support.ts';
-import { adminClient, createArticle, readDataFile, startApiServer } from './support.ts';
+import { adminClient, createArticle, readDataFile, startApiServer, waitForQuietPublishing } from './support.ts';
 import { waitFor } from './support.ts';
 import { manifestFileFor, readRenderManifest } from '../../src/server/publishing/manifest.ts';
 
@@ -130,11 +130,14 @@ describe('runtime regeneration', () => {
     await waitFor('the file to change', async () => fs.readFileSync(file, 'utf8') !== before);
     expect(fs.readFileSync(file, 'utf8')).toContain('Negotiators return to the table');
 
+    // Quiet as a whole, not only the page queue: the start's reconcile and the search jobs it queues may still be running.
     await waitForIdle(server);
+    await waitForQuietPublishing(admin);
     const linesBefore = server.output().split('\n').length;
     const draft = await createArticle(admin, { title: 'Quiet draft', section: 'business' });
     await admin.put(`/api/articles/${draft.id}`, { title: 'Quiet draft, edited' });
     await waitForIdle(server);
+    await waitForQuietPublishing(admin);
     expect(
       server
         .output()
