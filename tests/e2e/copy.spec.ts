@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { APIRequestContext, Page } from '@playwright/test';
-import { expect, test, type Site } from './fixtures.ts';
+import { expect, siteIsIdle, test, type Site } from './fixtures.ts';
 import { simpleParser } from 'mailparser';
 import { findCopyProblems, formatCopyFindings, type CopyFinding } from './copy-check.ts';
 import { createArticle, declineCookies, signIn, signInPage, uniqueToken } from './reader-support.ts';
@@ -255,7 +255,7 @@ test.describe('the checker', () => {
   });
 });
 
-test('reader pages read right on a desktop and a phone, in both themes', async ({ page, request }) => {
+test('reader pages read right on a desktop and a phone, in both themes', async ({ page, request, site }) => {
   test.setTimeout(240_000);
   await signIn(request);
   const token = uniqueToken('copy');
@@ -299,7 +299,7 @@ test('reader pages read right on a desktop and a phone, in both themes', async (
     `/article/no-such-article-${token}`,
   ]);
   // The new article's pages and its search bundle are written before they are read: no bundle is swapped mid-search.
-  await expect.poll(async () => ((await (await request.get('/api/health')).json()) as { jobs: number }).jobs, { timeout: 60_000 }).toBe(0);
+  await expect.poll(() => siteIsIdle(site.url), { timeout: 60_000 }).toBe(true);
   for (const url of pages) {
     await page.goto(url);
     await settle(page);

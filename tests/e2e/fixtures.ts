@@ -34,6 +34,12 @@ export type Site = {
   databaseUrl: string | undefined;
 };
 
+/** Whether the site at `url` has nothing left to draw (GET /api/health: no job queued, no page left to reconcile). */
+export async function siteIsIdle(url: string): Promise<boolean> {
+  const health = (await (await fetch(`${url}/api/health`)).json()) as { jobs: number; reconciling: number };
+  return health.jobs === 0 && health.reconciling === 0;
+}
+
 /** Starts a demo site and waits until its worker has drawn every page of the demo content. */
 async function startSite(store: SiteStore, label: string): Promise<Site & { stop: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `meridian-e2e-${label}-`));
@@ -78,8 +84,7 @@ async function startSite(store: SiteStore, label: string): Promise<Site & { stop
   // The served folder is a copy of the build's: the site draws the demo content's pages as it starts.
   const deadline = Date.now() + 180_000;
   for (;;) {
-    const health = (await (await fetch(`${url}/api/health`)).json()) as { jobs: number; reconciling: number };
-    if (health.jobs === 0 && health.reconciling === 0) break;
+    if (await siteIsIdle(url)) break;
     if (Date.now() > deadline) {
       await stop();
       throw new Error(`The e2e site drew no complete demo site in 180 s:\n${output().slice(-3000)}`);
