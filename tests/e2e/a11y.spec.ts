@@ -1,23 +1,7 @@
 /** Accessibility: axe-core on every reader page type, in the light and the dark theme, with no serious or critical violation. */
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { declineCookies, findArticle, revealIslands } from './reader-support.ts';
-
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  const report = serious
-    .map(
-      (v) =>
-        `${v.id} (${v.impact}): ${v.help}\n  ${v.nodes
-          .slice(0, 3)
-          .map((n) => n.target.join(' '))
-          .join('\n  ')}`,
-    )
-    .join('\n');
-  expect(serious, report).toEqual([]);
-}
 
 for (const theme of ['light', 'dark'] as const) {
   test.describe(`${theme} theme`, () => {

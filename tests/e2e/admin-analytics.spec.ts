@@ -3,8 +3,8 @@
  * alternative, the article's own panel and sparkline, both themes under axe, 375 px wide, and Fetch Now's live progress.
  */
 import http from 'node:http';
-import AxeBuilder from '@axe-core/playwright';
-import type { APIRequestContext, Locator, Page } from '@playwright/test';
+import type { APIRequestContext, Locator } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import type { AnalyticsSummary, ReferrerReport } from '../../src/schemas/analytics.ts';
 import { readFixture } from '../fixtures/feeds/feed-server.ts';
@@ -46,12 +46,6 @@ async function sendViews(request: APIRequestContext, path: string, count: number
     const response = await request.post('/api/analytics/pageview', { data: { path, ...extra }, headers: { 'User-Agent': userAgent } });
     expect(response.status()).toBe(204);
   }
-}
-
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
 }
 
 test(

@@ -5,8 +5,8 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page, Request } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { createArticle, expectToast, getArticle, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
 import { sanitizeBodyHtml } from '../../src/server/html.ts';
@@ -362,8 +362,6 @@ for (const theme of ['light', 'dark'] as const) {
 
     // The preview is a sandboxed frame where no script may run, and axe waits for its frame script there: it is left out.
     await page.locator('iframe[title="Article body preview"]').evaluate((frame) => frame.remove());
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
+    await expectNoSeriousViolations(page);
   });
 }

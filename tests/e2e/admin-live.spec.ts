@@ -3,19 +3,9 @@
  * updates with their toasts, save the article meanwhile without a conflict, end the coverage; axe on
  * the panel, and the panel on a 375 px phone without sideways scrolling.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { answerNextConfirm, createArticle, expectToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
-
-async function expectPanelAccessible(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page })
-    .include('[data-testid="live-panel"]')
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    .analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`).join('\n')).toEqual([]);
-}
 
 test(
   'start, key points, post, edit, delete and end, with the article saved meanwhile without a 409',
@@ -44,7 +34,7 @@ test(
     await expect(rows.first()).toContainText('Crews are on the scene.');
     await expect(rows.first()).toContainText('Breaking');
     await expect(page.getByTestId('live-update-text')).toHaveValue('');
-    await expectPanelAccessible(page);
+    await expectNoSeriousViolations(page, { include: '[data-testid="live-panel"]' });
 
     // The editor still holds the version it opened: an update was no article save.
     await page.getByLabel('Deck (Summary)').fill('Saved while the coverage runs');

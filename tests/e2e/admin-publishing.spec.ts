@@ -5,19 +5,9 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { createArticle, currentToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
-
-async function expectPanelAxeClean(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page })
-    .include('[data-testid="publishing-panel"]')
-    .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-    .analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-}
 
 test(
   'the Publishing panel shows a written page and a failed render, and Retry toasts and writes it',
@@ -52,9 +42,9 @@ test(
       // Relative times carry the absolute one.
       await expect(panel.getByTestId('recent-render').first().locator('time')).toHaveAttribute('datetime', /^\d{4}-\d\d-\d\dT/);
 
-      await expectPanelAxeClean(page);
+      await expectNoSeriousViolations(page, { include: '[data-testid="publishing-panel"]' });
       await page.evaluate(() => document.documentElement.setAttribute('data-theme', 'dark'));
-      await expectPanelAxeClean(page);
+      await expectNoSeriousViolations(page, { include: '[data-testid="publishing-panel"]' });
       await page.evaluate(() => document.documentElement.removeAttribute('data-theme'));
 
       await page.setViewportSize({ width: 375, height: 812 });

@@ -1,8 +1,8 @@
 /**
  * Roles in the browser (issue 14): an admin adds a user in the Users tab; a contributor cannot publish (no button, and the API says 403).
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Browser, Page } from '@playwright/test';
+import type { Browser } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { declineCookies, gotoAdmin, signInPage, uniqueToken, waitForIsland } from './admin-helpers.ts';
 
@@ -105,16 +105,11 @@ test(
 );
 
 test('the Users and Audit tabs have no serious axe violations', async ({ page }) => {
-  const check = async (p: Page) => {
-    const results = await new AxeBuilder({ page: p }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  };
   await signInPage(page);
   await gotoAdmin(page, '/admin?tab=users');
   await expect(page.getByTestId('admin-user').first()).toBeVisible();
-  await check(page);
+  await expectNoSeriousViolations(page);
   await page.getByRole('tab', { name: 'Audit' }).click();
   await expect(page.getByTestId('audit-entry').first()).toBeVisible();
-  await check(page);
+  await expectNoSeriousViolations(page);
 });

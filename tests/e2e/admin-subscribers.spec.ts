@@ -1,7 +1,7 @@
 /** The dashboard's Subscribers tab: counts, last briefing, search, remove, CSV export, briefing preview and test copy. */
 import fs from 'node:fs';
-import AxeBuilder from '@axe-core/playwright';
 import type { Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import type { SubscriberListing } from '../../src/schemas/newsletter.ts';
 import { answerNextConfirm, createArticle, expectToast, gotoAdmin, signInPage, uniqueToken } from './admin-helpers.ts';
@@ -78,17 +78,12 @@ test('previews the briefing and sends a test copy', async ({ page }) => {
 });
 
 test('the tab (with the preview open) and the confirm page have no serious axe violations', async ({ page }) => {
-  const check = async () => {
-    const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`)).toEqual([]);
-  };
   await openSubscribers(page);
   await expect(page.getByTestId('count-confirmed')).not.toContainText('…');
   await page.getByRole('button', { name: 'Preview briefing' }).click();
   await expect(page.getByTestId('briefing-preview')).toBeVisible();
-  await check();
+  await expectNoSeriousViolations(page);
   await page.goto('/newsletter/confirm?token=' + 'c'.repeat(32));
   await expect(page.getByTestId('confirm-result')).toHaveAttribute('data-outcome', 'unknown');
-  await check();
+  await expectNoSeriousViolations(page);
 });

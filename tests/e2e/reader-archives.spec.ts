@@ -2,16 +2,9 @@
  * Tag and author archives (issue 35) as a reader meets them: from an article's tag link to the tag
  * page, from its byline to the author page, paging, related reading, axe in both themes and 375 px.
  */
-import AxeBuilder from '@axe-core/playwright';
-import type { Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import { createArticle, declineCookies, expectToast, revealIslands, signIn, signInPage, uniqueToken } from './reader-support.ts';
-
-async function expectNoSeriousViolations(page: Page): Promise<void> {
-  const results = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice']).analyze();
-  const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  expect(serious, serious.map((v) => `${v.id}: ${v.help} ${v.nodes[0]?.target.join(' ')}`).join('\n')).toEqual([]);
-}
 
 test.describe('tag and author archives', () => {
   const created: string[] = [];

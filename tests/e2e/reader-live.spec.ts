@@ -4,8 +4,8 @@
  * measured by a PerformanceObserver as reader-layout-shift.spec.ts does); the click shows it first;
  * ending the coverage stops the page asking; the page is complete without JavaScript; axe in both themes.
  */
-import AxeBuilder from '@axe-core/playwright';
 import type { APIRequestContext, Page } from '@playwright/test';
+import { expectNoSeriousViolations } from './axe.ts';
 import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import type { LiveUpdate } from '../../src/schemas/live.ts';
@@ -147,11 +147,6 @@ for (const theme of ['light', 'dark'] as const) {
     await settle(page);
     await postUpdate(request, article.id, { bodyHtml: '<p>One more arrives.</p>' });
     await expect(page.getByTestId('live-new-button')).toBeVisible({ timeout: ARRIVAL_MS });
-    const results = await new AxeBuilder({ page })
-      .include('[data-testid="live-coverage"]')
-      .withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'])
-      .analyze();
-    const serious = results.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    expect(serious, serious.map((v) => `${v.id}: ${v.help} ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`).join('\n')).toEqual([]);
+    await expectNoSeriousViolations(page, { include: '[data-testid="live-coverage"]' });
   });
 }
