@@ -125,6 +125,10 @@ const env: NodeJS.ProcessEnv = {
   OUT_DIR: '.out/test',
   TMPDIR: reports,
   MERIDIAN_SERVER_LOGS: serverLogs,
+  // Node's compile cache, shared by every process of the run (the runners' workers, some 200 servers
+  // and their render threads, the CLIs the tests call): a module's type-stripped source and V8 code are
+  // made once, not in each process that loads it. Removed with the run's folder.
+  NODE_COMPILE_CACHE: path.join(reports, 'compile-cache'),
 };
 // Every test server's store is the suite's choice (lowdb, or a database on the run's cluster), never the shell's.
 delete env.DATABASE_URL;
