@@ -2,6 +2,7 @@
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import zlib from 'node:zlib';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openStore, type Store } from '../../src/store/index.ts';
 import type { ArticleRecord } from '../../src/schemas/article.ts';
@@ -470,6 +471,26 @@ describe('paths and files', () => {
     expect(fs.existsSync(path.dirname(target))).toBe(false);
     expect(fs.existsSync(client)).toBe(true);
     expect(await deleteServedFile(target, client)).toBe('absent');
+  });
+
+  it('writes what the render thread prepared: its twins as they are, or nothing for a file it found unchanged', async () => {
+    const client = path.join(dir, 'client');
+    const target = fileForPath(client, '/article/prepared');
+    const body = Buffer.from(`<p>${'Prepared on the render thread. '.repeat(40)}</p>`);
+    const twins = { br: Buffer.from('the brotli twin, as made'), gzip: Buffer.from('the gzip twin, as made') };
+    const refuse = () => Promise.reject(new Error('prepared twins are not made again'));
+    expect(await writeFileAtomic(target, body, refuse, { unchanged: false, twins })).toBe('written');
+    expect(fs.readFileSync(target).equals(body)).toBe(true);
+    expect(fs.readFileSync(`${target}.br`, 'utf8')).toBe('the brotli twin, as made');
+    expect(fs.readFileSync(`${target}.gz`, 'utf8')).toBe('the gzip twin, as made');
+    const mtime = fs.statSync(target).mtimeMs;
+    // Found unchanged there: not read nor written here, twins present.
+    expect(await writeFileAtomic(target, body, refuse, { unchanged: true })).toBe('unchanged');
+    expect(fs.statSync(target).mtimeMs).toBe(mtime);
+    // A twin missing beside an unchanged file is made again.
+    fs.rmSync(`${target}.gz`);
+    expect(await writeFileAtomic(target, body, undefined, { unchanged: true })).toBe('unchanged');
+    expect(zlib.gunzipSync(fs.readFileSync(`${target}.gz`)).equals(body)).toBe(true);
   });
 
   it('reads back the render manifest it wrote and compares it with a store', () => {

@@ -1,5 +1,6 @@
 /** The render thread: draws reader pages from the built bundle with the data it is handed, off the server's thread, at a lower priority. */
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import zlib from 'node:zlib';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -35,7 +36,7 @@ describe('render thread', () => {
 
   it('draws an article page and a section page from the data it is handed', async () => {
     const data = articlePage('Drawn off the main thread', '<p>The council met on Thursday.</p>');
-    const html = Buffer.from(await thread.render(`/article/${data.article!.slug}`, { route: 'article', props: data })).toString();
+    const html = Buffer.from((await thread.render(`/article/${data.article!.slug}`, { route: 'article', props: data })).body).toString();
     expect(html.startsWith('<!DOCTYPE html>')).toBe(true);
     expect(html).toContain('Drawn off the main thread');
     expect(html).toContain('The council met on Thursday.');
@@ -52,7 +53,7 @@ describe('render thread', () => {
       newestArchive: false,
       articles: cards,
     };
-    const page = Buffer.from(await thread.render('/section/tech', { route: 'section', props: listing })).toString();
+    const page = Buffer.from((await thread.render('/section/tech', { route: 'section', props: listing })).body).toString();
     expect(page).toContain('First card');
     expect(page).toContain('Second card');
   });
@@ -64,6 +65,31 @@ describe('render thread', () => {
     expect(twins.gzip && zlib.gunzipSync(twins.gzip).equals(body)).toBe(true);
     expect(twins.br!.byteLength).toBeLessThan(body.byteLength / 4);
     expect(await thread.compress('/srv/client/robots.txt', Buffer.from('User-agent: *\n'))).toEqual({});
+  });
+
+  it('given the file a page goes to, says whether it holds the page already, or makes the twins of the new one', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'render-thread-'));
+    try {
+      const file = path.join(dir, 'article/prepared/index.html');
+      const twin = { route: 'article', props: articlePage('Prepared', `<p>${'Compared and compressed there. '.repeat(100)}</p>`) } as const;
+      const first = await thread.render('/article/prepared', twin, file);
+      if (first.prepared?.unchanged !== false) throw new Error(`a missing file is to be written: ${JSON.stringify(first.prepared)}`);
+      const body = Buffer.from(first.body);
+      expect(zlib.brotliDecompressSync(first.prepared.twins.br!).equals(body)).toBe(true);
+      expect(zlib.gunzipSync(first.prepared.twins.gzip!).equals(body)).toBe(true);
+      fs.mkdirSync(path.dirname(file), { recursive: true });
+      fs.writeFileSync(file, body);
+      expect((await thread.render('/article/prepared', twin, file)).prepared).toEqual({ unchanged: true });
+      fs.writeFileSync(file, 'an older page');
+      expect((await thread.render('/article/prepared', twin, file)).prepared?.unchanged).toBe(false);
+      // A file where the page's folder must be: nothing prepared, so the writer meets the error with its code.
+      fs.writeFileSync(path.join(dir, 'blocked'), 'not a folder');
+      const blocked = await thread.render('/article/prepared', twin, path.join(dir, 'blocked/index.html'));
+      expect(blocked.prepared).toBeUndefined();
+      expect(Buffer.from(blocked.body).equals(body)).toBe(true);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   it('runs at a lower CPU priority than the thread that started it (Linux)', async () => {
@@ -79,7 +105,7 @@ describe('render thread', () => {
     const wrong: SectionPageData = { section: 'world', title: 'World', description: 'x', page: 3, newestArchive: false, articles: [] };
     await expect(thread.render('/section/world', { route: 'section', props: wrong })).rejects.toThrow(/answered HTTP 404/);
     const html = Buffer.from(
-      await thread.render('/article/after', { route: 'article', props: articlePage('After a refusal', '<p>y</p>') }),
+      (await thread.render('/article/after', { route: 'article', props: articlePage('After a refusal', '<p>y</p>') })).body,
     );
     expect(html.toString()).toContain('After a refusal');
   });
@@ -104,7 +130,7 @@ describe('render thread', () => {
       const pages = await Promise.all(
         titles.map((title) => pool.render('/article/side', { route: 'article', props: articlePage(title, '<p>b</p>') })),
       );
-      pages.forEach((page, index) => expect(Buffer.from(page).toString()).toContain(titles[index]));
+      pages.forEach((page, index) => expect(Buffer.from(page.body).toString()).toContain(titles[index]));
       const body = Buffer.from(`<!DOCTYPE html><p>${'Side by side. '.repeat(400)}</p>`);
       expect(zlib.gunzipSync((await pool.compress('/srv/client/article/side/index.html', body)).gzip!).equals(body)).toBe(true);
     } finally {

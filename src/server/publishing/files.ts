@@ -11,9 +11,17 @@ import {
   writeTwins,
   type Compressor,
   type StagedTwins,
+  type Twins,
 } from './compress.ts';
 
 export type FileOutcome = 'written' | 'unchanged' | 'deleted' | 'absent';
+
+/**
+ * What the render thread already found out about a page's file in the message that drew it: that the
+ * file holds exactly these bytes, or the twins to write with the new ones (docs/performance.md,
+ * 2026-12-03, on the compare and compression in the render's message).
+ */
+export type PreparedWrite = { unchanged: true } | { unchanged: false; twins: Twins };
 
 type ChangeListener = (fileOrFolder: string) => void;
 const listeners = new Set<ChangeListener>();
@@ -51,29 +59,32 @@ async function twinsPresent(target: string, body: Uint8Array): Promise<boolean> 
  * mtime and ETag). The compressed twins go first, each by temp + rename, then the file itself: the
  * static server serves a twin only when it decodes to the file, so a reader between the renames
  * gets the old or the new page, never a mix. Temp names start with a dot, which is never served.
- * `compress` makes the twins (default: in libuv's pool).
+ * `compress` makes the twins (default: in libuv's pool); `prepared`, when the render thread compared
+ * the file and made the twins already, spares this thread the read and the compression.
  */
-export async function writeFileAtomic(target: string, body: Uint8Array, compress?: Compressor): Promise<FileOutcome> {
-  try {
-    const current = await fs.readFile(target);
-    if (Buffer.compare(current, body) === 0) {
-      // Twins can be missing on a folder built before compression existed: make them, keep the file.
-      if (!(await twinsPresent(target, body))) {
-        await writeTwins(target, body, compress);
-        notifyServedFileChange(target);
-      }
-      return 'unchanged';
+export async function writeFileAtomic(
+  target: string,
+  body: Uint8Array,
+  compress?: Compressor,
+  prepared?: PreparedWrite,
+): Promise<FileOutcome> {
+  if (prepared?.unchanged || (!prepared && (await holds(target, body)))) {
+    // Twins can be missing on a folder built before compression existed: make them, keep the file.
+    if (!(await twinsPresent(target, body))) {
+      await writeTwins(target, body, compress);
+      notifyServedFileChange(target);
     }
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return 'unchanged';
   }
+  const made = prepared && !prepared.unchanged ? prepared.twins : undefined;
+  const twinsOf: Compressor | undefined = made ? () => Promise.resolve(made) : compress;
   await fs.mkdir(path.dirname(target), { recursive: true });
   // Every byte is written under temp names before anything is renamed: a full disk stops the write
   // with the old page and its twins as they were, and no temp file left taking the space.
   const page = await stageFile(target, body);
   let twins: StagedTwins | undefined;
   try {
-    twins = await stageTwins(target, body, compress);
+    twins = await stageTwins(target, body, twinsOf);
     await twins.commit();
     await fs.rename(page.temp, target);
   } catch (error) {
@@ -83,6 +94,16 @@ export async function writeFileAtomic(target: string, body: Uint8Array, compress
   }
   notifyServedFileChange(target);
   return 'written';
+}
+
+/** Whether `target` holds exactly `body` (false when it does not exist). */
+async function holds(target: string, body: Uint8Array): Promise<boolean> {
+  try {
+    return Buffer.compare(await fs.readFile(target), body) === 0;
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    return false;
+  }
 }
 
 /** Removes a served file (and its twins), and its folder when that leaves it empty (article/slug/). */

@@ -8,7 +8,7 @@ import path from 'node:path';
 import type { Store } from '../../store/types.ts';
 import { searchDay } from '../clock.ts';
 import type { Compressor } from './compress.ts';
-import { deleteServedFile, writeFileAtomic, type FileOutcome } from './files.ts';
+import { deleteServedFile, writeFileAtomic, type FileOutcome, type PreparedWrite } from './files.ts';
 import { fileForPath, isRegenerablePath, listRenderedPaths, listSearchBundles, planPublicPaths, type OrderMark } from './paths.ts';
 import { createRenderJournal, takeRenderJournal } from './render-journal.ts';
 import { computePageInputs, planRender, statOf, type PageInput, type RenderState } from './render-inputs.ts';
@@ -16,9 +16,13 @@ import { monthOfWeek, searchJobOf } from './search-index.ts';
 import { staleWeeks } from './search-periods.ts';
 import { syncSearchBundles, type PeriodIndexResult } from './search-indexer.ts';
 
-/** A page rendered for the current data, or word that it does not exist (its file is removed). */
-export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string } | { kind: 'missing' };
-export type Renderer = (publicPath: string) => Promise<RenderOutcome>;
+/**
+ * A page rendered for the current data (with what the renderer found out about its file, when it was
+ * given it), or word that it does not exist (its file is removed).
+ */
+export type RenderOutcome = { kind: 'page'; body: Uint8Array; input?: string; prepared?: PreparedWrite } | { kind: 'missing' };
+/** Renders a public path; `file` is the served file it goes to, which a renderer may compare and compress for. */
+export type Renderer = (publicPath: string, file?: string) => Promise<RenderOutcome>;
 
 export type RegeneratorOptions = {
   /** The served folder (OUT_DIR/client). */
@@ -79,10 +83,12 @@ export function createRegenerator(options: RegeneratorOptions): Regenerator {
   async function regenerate(publicPath: string): Promise<Regenerated> {
     if (!isRegenerablePath(publicPath)) throw new Error(`Refusing to regenerate ${publicPath}`);
     const started = performance.now();
-    const rendered = await options.render(publicPath);
     const file = fileForPath(clientDir, publicPath);
+    const rendered = await options.render(publicPath, file);
     const outcome =
-      rendered.kind === 'page' ? await writeFileAtomic(file, rendered.body, options.compress) : await deleteServedFile(file, clientDir);
+      rendered.kind === 'page'
+        ? await writeFileAtomic(file, rendered.body, options.compress, rendered.prepared)
+        : await deleteServedFile(file, clientDir);
     if (journal && outcome === 'written' && rendered.kind === 'page' && rendered.input !== undefined) {
       // Only spares the next rebuild a render: a failure here costs that render, never the page.
       await journal

@@ -6,8 +6,11 @@
  * piece: docs/performance.md, 2026-11-26), its brotli and gzip twins and the garbage they make then stay off the event loop
  * that answers readers and writers, and off libuv's pool, whose threads its file writes wait for.
  * Requests reach the bundle's handler in memory (light-my-request), never through a socket, so
- * nothing outside this process can call it.
+ * nothing outside this process can call it. Given the file a page goes to, the thread also compares it
+ * with the page and makes the twins of a changed one in the same message, so the page does not travel
+ * back here to be compressed and the server's thread does not read the old file.
  */
+import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type http from 'node:http';
@@ -16,15 +19,19 @@ import { TWIN_PREFIX, type TwinPage } from '../../schemas/pages.ts';
 import { lowerThreadPriority } from '../thread-priority.ts';
 import { threadCpuMicros } from '../thread-cpu.ts';
 import { compressBodySync, type Twins } from './compress.ts';
+import type { PreparedWrite } from './files.ts';
 
 export type RenderThreadData = { serverEntry: string; nice: number };
-export type RenderRequest = { seq: number; path: string; twin: TwinPage } | { seq: number; compress: { file: string; body: Uint8Array } };
+export type RenderRequest =
+  { seq: number; path: string; twin: TwinPage; file?: string } | { seq: number; compress: { file: string; body: Uint8Array } };
 /**
  * The thread's CPU time so far (µs): in all, loading the bundle, and making brotli and gzip twins. The
  * rest of it is drawing pages (Astro and React, with the in-memory request around them).
  */
 export type ThreadCpu = { total: number; bundle: number; brotli: number; gzip: number };
-export type RenderReply = ({ seq: number; body: Uint8Array } | { seq: number; twins: Twins } | { seq: number; error: string }) & {
+export type RenderReply = (
+  { seq: number; body: Uint8Array; prepared?: PreparedWrite } | { seq: number; twins: Twins } | { seq: number; error: string }
+) & {
   cpu: ThreadCpu;
 };
 
@@ -52,6 +59,29 @@ async function render({ path, twin }: { path: string; twin: TwinPage }): Promise
   return new Uint8Array(response.rawPayload);
 }
 
+/** Makes twins on this thread, counting their CPU. */
+function compress(file: string, body: Uint8Array): Twins {
+  const made = compressBodySync(file, body);
+  cpu.brotli += made.cpu.brotli;
+  cpu.gzip += made.cpu.gzip;
+  return made.twins;
+}
+
+/**
+ * Whether `file` already holds `body`, or the twins to write with it. Undefined when the file cannot be
+ * read for another reason than its absence: the server's thread then meets the error itself, with its code.
+ */
+function prepare(file: string, body: Uint8Array): PreparedWrite | undefined {
+  let current: Buffer | undefined;
+  try {
+    current = fs.readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  if (current && Buffer.compare(current, body) === 0) return { unchanged: true };
+  return { unchanged: false, twins: compress(file, body) };
+}
+
 const fail = (seq: number, error: unknown) =>
   port.postMessage({ seq, error: (error as Error).stack ?? String(error), cpu: spent() } satisfies RenderReply);
 
@@ -59,17 +89,22 @@ port.on('message', (request: RenderRequest) => {
   if ('compress' in request) {
     try {
       // Copied across, not transferred: zlib's output may share its memory with other buffers.
-      const made = compressBodySync(request.compress.file, request.compress.body);
-      cpu.brotli += made.cpu.brotli;
-      cpu.gzip += made.cpu.gzip;
-      port.postMessage({ seq: request.seq, twins: made.twins, cpu: spent() } satisfies RenderReply);
+      port.postMessage({
+        seq: request.seq,
+        twins: compress(request.compress.file, request.compress.body),
+        cpu: spent(),
+      } satisfies RenderReply);
     } catch (error) {
       fail(request.seq, error);
     }
     return;
   }
-  render(request).then(
-    (body) => port.postMessage({ seq: request.seq, body, cpu: spent() } satisfies RenderReply, [body.buffer as ArrayBuffer]),
-    (error: unknown) => fail(request.seq, error),
-  );
+  render(request)
+    .then((body) => {
+      const prepared = request.file === undefined ? undefined : prepare(request.file, body);
+      port.postMessage({ seq: request.seq, body, ...(prepared ? { prepared } : {}), cpu: spent() } satisfies RenderReply, [
+        body.buffer as ArrayBuffer,
+      ]);
+    })
+    .catch((error: unknown) => fail(request.seq, error));
 });

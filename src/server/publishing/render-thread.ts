@@ -8,15 +8,22 @@ import { Worker } from 'node:worker_threads';
 import type { TwinPage } from '../../schemas/pages.ts';
 import type { RenderReply, RenderRequest, RenderThreadData, ThreadCpu } from './render-thread-worker.ts';
 import type { Twins } from './compress.ts';
+import type { PreparedWrite } from './files.ts';
 import { BACKGROUND_NICE } from '../thread-priority.ts';
 
 // Not a literal inside `new URL(...)`: a bundler would copy the file as an asset without its imports.
 const WORKER_NAME = './render-thread-worker.ts';
 const WORKER_FILE = new URL(WORKER_NAME, import.meta.url);
 
+/** A drawn file, and with `file` given, what the thread found out about it there (writeFileAtomic's `prepared`). */
+export type RenderedFile = { body: Uint8Array; prepared?: PreparedWrite };
+
 export type RenderThread = {
-  /** The bytes of `publicPath` (a page's HTML, a feed, a sitemap...), drawn by its twin from `twin`. */
-  render(publicPath: string, twin: TwinPage): Promise<Uint8Array>;
+  /**
+   * The bytes of `publicPath` (a page's HTML, a feed, a sitemap...), drawn by its twin from `twin`; given
+   * `file`, where they are to be written, whether it holds them already or else their compressed twins.
+   */
+  render(publicPath: string, twin: TwinPage, file?: string): Promise<RenderedFile>;
   /** The brotli and gzip twins of a file about to be written (a Compressor, run on the thread). */
   compress(file: string, body: Uint8Array): Promise<Twins>;
   /** Ends the thread (renders still waiting fail). */
@@ -38,6 +45,14 @@ type Pending = { resolve: (reply: RenderReply) => void; reject: (error: Error) =
 
 /** No CPU spent: the start of every tally. */
 const NO_CPU: ThreadCpu = Object.freeze({ total: 0, bundle: 0, brotli: 0, gzip: 0 });
+
+/** Twins as Buffers again (a structured clone arrives as plain Uint8Arrays). */
+function buffersOf(twins: Twins): Twins {
+  const out: Twins = {};
+  for (const [encoding, twin] of Object.entries(twins))
+    out[encoding as keyof Twins] = Buffer.from(twin.buffer, twin.byteOffset, twin.byteLength);
+  return out;
+}
 
 function addCpu(a: ThreadCpu, b: ThreadCpu): ThreadCpu {
   return { total: a.total + b.total, bundle: a.bundle + b.bundle, brotli: a.brotli + b.brotli, gzip: a.gzip + b.gzip };
@@ -113,19 +128,22 @@ export function startRenderThread(serverEntry: string, options: RenderThreadOpti
   };
 
   return {
-    async render(publicPath, twin) {
-      const reply = await ask(`rendering ${publicPath}`, (id) => ({ seq: id, path: publicPath, twin }));
+    async render(publicPath, twin, file) {
+      const reply = await ask(`rendering ${publicPath}`, (id) => ({
+        seq: id,
+        path: publicPath,
+        twin,
+        ...(file === undefined ? {} : { file }),
+      }));
       if (!('body' in reply)) throw new Error(`the render thread answered ${publicPath} without a page`);
-      return reply.body;
+      const { prepared } = reply;
+      if (!prepared) return { body: reply.body };
+      return { body: reply.body, prepared: prepared.unchanged ? prepared : { unchanged: false, twins: buffersOf(prepared.twins) } };
     },
     async compress(file, body) {
       const reply = await ask(`compressing ${file}`, (id) => ({ seq: id, compress: { file, body } }));
       if (!('twins' in reply)) throw new Error(`the render thread answered ${file} without its twins`);
-      // Buffers again (a structured clone arrives as a plain Uint8Array).
-      const twins: Twins = {};
-      for (const [encoding, twin] of Object.entries(reply.twins))
-        twins[encoding as keyof Twins] = Buffer.from(twin.buffer, twin.byteOffset, twin.byteLength);
-      return twins;
+      return buffersOf(reply.twins);
     },
     cpu: () => addCpu(ended, current),
     async close() {
@@ -155,7 +173,7 @@ export function startRenderPool(serverEntry: string, count: number, options: Ren
     }
   };
   return {
-    render: (publicPath, twin) => on((thread) => thread.render(publicPath, twin)),
+    render: (publicPath, twin, file) => on((thread) => thread.render(publicPath, twin, file)),
     compress: (file, body) => on((thread) => thread.compress(file, body)),
     cpu: () => threads.reduce((sum, { thread }) => addCpu(sum, thread.cpu()), NO_CPU),
     close: async () => {

@@ -51,14 +51,15 @@ export type PublishCounters = {
 
 /**
  * Renders a public path, a page or a machine file: its data is loaded on this thread (which holds
- * the store) and drawn by `thread`; a file the data no longer has is missing.
+ * the store) and drawn by `thread`, which also compares the file it goes to and makes its twins; a
+ * file the data no longer has is missing.
  */
 export function createSiteRenderer(thread: RenderThread): Renderer {
-  return async (publicPath) => {
+  return async (publicPath, file) => {
     const load = await loadPage(publicPath);
     if (load.kind === 'missing') return { kind: 'missing' };
-    const body = await thread.render(publicPath, load.twin);
-    return { kind: 'page', body, ...(load.input === undefined ? {} : { input: load.input }) };
+    const { body, prepared } = await thread.render(publicPath, load.twin, file);
+    return { kind: 'page', body, ...(load.input === undefined ? {} : { input: load.input }), ...(prepared ? { prepared } : {}) };
   };
 }
 
