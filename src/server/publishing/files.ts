@@ -1,4 +1,5 @@
 /** Writing and removing served files so a reader never gets half a file: temp file beside the target, then rename. */
+import { readFileSync } from 'node:fs';
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import {
@@ -104,6 +105,26 @@ async function holds(target: string, body: Uint8Array): Promise<boolean> {
     if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     return false;
   }
+}
+
+/**
+ * writeFileAtomic's `prepared`, made where the page was drawn (the render thread, which may block): whether
+ * `target` holds `body` already, or the twins `compress` makes for it. Undefined when the file cannot be read
+ * for another reason than its absence: writeFileAtomic then meets the error itself, with its code.
+ */
+export function prepareWrite(
+  target: string,
+  body: Uint8Array,
+  compress: (file: string, body: Uint8Array) => Twins,
+): PreparedWrite | undefined {
+  let current: Buffer | undefined;
+  try {
+    current = readFileSync(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
+  }
+  if (current && Buffer.compare(current, body) === 0) return { unchanged: true };
+  return { unchanged: false, twins: compress(target, body) };
 }
 
 /** Removes a served file (and its twins), and its folder when that leaves it empty (article/slug/). */

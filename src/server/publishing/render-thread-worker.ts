@@ -10,7 +10,6 @@
  * with the page and makes the twins of a changed one in the same message, so the page does not travel
  * back here to be compressed and the server's thread does not read the old file.
  */
-import fs from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
 import type http from 'node:http';
@@ -19,7 +18,7 @@ import { TWIN_PREFIX, type TwinPage } from '../../schemas/pages.ts';
 import { lowerThreadPriority } from '../thread-priority.ts';
 import { threadCpuMicros } from '../thread-cpu.ts';
 import { compressBodySync, type Twins } from './compress.ts';
-import type { PreparedWrite } from './files.ts';
+import { prepareWrite, type PreparedWrite } from './files.ts';
 
 export type RenderThreadData = { serverEntry: string; nice: number };
 export type RenderRequest =
@@ -67,21 +66,6 @@ function compress(file: string, body: Uint8Array): Twins {
   return made.twins;
 }
 
-/**
- * Whether `file` already holds `body`, or the twins to write with it. Undefined when the file cannot be
- * read for another reason than its absence: the server's thread then meets the error itself, with its code.
- */
-function prepare(file: string, body: Uint8Array): PreparedWrite | undefined {
-  let current: Buffer | undefined;
-  try {
-    current = fs.readFileSync(file);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') return undefined;
-  }
-  if (current && Buffer.compare(current, body) === 0) return { unchanged: true };
-  return { unchanged: false, twins: compress(file, body) };
-}
-
 const fail = (seq: number, error: unknown) =>
   port.postMessage({ seq, error: (error as Error).stack ?? String(error), cpu: spent() } satisfies RenderReply);
 
@@ -101,7 +85,7 @@ port.on('message', (request: RenderRequest) => {
   }
   render(request)
     .then((body) => {
-      const prepared = request.file === undefined ? undefined : prepare(request.file, body);
+      const prepared = request.file === undefined ? undefined : prepareWrite(request.file, body, compress);
       port.postMessage({ seq: request.seq, body, ...(prepared ? { prepared } : {}), cpu: spent() } satisfies RenderReply, [
         body.buffer as ArrayBuffer,
       ]);
