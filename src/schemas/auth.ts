@@ -71,5 +71,7 @@ export const sessionSchema = z.object({
   userId: z.string(),
   expiresAt: z.string(),
   createdAt: z.string(),
+  /** `member`: a reader's session (issue 48), whose userId names a member; absent: a staff session. */
+  kind: z.literal('member').optional(),
 });
 export type Session = z.infer<typeof sessionSchema>;

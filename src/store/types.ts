@@ -18,6 +18,7 @@ import type { Job } from '../schemas/misc.ts';
 import type { Revision, TrashEntry } from '../schemas/revision.ts';
 import type { ViewCount, ViewDimension, ViewGrain } from '../schemas/analytics.ts';
 import type { LiveCoverage, LiveUpdate } from '../schemas/live.ts';
+import type { Member, MemberFilter } from '../schemas/member.ts';
 
 export type Page = { offset: number; limit: number };
 
@@ -236,6 +237,31 @@ export interface AuditRepository {
   list(page: Page): Promise<{ items: AuditEntry[]; total: number }>;
 }
 
+/**
+ * Reader accounts (issue 48): one record per member, with their subscription and history. A newsroom
+ * has up to a few hundred thousand; lookups by id, e-mail and Stripe customer are indexed.
+ */
+export interface MemberRepository {
+  get(id: string): Promise<Member | undefined>;
+  /** By e-mail, lower case. */
+  getByEmail(email: string): Promise<Member | undefined>;
+  getByStripeCustomer(customerId: string): Promise<Member | undefined>;
+  /** Inserts a new member; answers false (and stores nothing) when the e-mail is taken. */
+  insert(member: Member): Promise<boolean>;
+  /**
+   * Reads the member, applies `change` and writes the result as one step: another change of the same
+   * member, from any server, waits for it (webhooks of one subscription may arrive together). `change`
+   * answering undefined writes nothing. Answers the stored member (changed or not), undefined when missing.
+   */
+  mutate(id: string, change: (member: Member) => Member | undefined): Promise<Member | undefined>;
+  delete(id: string): Promise<boolean>;
+  /** Members matching the filter (e-mail or name contains q; status at `now`), newest first, sliced by page. */
+  list(filter: MemberFilter, page: Page, now: number): Promise<{ items: Member[]; total: number }>;
+  /** Every member, oldest first (the Overview's series, db:export). */
+  all(): Promise<Member[]>;
+  count(): Promise<number>;
+}
+
 export interface SessionRepository {
   get(id: string): Promise<Session | undefined>;
   insert(session: Session): Promise<void>;
@@ -361,6 +387,7 @@ export const STORE_REPOSITORIES = [
   'analytics',
   'pages',
   'live',
+  'members',
 ] as const satisfies readonly (keyof Store)[];
 
 export interface Store {
@@ -383,6 +410,7 @@ export interface Store {
   readonly pages: RenderedPageRepository;
   readonly analytics: AnalyticsRepository;
   readonly live: LiveRepository;
+  readonly members: MemberRepository;
   /** Which implementation holds the data (readiness reports it). */
   readonly kind: 'lowdb' | 'postgres';
   /**
