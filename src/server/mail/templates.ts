@@ -4,7 +4,7 @@ import type { ArticleRecord } from '../../schemas/article.ts';
 import { heroImageAttributes } from '../../schemas/image.ts';
 
 /** The site's palette (src/styles/global.css), inlined: mail clients ignore CSS variables. */
-const COLORS = {
+export const COLORS = {
   brand: '#0b1f3a',
   text: '#15171a',
   muted: '#4b5260',
@@ -14,8 +14,8 @@ const COLORS = {
   pick: '#fbefd5',
   pickText: '#6b4404',
 };
-const SANS = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
-const SERIF = "Georgia, 'Iowan Old Style', 'Times New Roman', serif";
+export const SANS = "system-ui, -apple-system, 'Segoe UI', Roboto, 'Helvetica Neue', Arial, sans-serif";
+export const SERIF = "Georgia, 'Iowan Old Style', 'Times New Roman', serif";
 
 export function escapeHtml(value: string): string {
   return value.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -26,7 +26,8 @@ export function siteUrl(config: Config, pathname: string): string {
   return new URL(pathname, config.SITE_URL).href;
 }
 
-function frame(config: Config, title: string, inner: string, footer: string): string {
+/** The mail shell: the masthead, the body and a footer, in the inline-styled table layout mail clients need. */
+export function frame(config: Config, title: string, inner: string, footer: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><meta name="color-scheme" content="light"><title>${escapeHtml(title)}</title>
 <style>@media (max-width: 620px) { .container { width: 100% !important; } .pad { padding: 16px !important; } .hero { height: auto !important; } }</style></head>
