@@ -40,7 +40,11 @@ export const auditEntrySchema = z.object({
   /** Who did it; null for the system (the scheduler publishing a scheduled article). */
   actor: z.object({ id: z.string(), username: z.string() }).nullable(),
   action: auditActionSchema,
-  target: z.object({ type: z.enum(['article', 'user', 'comment', 'source', 'tag', 'member']), id: z.string(), label: z.string().optional() }),
+  target: z.object({
+    type: z.enum(['article', 'user', 'comment', 'source', 'tag', 'member']),
+    id: z.string(),
+    label: z.string().optional(),
+  }),
   detail: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -5,8 +5,8 @@ import {
   memberStatus,
   type Member,
   type MemberStatus,
-  memberCompInputSchema,
-  memberListQuerySchema,
+  type memberCompInputSchema,
+  type memberListQuerySchema,
 } from '../../schemas/member.ts';
 import type { AdminMember, AdminMemberDetail, MemberListing } from '../../schemas/member-admin.ts';
 import type { User } from '../../schemas/auth.ts';
