@@ -30,9 +30,9 @@ function planText(sub: { amount: number; currency: string; interval: 'month' | '
   return `${formatMoney(sub.amount, sub.currency)} a ${sub.interval}`;
 }
 
-/** The member's plan in a few words for their row: "$5.00 a month", "comped", or nothing for a free member. */
+/** The member's plan in a few words beside their badge: "$5.00 a month", "until June 1, 2027" for a comp, or nothing. */
 function rowPlan(member: AdminMember): string {
-  if (member.status === 'comped') return member.comp?.until ? `comped until ${formatLongDate(member.comp.until)}` : 'comped';
+  if (member.status === 'comped') return member.comp?.until ? `until ${formatLongDate(member.comp.until)}` : '';
   if (member.status === 'free' || !member.subscription) return '';
   return planText(member.subscription);
 }
@@ -87,35 +87,47 @@ function MemberDetail({ id, manage, panelId }: { id: string; manage: boolean; pa
   return (
     <div id={panelId} className="adm-stack" data-testid="member-detail">
       <dl className="adm-facts">
-        <dt>Status</dt>
-        <dd>
-          <StatusBadge status={m.status} />
-        </dd>
-        <dt>Joined</dt>
-        <dd>{formatLongDate(m.createdAt)}</dd>
-        <dt>Last sign-in</dt>
-        <dd>{m.lastSignInAt ? formatDateTime(m.lastSignInAt) : 'Never'}</dd>
-        <dt>Newsletter</dt>
-        <dd>{m.newsletter ? 'Yes' : 'No'}</dd>
-        <dt>Subscription</dt>
-        <dd>{sub ? `${planText(sub)} (${sub.status.replace('_', ' ')})` : 'None'}</dd>
+        <div>
+          <dt>Status</dt>
+          <dd>
+            <StatusBadge status={m.status} />
+          </dd>
+        </div>
+        <div>
+          <dt>Joined</dt>
+          <dd>{formatLongDate(m.createdAt)}</dd>
+        </div>
+        <div>
+          <dt>Last sign-in</dt>
+          <dd>{m.lastSignInAt ? formatDateTime(m.lastSignInAt) : 'Never'}</dd>
+        </div>
+        <div>
+          <dt>Newsletter</dt>
+          <dd>{m.newsletter ? 'Yes' : 'No'}</dd>
+        </div>
+        <div>
+          <dt>Subscription</dt>
+          <dd>{sub ? `${planText(sub)} (${sub.status.replace('_', ' ')})` : 'None'}</dd>
+        </div>
         {sub && (
-          <>
+          <div>
             <dt>{sub.endedAt ? 'Ended' : sub.cancelAtPeriodEnd ? 'Ends' : 'Renews'}</dt>
             <dd>{formatLongDate(sub.endedAt ?? sub.currentPeriodEnd)}</dd>
-          </>
+          </div>
         )}
-        <dt>Comp</dt>
-        <dd>
-          {m.comp
-            ? `Since ${formatLongDate(m.comp.at)}${m.comp.until ? `, until ${formatLongDate(m.comp.until)}` : ', no end date'}`
-            : 'None'}
-        </dd>
+        <div>
+          <dt>Comp</dt>
+          <dd>
+            {m.comp
+              ? `Since ${formatLongDate(m.comp.at)}${m.comp.until ? `, until ${formatLongDate(m.comp.until)}` : ', no end date'}`
+              : 'None'}
+          </dd>
+        </div>
         {m.stripeCustomerId && (
-          <>
+          <div>
             <dt>Stripe customer</dt>
             <dd className="adm-mono">{m.stripeCustomerId}</dd>
-          </>
+          </div>
         )}
       </dl>
 
