@@ -71,6 +71,8 @@ const MEMBERS: Member[] = [
   member('euro', 6, { subscription: sub(6, { amount: 400, currency: 'eur' }) }),
   // Pays and is comped too: counted as paying (the card is still charged), not as comped.
   member('paying-and-comped', 1, { subscription: sub(1, { amount: 200 }), comp: { at: at(3), by: 'staff' } }),
+  // On a trial from the 9th: the paid level, no revenue yet.
+  member('trial', 9, { subscription: sub(9, { status: 'trialing' }) }),
   // A first payment that never went through.
   member('incomplete', 2, { subscription: sub(2, { status: 'incomplete_expired', endedAt: at(3) }) }),
 ];
@@ -79,18 +81,18 @@ describe('deriveMemberSeries', () => {
   const { points, otherCurrency } = deriveMemberSeries(MEMBERS, DAYS, 'usd');
 
   it('counts members from their sign-up', () => {
-    expect(points.map((p) => p.members)).toEqual([6, 8, 8, 8, 8, 9, 9, 9, 9, 9]);
+    expect(points.map((p) => p.members)).toEqual([6, 8, 8, 8, 8, 9, 9, 9, 10, 10]);
   });
 
   it('counts paying members: paid and past due within the grace, earlier subscriptions from the history, never a comp', () => {
-    expect(points.map((p) => p.paying)).toEqual([2, 4, 5, 4, 4, 4, 5, 5, 4, 4]);
+    expect(points.map((p) => p.paying)).toEqual([2, 4, 5, 4, 4, 4, 5, 5, 5, 5]);
   });
 
   it('counts comped members who do not pay, while the comp lasts', () => {
     expect(points.map((p) => p.comped)).toEqual([0, 0, 0, 0, 1, 1, 1, 0, 0, 0]);
   });
 
-  it('sums the monthly price (yearly / 12) of paying subscriptions in the plans currency', () => {
+  it('sums the monthly price (yearly / 12) of paying subscriptions in the plans currency, trials aside', () => {
     expect(points.map((p) => p.mrr)).toEqual([1200, 2000, 2500, 2200, 2200, 1700, 2000, 2000, 1000, 1000]);
     expect(otherCurrency).toBe(1);
   });

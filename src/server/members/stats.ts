@@ -102,7 +102,8 @@ function memberTimeline(member: Member, currency: string) {
       exists: true,
       paying,
       comped,
-      mrr: paying && sameCurrency ? monthly : 0,
+      // A trial has the paid level but brings no revenue until its first payment (as Stripe counts MRR).
+      mrr: paying && sameCurrency && subscription?.status !== 'trialing' ? monthly : 0,
       otherCurrency: paying && !sameCurrency,
     };
   };
