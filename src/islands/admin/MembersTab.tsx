@@ -22,8 +22,8 @@ const STATUSES = [
   ['comped', 'Comped'],
 ] as const satisfies readonly (readonly [MemberStatus, string])[];
 
-/** GET /api/members/plans as the public contract answers it: prices in minor units, `available` when Stripe is connected. */
-type PlansAnswer = { currency: string; monthly: number; yearly: number; available: boolean };
+/** GET /api/members/plans as the public contract answers it: prices in minor units (none before any are saved), `available` with Stripe. */
+type PlansAnswer = { currency?: string; monthly?: number; yearly?: number; available: boolean };
 
 /** "$5.00 a month" for a subscription or a plan. */
 function planText(sub: { amount: number; currency: string; interval: 'month' | 'year' }): string {
@@ -177,10 +177,11 @@ function PlansForm() {
   const [draft, setDraft] = useState<{ currency: string; monthly: string; yearly: string } | undefined>();
   const headingId = useId();
   const saved = plans.data;
+  const currency = saved?.currency ?? 'usd';
   const values = draft ?? {
-    currency: saved?.currency ?? 'usd',
-    monthly: saved ? toMajorText(saved.monthly, saved.currency) : '',
-    yearly: saved ? toMajorText(saved.yearly, saved.currency) : '',
+    currency,
+    monthly: saved?.monthly === undefined ? '' : toMajorText(saved.monthly, currency),
+    yearly: saved?.yearly === undefined ? '' : toMajorText(saved.yearly, currency),
   };
   const change = (field: keyof typeof values) => (value: string) => setDraft({ ...values, [field]: value });
   const save = useMutation({
@@ -210,8 +211,10 @@ function PlansForm() {
     }
     save.mutate({ currency, monthly, yearly });
   };
-  // No plans saved yet answers 404: the form starts empty.
-  const missing = plans.isError && plans.error instanceof ApiRequestError && plans.error.status === 404;
+  // No plans saved yet: the answer has no prices (or, without the plans endpoint, a 404), and the form starts empty.
+  const missing =
+    (plans.isError && plans.error instanceof ApiRequestError && plans.error.status === 404) ||
+    (plans.isSuccess && saved?.currency === undefined);
   return (
     <section className="adm-card adm-stack" aria-labelledby={headingId} data-testid="member-plans">
       <h2 id={headingId} className="adm-card-title">
