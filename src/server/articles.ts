@@ -67,7 +67,7 @@ export function etagOf(version: number): string {
 
 export function toArticle(record: ArticleRecord, counters: ArticleCounters): Article {
   const { origin: _internal, version, ...rest } = record;
-  return { ...rest, ...counters, version: version ?? 1 };
+  return { ...rest, access: record.access ?? 'public', ...counters, version: version ?? 1 };
 }
 
 export function toSummary(article: ArticleRecord): ArticleSummary {
@@ -186,6 +186,8 @@ function dropEmpty(record: ArticleRecord): ArticleRecord {
   for (const key of ['dek', 'heroImage', 'sourceLabel', 'sourceUrl', 'scheduledFor', 'publishedAt'] as const) {
     if (out[key] === undefined || out[key] === '') delete out[key];
   }
+  // Public is the default an absent field reads as: a public article's record stays as it was before access levels.
+  if (out.access === undefined || out.access === 'public') delete out.access;
   return out;
 }
 
@@ -210,6 +212,7 @@ export async function buildArticle(runtime: Runtime, input: ArticleInput, now = 
     isBreaking: input.isBreaking,
     isEditorsPick: input.isEditorsPick,
     status: 'draft',
+    access: input.access ?? 'public',
   };
   return dropEmpty(applyStatus(base, input.status, input.scheduledFor, now));
 }
