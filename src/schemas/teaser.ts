@@ -15,9 +15,7 @@ export const TEASER_MAX_CHARS = 600;
 const BLOCK_TAGS = new Set(['p', 'h2', 'h3', 'h4', 'ul', 'ol', 'li', 'blockquote', 'figure', 'figcaption', 'pre', 'hr']);
 const VOID_TAGS = new Set(['img', 'br', 'hr']);
 
-type Token =
-  | { kind: 'open' | 'close' | 'void'; name: string; raw: string }
-  | { kind: 'text'; raw: string };
+type Token = { kind: 'open' | 'close' | 'void'; name: string; raw: string } | { kind: 'text'; raw: string };
 
 /** A top-level block: its tokens, how much text it holds, and whether it is a rule (hr). */
 type Block = { tokens: Token[]; text: number; rule: boolean };
@@ -78,7 +76,13 @@ function splitBlocks(html: string): Block[] {
     if (stack.length === 0 && token.kind !== 'text' && BLOCK_TAGS.has(token.name)) current = undefined;
   }
   // Whitespace runs count once, and not at a block's edges.
-  for (const block of blocks) block.text = textLength(block.tokens.map((t) => (t.kind === 'text' ? t.raw : ' ')).join('').trim());
+  for (const block of blocks)
+    block.text = textLength(
+      block.tokens
+        .map((t) => (t.kind === 'text' ? t.raw : ' '))
+        .join('')
+        .trim(),
+    );
   return blocks;
 }
 
@@ -184,7 +188,7 @@ export function isGated(article: Pick<ArticleRecord, 'access'>): boolean {
   return !canReadAccess(article.access, 'anonymous');
 }
 
-/** The body anyone may be shown: the whole of a public article, the teaser of a gated one. Every body that leaves the server passes here. */
+/** The body anyone may be shown: the whole of a public article, the teaser of a gated one. Every body leaving the server passes here. */
 export function publicBodyOf(article: Pick<ArticleRecord, 'bodyHtml' | 'access'>): string {
   return isGated(article) ? teaserOf(article.bodyHtml) : article.bodyHtml;
 }
