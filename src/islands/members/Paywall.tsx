@@ -1,0 +1,79 @@
+/**
+ * The paywall of a gated article (issue 48): the teaser (the static HTML handed in as children) and a
+ * sign-up or subscribe box, until the content API says this reader may read the rest; then the whole
+ * body in the teaser's place.
+ */
+import { useQuery } from '@tanstack/react-query';
+import type { ReactNode } from 'react';
+import { api, ApiRequestError } from '../../lib/api-client.ts';
+import { withQueryClient } from '../../lib/query-client.tsx';
+import type { Access } from '../../schemas/member.ts';
+
+type Props = { articleId: string; access: Exclude<Access, 'public'>; path: string; children?: ReactNode };
+
+/** What the content API said: the whole body, nobody signed in, or a level too low. */
+type Answer = { kind: 'open'; bodyHtml: string } | { kind: 'signed-out' } | { kind: 'upgrade' };
+
+async function askContent(articleId: string, signal: AbortSignal): Promise<Answer> {
+  try {
+    const answer = await api.get<{ bodyHtml: string } | null>(`/api/members/content/${encodeURIComponent(articleId)}`, {
+      on401: 'returnNull',
+      signal,
+    });
+    return answer ? { kind: 'open', bodyHtml: answer.bodyHtml } : { kind: 'signed-out' };
+  } catch (error) {
+    if (error instanceof ApiRequestError && error.status === 403) return { kind: 'upgrade' };
+    throw error;
+  }
+}
+
+function Paywall({ articleId, access, path, children }: Props) {
+  const { data } = useQuery({ queryKey: ['/api/members/content', articleId], queryFn: ({ signal }) => askContent(articleId, signal) });
+  // .article-gated is the JSON-LD's cssSelector: the part of the story behind the gate, the box until it opens.
+  if (data?.kind === 'open')
+    return <div className="article-gated" data-testid="article-gated" dangerouslySetInnerHTML={{ __html: data.bodyHtml }} />;
+  const next = encodeURIComponent(path);
+  // Until an answer comes (and when it fails), the box a signed-out reader sees: the static HTML already holds it.
+  const upgrade = data?.kind === 'upgrade';
+  const heading = upgrade || access === 'paid' ? 'This story is for paying subscribers' : 'This story is for members';
+  return (
+    <>
+      {children}
+      <div className="article-gated">
+        <aside className="paywall" aria-labelledby={`paywall-${articleId}`} data-testid="paywall" data-pagefind-ignore>
+          <h2 id={`paywall-${articleId}`} className="paywall-title">
+            {heading}
+          </h2>
+          {upgrade ? (
+            <>
+              <p className="paywall-text">Your membership does not include it. Subscribe to read the rest of this story and every other.</p>
+              <p className="paywall-actions">
+                <a className="btn btn-primary" href={`/account?next=${next}#billing`}>
+                  Subscribe
+                </a>
+              </p>
+            </>
+          ) : (
+            <>
+              <p className="paywall-text">
+                {access === 'paid'
+                  ? 'Sign in to subscribe, or to read it with your subscription.'
+                  : 'Sign up free, or sign in, to read the rest of this story.'}
+              </p>
+              <p className="paywall-actions">
+                <a className="btn btn-primary" href={`/account/sign-in?next=${next}`}>
+                  Sign up free
+                </a>
+                <a className="btn" href={`/account/sign-in?next=${next}`}>
+                  Sign in
+                </a>
+              </p>
+            </>
+          )}
+        </aside>
+      </div>
+    </>
+  );
+}
+
+export default withQueryClient(Paywall);
