@@ -129,6 +129,13 @@ export function memberStatus(member: Member, now: number): MemberStatus {
   return 'free';
 }
 
+/** Whether a member matches the admin list's filter at `now`: e-mail or name contains q, and the status. */
+export function matchesMemberFilter(member: Member, filter: MemberFilter, now: number): boolean {
+  const q = filter.q?.toLowerCase();
+  if (q && !member.email.includes(q) && !member.name.toLowerCase().includes(q)) return false;
+  return !filter.status || memberStatus(member, now) === filter.status;
+}
+
 /** The reading level that status gives: past due keeps paid access through the grace period. */
 export function readerLevelOf(member: Member | undefined, now: number): ReaderLevel {
   if (!member) return 'anonymous';

@@ -43,6 +43,7 @@ export const RUN_ONCE: readonly string[] = [
   'tests/unit/visual-editor-rules.test.ts',
   // Both stores in one pass: each case is run on lowdb and on a database of its own.
   'tests/unit/store.test.ts',
+  'tests/unit/store-members.test.ts',
   'tests/unit/shared-pages.test.ts',
   'tests/unit/store-listing-snapshot.test.ts',
   'tests/unit/store-transfer.test.ts',

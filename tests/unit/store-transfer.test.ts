@@ -65,6 +65,27 @@ async function fillLowdb(dir: string): Promise<void> {
       updatedAt: '2025-01-02T00:01:00.000Z',
       by: 'admin',
     });
+    // A paying member with a history line (issue 48).
+    await store.members.insert({
+      id: 'mem1',
+      email: 'reader@example.com',
+      name: 'Reader',
+      newsletter: true,
+      createdAt: '2025-01-03T00:00:00.000Z',
+      stripeCustomerId: 'cus_1',
+      subscription: {
+        id: 'sub_1',
+        status: 'active',
+        interval: 'year',
+        amount: 5000,
+        currency: 'eur',
+        startedAt: '2025-01-03T00:00:00.000Z',
+        currentPeriodEnd: '2026-01-03T00:00:00.000Z',
+        cancelAtPeriodEnd: false,
+        syncedAt: '2025-01-03T00:00:00.000Z',
+      },
+      history: [{ at: '2025-01-03T00:00:00.000Z', kind: 'subscription-started', text: 'Subscribed yearly', stripeEventId: 'evt_1' }],
+    });
     await store.comments.insert({
       id: 'c1',
       articleId: a.id,
@@ -192,6 +213,7 @@ async function snapshot(dir: string) {
     revisions: await Promise.all(ids.map((id) => store.revisions.list(id))),
     live: { coverage: await store.live.listCoverage(), updates: await Promise.all(ids.map((id) => store.live.listUpdates(id))) },
     trash: await store.trash.list(),
+    members: await store.members.all(),
     audit: await store.audit.list({ offset: 0, limit: 100 }),
     deliveries: [...(await store.briefings.deliveries('2025-01-06-1'))],
     search: (await store.articles.search('volcano', {}, { offset: 0, limit: 10 })).total,

@@ -19,6 +19,7 @@ import { openVoteStore } from './vote-store.ts';
 import { LowdbJobs, type JobBucket } from './jobs.ts';
 import { LowdbMeta, type MetaFile } from './meta.ts';
 import { LowdbSessions, type SessionBucket } from './sessions.ts';
+import { LowdbMembers, type MemberBucket } from './members.ts';
 import { LowdbSources, type SourcesFile } from './sources.ts';
 import { LowdbSubscriberList, type SubscriberBucket } from './subscribers.ts';
 import { LowdbBriefings, type BriefingsFile } from './briefings.ts';
@@ -77,21 +78,23 @@ export async function openLowdbStore(
     await prepareLayout(dir, readOnly, log);
     const open = <T>(name: string, defaults: T) => JsonCollection.open<T>(path.join(dir, `${name}.json`), defaults, readOnly);
     const records: ArticleRecord[] = [];
-    const [version, views, votes, adjustments, comments, subscribers, sessions, jobs, sources, users, meta, briefings] = await Promise.all([
-      JsonCollection.open<ArticlesVersionFile>(versionFile(dir), { version: 0 }, readOnly),
-      BucketSet.load<ViewsBucket>(dir, 'views', () => ({}), readOnly),
-      openVoteStore(dir, readOnly),
-      BucketSet.load<AdjustmentBucket>(dir, 'voteAdjustments', () => ({}), readOnly),
-      BucketSet.load<CommentBucket>(dir, 'comments', () => ({}), readOnly),
-      BucketSet.load<SubscriberBucket>(dir, 'subscribers', () => ({}), readOnly),
-      BucketSet.load<SessionBucket>(dir, 'sessions', () => ({}), readOnly),
-      // A job whose write fails stays queued in memory (the worker still renders it) and is stored by the bucket's next write.
-      BucketSet.load<JobBucket>(dir, 'jobs', () => ({}), readOnly, { keepFailedChanges: true }),
-      open<SourcesFile>('sources', { sources: [] }),
-      open<UsersFile>('users', { users: [] }),
-      open<MetaFile>('meta', {}),
-      open<BriefingsFile>('briefings', { runs: [] }),
-    ]);
+    const [version, views, votes, adjustments, comments, subscribers, sessions, jobs, sources, users, meta, briefings, members] =
+      await Promise.all([
+        JsonCollection.open<ArticlesVersionFile>(versionFile(dir), { version: 0 }, readOnly),
+        BucketSet.load<ViewsBucket>(dir, 'views', () => ({}), readOnly),
+        openVoteStore(dir, readOnly),
+        BucketSet.load<AdjustmentBucket>(dir, 'voteAdjustments', () => ({}), readOnly),
+        BucketSet.load<CommentBucket>(dir, 'comments', () => ({}), readOnly),
+        BucketSet.load<SubscriberBucket>(dir, 'subscribers', () => ({}), readOnly),
+        BucketSet.load<SessionBucket>(dir, 'sessions', () => ({}), readOnly),
+        // A job whose write fails stays queued in memory (the worker still renders it) and is stored by the bucket's next write.
+        BucketSet.load<JobBucket>(dir, 'jobs', () => ({}), readOnly, { keepFailedChanges: true }),
+        open<SourcesFile>('sources', { sources: [] }),
+        open<UsersFile>('users', { users: [] }),
+        open<MetaFile>('meta', {}),
+        open<BriefingsFile>('briefings', { runs: [] }),
+        BucketSet.load<MemberBucket>(dir, 'members', () => ({}), readOnly),
+      ]);
     // Bodies stay on disk: only the listing fields are kept in memory, from the snapshot of the last
     // clean close when no article was written since, else from every article file with its body cut out.
     const bodies = new ArticleBodies(dir);
@@ -109,6 +112,7 @@ export async function openLowdbStore(
     const commentRepo = new LowdbComments(comments);
     const subscriberRepo = new LowdbSubscriberList(subscribers);
     const sessionRepo = new LowdbSessions(sessions);
+    const memberRepo = new LowdbMembers(members);
     const jobRepo = new LowdbJobs(jobs);
     const analytics = new LowdbAnalytics(dir, readOnly);
     let closed = false;
@@ -133,6 +137,7 @@ export async function openLowdbStore(
       pages: new LocalRenderedPages(),
       analytics,
       live,
+      members: memberRepo,
       kind: 'lowdb',
       // Through this store's own module copy, whose gate every write of this store passes (the Astro
       // bundle's endpoint asks through the store, never through a gate of its own copy).
@@ -162,6 +167,7 @@ export async function openLowdbStore(
           commentRepo.settle(),
           subscriberRepo.settle(),
           sessionRepo.settle(),
+          memberRepo.settle(),
           jobRepo.settle(),
           analytics.settle(),
           sources.settle(),

@@ -67,6 +67,8 @@ export function readCollectionDocument(dataDir: string, name: string): unknown {
       return { subscribers: buckets<Record<string, unknown>>(dir, 'subscribers').flatMap((b) => Object.values(b)) };
     case 'sessions':
       return { sessions: Object.assign({}, ...buckets<Record<string, unknown>>(dir, 'sessions')) };
+    case 'members':
+      return { members: buckets<Record<string, unknown>>(dir, 'members').flatMap((b) => Object.values(b)) };
     case 'jobs': {
       const entries = buckets<Record<string, { job: { id: string }; order: number }>>(dir, 'jobs').flatMap((b) => Object.values(b));
       entries.sort((a, b) => a.order - b.order);

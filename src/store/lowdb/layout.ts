@@ -46,6 +46,7 @@ export const BUCKETS = {
   subscribers: 256,
   sessions: 256,
   jobs: 64,
+  members: 256,
 } as const;
 export type BucketedName = keyof typeof BUCKETS;
 
@@ -57,6 +58,7 @@ const FOLDERS: Record<BucketedName, string> = {
   subscribers: 'subscribers',
   sessions: 'sessions',
   jobs: 'jobs',
+  members: 'members',
 };
 
 export const VOTE_VISITOR_BUCKETS = 16;

@@ -13,6 +13,7 @@ import { PgAudit, PgBriefings, PgSubscribers, PgUsers } from './people.ts';
 import { PgRevisions, PgTrash } from './history.ts';
 import { PgRenderedPages } from './pages.ts';
 import { PgLive } from './live.ts';
+import { PgMembers } from './members.ts';
 
 /**
  * Opens the store in the database at `url`. DATA_DIR still holds images, the outbox and the server's
@@ -63,6 +64,7 @@ export async function openPgStore(
       pages: new PgRenderedPages(pool, url),
       analytics: new PgAnalytics(pool),
       live: new PgLive(pool),
+      members: new PgMembers(pool),
       kind: 'postgres',
       async check() {
         if (closed) return { ok: false, reason: 'the store is closed' };

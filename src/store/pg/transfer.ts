@@ -19,6 +19,7 @@ import { toJson, transaction, type Db } from './db.ts';
 import { PgArticles } from './articles.ts';
 import { PgAnalytics } from './analytics.ts';
 import { PgLive } from './live.ts';
+import { PgMembers } from './members.ts';
 
 /** Records of each collection, counted the same way on both sides. */
 export type Counts = Record<string, number>;
@@ -153,6 +154,7 @@ async function countStore(
     viewBuckets: (await store.analytics.exportAll()).length,
     bucketedViews: (await store.analytics.exportAll()).reduce((n, c) => n + c.views, 0),
     ...(await countLive(store)),
+    members: await store.members.count(),
   };
 }
 
@@ -162,6 +164,11 @@ async function countLive(store: Store): Promise<{ liveCoverage: number; liveUpda
   let liveUpdates = 0;
   for (const { articleId } of coverage) liveUpdates += (await store.live.listUpdates(articleId)).length;
   return { liveCoverage: coverage.length, liveUpdates };
+}
+
+/** Copies every member (issue 48), oldest first, from one store's repository to another's. */
+async function copyMembers(from: Store['members'], to: Store['members']): Promise<void> {
+  for (const member of await from.all()) await to.insert(member);
 }
 
 /** Copies every live coverage and its updates from one store's repository to another's. */
@@ -202,6 +209,7 @@ const TABLES = [
   'view_buckets',
   'live_coverage',
   'live_updates',
+  'members',
 ];
 
 /**
@@ -349,6 +357,7 @@ export async function importLowdb(
       // The lowdb store's id comes along, so a build made from either side is recognised by the other.
       await new PgAnalytics(client as unknown as Db).addViews(await source.analytics.exportAll());
       await copyLive(source.live, new PgLive(client as unknown as Db));
+      await copyMembers(source.members, new PgMembers(client as unknown as Db));
       await client.query('DELETE FROM meta');
       await client.query('INSERT INTO meta (key, value) SELECT key, value FROM jsonb_each($1::jsonb)', [toJson(meta)]);
     });
@@ -402,6 +411,7 @@ export async function exportToLowdb(db: Db, source: Store, targetDir: string, lo
     for (const run of runs) await target.briefings.recordDeliveries(run.id, [...(await source.briefings.deliveries(run.id)).values()]);
     await target.analytics.addViews(await source.analytics.exportAll());
     await copyLive(source.live, target.live);
+    await copyMembers(source.members, target.members);
   } finally {
     await target.close();
   }

@@ -5,6 +5,7 @@ import pageTombstones from './003-page-tombstones.ts';
 import viewBuckets from './004-view-buckets.ts';
 import { backfillArticleTerms, default as articleTerms } from './005-article-terms.ts';
 import liveCoverage from './006-live-coverage.ts';
+import members from './007-members.ts';
 import type pg from 'pg';
 
 /** `backfill` runs after `sql` in the same transaction, for values SQL cannot compute (such as a slug made in the application). */
@@ -17,4 +18,5 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: '004-view-buckets', sql: viewBuckets },
   { version: 5, name: '005-article-terms', sql: articleTerms, backfill: backfillArticleTerms },
   { version: 6, name: '006-live-coverage', sql: liveCoverage },
+  { version: 7, name: '007-members', sql: members },
 ];
