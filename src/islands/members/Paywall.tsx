@@ -7,6 +7,7 @@ import { useQuery } from '@tanstack/react-query';
 import type { ReactNode } from 'react';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
+import { hasMemberHint, hasSignedInHint } from '../../lib/signed-in-hint.ts';
 import type { Access } from '../../schemas/member.ts';
 
 type Props = { articleId: string; access: Exclude<Access, 'public'>; path: string; children?: ReactNode };
@@ -28,7 +29,12 @@ async function askContent(articleId: string, signal: AbortSignal): Promise<Answe
 }
 
 function Paywall({ articleId, access, path, children }: Props) {
-  const { data } = useQuery({ queryKey: ['/api/members/content', articleId], queryFn: ({ signal }) => askContent(articleId, signal) });
+  // Without a hint cookie nobody is signed in (neither a member nor staff, who read every story): the box stays and nothing is asked.
+  const { data } = useQuery({
+    queryKey: ['/api/members/content', articleId],
+    queryFn: ({ signal }) => askContent(articleId, signal),
+    enabled: hasMemberHint() || hasSignedInHint(),
+  });
   // .article-gated is the JSON-LD's cssSelector: the part of the story behind the gate, the box until it opens.
   if (data?.kind === 'open')
     return <div className="article-gated" data-testid="article-gated" dangerouslySetInnerHTML={{ __html: data.bodyHtml }} />;
