@@ -7,6 +7,7 @@ import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
 import type { Article } from '../../src/schemas/article.ts';
 import { expectNoSeriousViolations } from './axe.ts';
+import { findCopyProblems } from './copy-check.ts';
 import { createArticle, declineCookies, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 import { latestSignInLink } from '../helpers/members.ts';
 
@@ -64,6 +65,7 @@ test('signed out: the teaser and the sign-up box instead of the rest, with no se
   await expect(page.locator('.article-body')).toContainText('Members teaser opens the story');
   await expect(page.locator('.article-body')).not.toContainText(secret);
   await expectNoSeriousViolations(page);
+  expect(await box.evaluate(findCopyProblems)).toEqual([]);
 });
 
 test('a member reads the whole members-only story in place; a free member is asked to subscribe for a paid one', async ({ page, site }) => {
@@ -85,4 +87,5 @@ test('a member reads the whole members-only story in place; a free member is ask
   );
   await expect(box.getByRole('heading', { name: 'This story is for paying subscribers' })).toBeVisible();
   await expect(page.locator('.article-body')).not.toContainText(secret);
+  expect(await box.evaluate(findCopyProblems)).toEqual([]);
 });
