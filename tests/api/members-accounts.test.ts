@@ -7,7 +7,7 @@ import type { TestServer } from '../helpers/server.ts';
 import type { Member, PublicMember } from '../../src/schemas/member.ts';
 import type { Subscriber } from '../../src/schemas/newsletter.ts';
 import { latestSignInLink, outboxFilesFor, readMail, signInMember } from '../helpers/members.ts';
-import { TestClient, adminClient, expectError, read, readDataFile, startApiServer, withTestDatabase } from './support.ts';
+import { TestClient, adminClient, createArticle, expectError, read, readDataFile, startApiServer, withTestDatabase } from './support.ts';
 import { testingPostgres } from '../helpers/postgres.ts';
 
 let server: TestServer;
@@ -162,5 +162,107 @@ describe('member sessions', () => {
     await expectError(await stale.get('/api/members/me'), 401);
     expect(stale.cookies.has('member_session')).toBe(false);
     expect(stale.cookies.has('member_signed_in')).toBe(false);
+  });
+});
+
+describe('the profile', () => {
+  it('changes the name and the newsletter choice, the subscriber list following', async () => {
+    const email = 'profile@example.com';
+    const { cookie, member } = await signInMember(server.url, server.dataDir, email, 'First Name');
+    expect(member).toMatchObject({ name: 'First Name', newsletter: false });
+    const client = memberClient(cookie);
+    const renamed = await read<{ member: PublicMember }>(
+      await client.request('PATCH', '/api/members/me', { json: { name: '  Second Name ' } }),
+    );
+    expect(renamed.status).toBe(200);
+    expect(renamed.body.member.name).toBe('Second Name');
+
+    const on = await read<{ member: PublicMember }>(await client.request('PATCH', '/api/members/me', { json: { newsletter: true } }));
+    expect(on.body.member.newsletter).toBe(true);
+    expect((await storedSubscriber(email))?.confirmedAt).toBeDefined();
+    const off = await read<{ member: PublicMember }>(await client.request('PATCH', '/api/members/me', { json: { newsletter: false } }));
+    expect(off.body.member.newsletter).toBe(false);
+    expect((await storedSubscriber(email))?.unsubscribedAt).toBeDefined();
+
+    const stored = (await storedMembers()).find((m) => m.email === email)!;
+    expect(stored.history.filter((line) => line.kind === 'profile-changed').map((line) => line.text)).toEqual([
+      'Changed their name',
+      'Subscribed to the newsletter',
+      'Unsubscribed from the newsletter',
+    ]);
+    for (const body of [{}, { name: 'x'.repeat(101) }, { newsletter: 'yes' }, { email: 'other@example.com' }]) {
+      await expectError(await client.request('PATCH', '/api/members/me', { json: body }), 400);
+    }
+    await expectError(await new TestClient(server.url).request('PATCH', '/api/members/me', { json: { name: 'Nobody' } }), 401);
+  });
+
+  it('exports the member’s data as a JSON attachment, without internal fields', async () => {
+    const admin = await adminClient(server);
+    const article = await createArticle(admin, { title: 'Talk about it', status: 'published' });
+    const email = 'exporter@example.com';
+    const { cookie } = await signInMember(server.url, server.dataDir, email, 'Ex Porter');
+    const posted = await new TestClient(server.url).post(`/api/articles/${article.id}/comments`, {
+      authorName: 'Ex Porter',
+      authorEmail: 'Exporter@Example.com',
+      content: 'My own words.',
+    });
+    expect(posted.status).toBe(201);
+    const response = await memberClient(cookie).get('/api/members/me/export');
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-disposition')).toMatch(/^attachment; filename="my-account-\d{4}-\d{2}-\d{2}\.json"$/);
+    const data = (await response.json()) as {
+      account: Record<string, unknown>;
+      comments: { content: string; articleUrl?: string }[];
+      newsletter: { status: string };
+    };
+    expect(data.account).toMatchObject({ email, name: 'Ex Porter', newsletter: false });
+    expect(Object.keys(data.account)).not.toContain('stripeCustomerId');
+    expect(data.comments).toEqual([
+      expect.objectContaining({ content: 'My own words.', articleUrl: expect.stringContaining(article.slug) }),
+    ]);
+    expect(data.newsletter).toEqual({ status: 'none' });
+    await expectError(await new TestClient(server.url).get('/api/members/me/export'), 401);
+  });
+
+  it('signs out: the session is gone on the server, not only the cookie', async () => {
+    const { cookie } = await signInMember(server.url, server.dataDir, 'leaver@example.com');
+    const client = memberClient(cookie);
+    const out = await client.post('/api/members/sign-out');
+    expect(out.status).toBe(204);
+    expect(client.cookies.has('member_session')).toBe(false);
+    await expectError(await memberClient(cookie).get('/api/members/me'), 401);
+    expect((await new TestClient(server.url).post('/api/members/sign-out')).status).toBe(204);
+  });
+
+  it('deletes the account with its sessions, newsletter subscription and comments', async () => {
+    const admin = await adminClient(server);
+    const article = await createArticle(admin, { title: 'A short-lived thread', status: 'published' });
+    const email = 'deleter@example.com';
+    await askForLink(email, { newsletter: true });
+    const first = await new TestClient(server.url).get(await latestSignInLink(server.dataDir, email));
+    expect(first.status).toBe(303);
+    const { cookie } = await signInMember(server.url, server.dataDir, email);
+    const otherSession = first.headers
+      .getSetCookie()
+      .find((c) => c.startsWith('member_session='))!
+      .split(';')[0]!;
+    for (const content of ['First thought.', 'Second thought.']) {
+      await new TestClient(server.url).post(`/api/articles/${article.id}/comments`, { authorName: 'Del', authorEmail: email, content });
+    }
+    await new TestClient(server.url).post(`/api/articles/${article.id}/comments`, {
+      authorName: 'Someone else',
+      authorEmail: 'someone@example.com',
+      content: `I replied to ${email}.`,
+    });
+    expect(await storedSubscriber(email)).toBeDefined();
+
+    const deleted = await read(await memberClient(cookie).delete('/api/members/me'));
+    expect(deleted).toEqual({ status: 200, body: { deleted: true, comments: 2 } });
+    expect((await storedMembers()).some((m) => m.email === email)).toBe(false);
+    expect(await storedSubscriber(email)).toBeUndefined();
+    const thread = (await (await fetch(new URL(`/api/articles/${article.id}/comments`, server.url))).json()) as { content: string }[];
+    expect(thread.map((c) => c.content)).toEqual([`I replied to ${email}.`]);
+    for (const session of [cookie, otherSession]) await expectError(await memberClient(session).get('/api/members/me'), 401);
+    await expectError(await new TestClient(server.url).delete('/api/members/me'), 401);
   });
 });
