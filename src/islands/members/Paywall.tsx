@@ -39,6 +39,9 @@ function Paywall({ articleId, access, path, children }: Props) {
   if (data?.kind === 'open')
     return <div className="article-gated" data-testid="article-gated" dangerouslySetInnerHTML={{ __html: data.bodyHtml }} />;
   const next = encodeURIComponent(path);
+  const signInHref = `/account/sign-in?next=${next}`;
+  // The account page sends a signed-out reader through sign-in first, then back to its billing part.
+  const subscribeHref = `/account?next=${next}#billing`;
   // Until an answer comes (and when it fails), the box a signed-out reader sees: the static HTML already holds it.
   const upgrade = data?.kind === 'upgrade';
   const heading = upgrade || access === 'paid' ? 'This story is for paying subscribers' : 'This story is for members';
@@ -50,27 +53,32 @@ function Paywall({ articleId, access, path, children }: Props) {
           <h2 id={`paywall-${articleId}`} className="paywall-title">
             {heading}
           </h2>
-          {upgrade ? (
+          {upgrade || access === 'paid' ? (
             <>
-              <p className="paywall-text">Your membership does not include it. Subscribe to read the rest of this story and every other.</p>
+              <p className="paywall-text">
+                {upgrade
+                  ? 'Your membership does not include it. Subscribe to read the rest of this story and every other paid one.'
+                  : 'Subscribe to read the rest of this story, or sign in if you already subscribe.'}
+              </p>
               <p className="paywall-actions">
-                <a className="btn btn-primary" href={`/account?next=${next}#billing`}>
+                <a className="btn btn-primary" href={subscribeHref}>
                   Subscribe
                 </a>
+                {!upgrade && (
+                  <a className="btn" href={signInHref}>
+                    Sign in
+                  </a>
+                )}
               </p>
             </>
           ) : (
             <>
-              <p className="paywall-text">
-                {access === 'paid'
-                  ? 'Sign in to subscribe, or to read it with your subscription.'
-                  : 'Sign up free, or sign in, to read the rest of this story.'}
-              </p>
+              <p className="paywall-text">Sign up free, or sign in, to read the rest of this story.</p>
               <p className="paywall-actions">
-                <a className="btn btn-primary" href={`/account/sign-in?next=${next}`}>
+                <a className="btn btn-primary" href={signInHref}>
                   Sign up free
                 </a>
-                <a className="btn" href={`/account/sign-in?next=${next}`}>
+                <a className="btn" href={signInHref}>
                   Sign in
                 </a>
               </p>
