@@ -10,6 +10,7 @@ import { expectNoSeriousViolations } from './axe.ts';
 import { findCopyProblems } from './copy-check.ts';
 import { createArticle, declineCookies, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 import { latestSignInLink } from '../helpers/members.ts';
+import { expectToast, getArticle, gotoAdmin, signInPage } from './admin-helpers.ts';
 
 let membersStory: Article;
 let paidStory: Article;
@@ -88,4 +89,31 @@ test('a member reads the whole members-only story in place; a free member is ask
   await expect(box.getByRole('heading', { name: 'This story is for paying subscribers' })).toBeVisible();
   await expect(page.locator('.article-body')).not.toContainText(secret);
   expect(await box.evaluate(findCopyProblems)).toEqual([]);
+});
+
+test('the editor gates a published story with its Access select, and the page follows', async ({ page }) => {
+  await signInPage(page);
+  const article = await createArticle(page.request, {
+    title: uniqueToken('Opened story '),
+    status: 'published',
+    bodyHtml: story('Editor teaser'),
+  });
+  await gotoAdmin(page, `/admin/editor/${article.id}`);
+  const access = page.getByLabel('Access');
+  await expect(access).toHaveValue('public');
+  await expect(access.locator('option')).toHaveText(['Public', 'Members only', 'Paid subscribers only']);
+  await access.selectOption({ label: 'Members only' });
+  const [request] = await Promise.all([
+    page.waitForRequest((r) => r.method() === 'PUT' && new URL(r.url()).pathname === `/api/articles/${article.id}`),
+    page.getByRole('button', { name: 'Update', exact: true }).click(),
+  ]);
+  expect(request.postDataJSON()).toMatchObject({ access: 'members' });
+  await expectToast(page, 'Article updated', 'Your article has been updated successfully.');
+  expect((await getArticle(page.request, article.id)).access).toBe('members');
+  // Staff read every story through the content API: the page as a signed-out reader sees it is read without the session.
+  await expect
+    .poll(async () => (await (await fetch(new URL(`/article/${article.slug}`, page.url()))).text()).includes('data-testid="paywall"'), {
+      timeout: 30_000,
+    })
+    .toBe(true);
 });
