@@ -1,13 +1,12 @@
 /**
  * Readers' accounts in the browser (issue 48): sign up from the header, follow the mailed link, edit the
- * profile, export the data, sign out, a spent link, and deleting the account after its confirmation.
+ * profile, export the data, sign out, a spent link, deleting the account after its confirmation, and members-only comments.
  */
 import fs from 'node:fs';
 import { expect, test } from './fixtures.ts';
 import { expectNoSeriousViolations } from './axe.ts';
-import { declineCookies, expectToast, uniqueToken } from './reader-support.ts';
+import { declineCookies, expectToast, findArticle, revealIslands, signIn, uniqueToken, waitForIsland } from './reader-support.ts';
 import { latestSignInLink, signInMember } from '../helpers/members.ts';
-import { waitForIsland } from './reader-support.ts';
 
 test.beforeEach(async ({ page }) => {
   await declineCookies(page);
@@ -87,4 +86,42 @@ test('a member deletes their account after confirming', async ({ page, site, con
   await expect(page).not.toHaveURL(/\/account/);
   await expectToast(page, 'Account deleted');
   expect((await page.request.get('/api/members/me')).status()).toBe(401);
+});
+
+test('members-only comments: a stranger gets a sign-in link, a member comments under their name', async ({
+  page,
+  site,
+  context,
+  browser,
+}) => {
+  const article = await findArticle(page.request, () => true);
+  const staff = await browser.newContext({ baseURL: site.url });
+  await signIn(staff.request);
+  expect((await staff.request.put('/api/members/settings', { data: { commentsMembersOnly: true } })).status()).toBe(200);
+  try {
+    await page.goto(`/article/${article.slug}`);
+    await revealIslands(page);
+    const signInLink = page.getByTestId('comments-sign-in').getByRole('link', { name: 'Sign in to comment' });
+    await expect(signInLink).toHaveAttribute('href', `/account/sign-in?next=${encodeURIComponent(`/article/${article.slug}`)}`);
+    await expect(page.getByLabel('Comment', { exact: true })).toHaveCount(0);
+
+    const { cookie } = await signInMember(site.url, site.dataDir, `${uniqueToken('talker')}@example.com`, 'Tali Talker');
+    const [name, value] = cookie.split('=') as [string, string];
+    await context.addCookies([
+      { name, value, url: site.url, httpOnly: true, sameSite: 'Lax' },
+      { name: 'member_signed_in', value: '1', url: site.url, sameSite: 'Lax' },
+    ]);
+    await page.reload();
+    await revealIslands(page);
+    await expect(page.getByTestId('comment-as')).toHaveText('Commenting as Tali Talker.');
+    const words = uniqueToken('Members-only words ');
+    await page.getByLabel('Comment', { exact: true }).fill(words);
+    await page.getByRole('button', { name: 'Post Comment' }).click();
+    await expectToast(page, 'Comment submitted');
+    const posted = page.getByTestId('comment').filter({ hasText: words });
+    await expect(posted.locator('.comment-author')).toHaveText('Tali Talker');
+  } finally {
+    await staff.request.put('/api/members/settings', { data: { commentsMembersOnly: false } });
+    await staff.close();
+  }
 });
