@@ -2,8 +2,10 @@
  * Readers' accounts (issue 48): sign-in by a one-time link, member sessions (never staff), the profile,
  * the export, deleting an account, and members-only comments; one server for the file.
  */
+import fs from 'node:fs';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestServer } from '../helpers/server.ts';
+import { ROOT, type TestServer } from '../helpers/server.ts';
 import type { Member, PublicMember } from '../../src/schemas/member.ts';
 import type { Subscriber } from '../../src/schemas/newsletter.ts';
 import { latestSignInLink, outboxFilesFor, readMail, signInMember } from '../helpers/members.ts';
@@ -264,5 +266,138 @@ describe('the profile', () => {
     expect(thread.map((c) => c.content)).toEqual([`I replied to ${email}.`]);
     for (const session of [cookie, otherSession]) await expectError(await memberClient(session).get('/api/members/me'), 401);
     await expectError(await new TestClient(server.url).delete('/api/members/me'), 401);
+  });
+});
+
+/** Every route file under src/pages/api with the methods it exports, as `METHOD /api/path` (a parameter filled with a dummy). */
+function apiRoutes(): { method: string; pathname: string; file: string }[] {
+  const base = path.join(ROOT, 'src/pages');
+  const routes: { method: string; pathname: string; file: string }[] = [];
+  for (const name of fs.readdirSync(path.join(base, 'api'), { recursive: true, encoding: 'utf8' })) {
+    if (!name.endsWith('.ts') || name.endsWith('.test.ts')) continue;
+    const file = path.join(base, 'api', name);
+    const pathname = `/api/${name}`
+      .replace(/\.ts$/, '')
+      .replace(/\/index$/, '')
+      .replace(/\[\.\.\.[^\]]+\]/g, 'no-such-route')
+      .replace(/\[[^\]]+\]/g, 'no-such-id');
+    for (const [, method] of fs.readFileSync(file, 'utf8').matchAll(/^export const (GET|POST|PUT|PATCH|DELETE)\b/gm)) {
+      routes.push({ method: method!, pathname, file: path.relative(ROOT, file) });
+    }
+  }
+  return routes;
+}
+
+/** A member's own calls (and the ones that would end their session): answered for members, not tried here. */
+const MEMBER_ROUTES = /^(?:GET|PATCH|DELETE|POST) \/api\/members\/(?:me|me\/export|sign-out|content\/[^/]+|checkout|portal)$/;
+
+describe('members never reach staff', () => {
+  it('every route a signed-out caller is refused (401) refuses a member too; no route gives a member more than a stranger', async () => {
+    const { cookie } = await signInMember(server.url, server.dataDir, 'outsider@example.com', 'Out Sider');
+    const token = cookie.split('=')[1]!;
+    const ask = (method: string, pathname: string, asMember: boolean) => {
+      const client = new TestClient(server.url);
+      // The member's token in both cookies: neither its own cookie nor the staff one makes it staff.
+      if (asMember) {
+        client.cookies.set('member_session', token);
+        client.cookies.set('session', token);
+      }
+      return client.request(method, pathname, method === 'GET' || method === 'DELETE' ? {} : { json: {} });
+    };
+    const staff: string[] = [];
+    const routes = apiRoutes().filter(({ method, pathname }) => !MEMBER_ROUTES.test(`${method} ${pathname}`));
+    for (const { method, pathname, file } of routes) {
+      const stranger = await ask(method, pathname, false);
+      const member = await ask(method, pathname, true);
+      const where = `${method} ${pathname} (${file}): a stranger got ${stranger.status}, a member ${member.status}`;
+      if (stranger.status === 401) {
+        staff.push(`${method} ${pathname}`);
+        expect(member.status, where).toBe(401);
+      }
+      if (stranger.status === 403) expect(member.status, where).toBe(403);
+      if (stranger.status >= 400) expect(member.status, where).toBeGreaterThanOrEqual(400);
+    }
+    // The enumeration found the staff API (a broken walk would pass with nothing in it).
+    expect(staff).toEqual(expect.arrayContaining(['GET /api/users', 'POST /api/articles', 'GET /api/audit', 'PUT /api/members/settings']));
+    expect(staff.length).toBeGreaterThan(40);
+    // The member is still signed in as a member after all that.
+    expect((await memberClient(cookie).get('/api/members/me')).status).toBe(200);
+  });
+
+  it('the admin pages send a member to the staff sign-in, as they do a stranger', async () => {
+    const { cookie } = await signInMember(server.url, server.dataDir, 'page-outsider@example.com');
+    const pages = fs
+      .readdirSync(path.join(ROOT, 'src/pages/admin'), { recursive: true, encoding: 'utf8' })
+      .filter((name) => name.endsWith('.astro'))
+      .map((name) =>
+        `/admin/${name}`
+          .replace(/\.astro$/, '')
+          .replace(/\/index$/, '')
+          .replace(/\[[^\]]+\]/g, 'no-such-id'),
+      );
+    expect(pages).toEqual(expect.arrayContaining(['/admin', '/admin/editor']));
+    for (const page of pages) {
+      const stranger = await new TestClient(server.url).get(page);
+      const member = await memberClient(cookie).get(page);
+      expect(stranger.status, page).toBe(302);
+      expect(stranger.headers.get('location'), page).toMatch(/^\/login/);
+      expect([member.status, member.headers.get('location')], page).toEqual([stranger.status, stranger.headers.get('location')]);
+    }
+  });
+});
+
+describe('members-only comments', () => {
+  it('GET|PUT /api/members/settings: admins only, validated', async () => {
+    const admin = await adminClient(server);
+    expect(await read(await admin.get('/api/members/settings'))).toEqual({ status: 200, body: { commentsMembersOnly: false } });
+    await expectError(await admin.put('/api/members/settings', { commentsMembersOnly: 'yes' }), 400);
+    await expectError(await admin.put('/api/members/settings', { commentsMembersOnly: true, extra: 1 }), 400);
+    await expectError(await new TestClient(server.url).get('/api/members/settings'), 401);
+    const { cookie } = await signInMember(server.url, server.dataDir, 'settings-member@example.com');
+    await expectError(await memberClient(cookie).put('/api/members/settings', { commentsMembersOnly: true }), 401);
+    expect(await read(await new TestClient(server.url).get('/api/members/comment-policy'))).toEqual({
+      status: 200,
+      body: { membersOnly: false },
+    });
+  });
+
+  it('when on: a stranger is refused (401), a member comments under their own name, whatever was typed', async () => {
+    const admin = await adminClient(server);
+    const article = await createArticle(admin, { title: 'Members talk here', status: 'published' });
+    const comments = `/api/articles/${article.id}/comments`;
+    const { cookie } = await signInMember(server.url, server.dataDir, 'commenter@example.com', 'Carla Commenter');
+    // Off: anyone comments, and a member's comment carries the member's name all the same.
+    const open = await read<{ authorName: string }>(
+      await memberClient(cookie).post(comments, { authorName: 'Somebody Else', authorEmail: 'x@example.com', content: 'Open thread.' }),
+    );
+    expect(open).toMatchObject({ status: 201, body: { authorName: 'Carla Commenter' } });
+    expect(
+      (await new TestClient(server.url).post(comments, { authorName: 'Guest', authorEmail: 'g@example.com', content: 'Hi' })).status,
+    ).toBe(201);
+
+    expect((await admin.put('/api/members/settings', { commentsMembersOnly: true })).status).toBe(200);
+    try {
+      expect(await read(await new TestClient(server.url).get('/api/members/comment-policy'))).toEqual({
+        status: 200,
+        body: { membersOnly: true },
+      });
+      await expectError(
+        await new TestClient(server.url).post(comments, { authorName: 'Guest', authorEmail: 'g@example.com', content: 'Let me in' }),
+        401,
+        /Only members can comment/,
+      );
+      const posted = await read<{ authorName: string }>(await memberClient(cookie).post(comments, { content: 'Members only now.' }));
+      expect(posted).toMatchObject({ status: 201, body: { authorName: 'Carla Commenter' } });
+      await expectError(await memberClient(cookie).post(comments, { content: '' }), 400);
+      const stored = await read<{ authorName: string; authorEmail: string; content: string }[]>(await admin.get(comments));
+      expect(stored.body.filter((c) => c.authorEmail === 'commenter@example.com').map((c) => c.authorName)).toEqual([
+        'Carla Commenter',
+        'Carla Commenter',
+      ]);
+      const nameless = await signInMember(server.url, server.dataDir, 'nameless@example.com');
+      await expectError(await memberClient(nameless.cookie).post(comments, { content: 'Who am I?' }), 400, /Add your name/);
+    } finally {
+      await admin.put('/api/members/settings', { commentsMembersOnly: false });
+    }
   });
 });
