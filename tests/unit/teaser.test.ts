@@ -4,7 +4,9 @@ import { isGated, publicBodyOf, teaserOf, TEASER_MAX_CHARS } from '../../src/sch
 import { htmlToText, sanitizeBodyHtml } from '../../src/server/html.ts';
 
 const paragraph = (words: number, word = 'word') => `<p>${Array.from({ length: words }, (_, i) => `${word}${i}`).join(' ')}</p>`;
-const text = (html: string) => htmlToText(html);
+/** The text a reader sees (htmlToText keeps four characters escaped: they count as one each here). */
+const text = (html: string) =>
+  htmlToText(html).replace(/&(lt|gt|quot|amp);/g, (_, name: string) => ({ lt: '<', gt: '>', quot: '"', amp: '&' })[name]!);
 /** A long last paragraph, so the half-of-the-text rule leaves room for the blocks a case is about. */
 const LONG_END = paragraph(100, 'rest');
 
@@ -106,6 +108,64 @@ describe('teaserOf', () => {
     expect(teaserOf('')).toBe('');
     expect(teaserOf('<figure><img src="https://img.example/a.jpg" alt="" /></figure>')).toBe('');
     expect(teaserOf('<p>Word</p>')).toBe('');
+  });
+});
+
+/** A small deterministic generator (mulberry32), so a failing body can be found again by its seed. */
+function randomOf(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** A body of the editor's allow-list: paragraphs with inline markup and entities, headings, lists, quotes, figures and rules. */
+function randomBody(random: () => number): string {
+  const pick = <T>(items: readonly T[]) => items[Math.floor(random() * items.length)]!;
+  const words = (n: number) =>
+    Array.from({ length: n }, () => pick(['council', 'harbour', 'vote', 'Tom &amp; Jerry', 'a', 'budget', 'x&lt;y', 'élan'])).join(' ');
+  const inline = () =>
+    Array.from({ length: 1 + Math.floor(random() * 4) }, () =>
+      pick([
+        () => words(1 + Math.floor(random() * 60)),
+        () => `<strong>${words(1 + Math.floor(random() * 8))}</strong>`,
+        () => `<em>${words(2)} <a href="https://x.example/a">${words(3)}</a></em>`,
+        () => `${words(2)}<br />${words(2)}`,
+      ])(),
+    ).join(' ');
+  const block = () =>
+    pick([
+      () => `<p>${inline()}</p>`,
+      () => `<p>${inline()}</p>`,
+      () => `<h2>${words(4)}</h2>`,
+      () => `<ul><li>${inline()}</li><li>${words(5)}</li></ul>`,
+      () => `<blockquote><p>${inline()}</p></blockquote>`,
+      () => `<figure><img src="https://img.example/a.jpg" alt="" /><figcaption>${words(3)}</figcaption></figure>`,
+      () => '<hr />',
+    ])();
+  return sanitizeBodyHtml(Array.from({ length: 1 + Math.floor(random() * 9) }, block).join(''));
+}
+
+describe('teaserOf on 500 generated bodies', () => {
+  it('is balanced, sanitised, a beginning of the body, at most half its text and never all of it', () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      const body = randomBody(randomOf(seed));
+      const teaser = teaserOf(body);
+      const context = `seed ${seed}: ${body}\n=> ${teaser}`;
+      expectBalanced(teaser);
+      expect(sanitizeBodyHtml(teaser), context).toBe(teaser);
+      const shown = text(teaser).replace(/…$/, '');
+      const whole = text(body);
+      // Blocks are joined by a line break: compared without whitespace, the teaser's text opens the body's.
+      expect(whole.replace(/\s+/g, '').startsWith(shown.replace(/\s+/g, '')), context).toBe(true);
+      // +2: the line breaks the teaser puts between its blocks, which read as spaces.
+      expect(shown.length, context).toBeLessThanOrEqual(Math.min(TEASER_MAX_CHARS, whole.length / 2) + 2);
+      if (whole.length > 0) expect(shown.length, context).toBeLessThan(whole.length);
+    }
   });
 });
 
