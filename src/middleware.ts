@@ -1,12 +1,20 @@
-/** Request pipeline for on-demand routes: origin check, session, security headers. */
+/** Request pipeline for on-demand routes: origin check, staff and member sessions, security headers. */
 import { defineMiddleware, sequence } from 'astro:middleware';
 import { SESSION_COOKIE, validateSessionToken } from './server/auth.ts';
 import { useDevRuntime } from './server/app.ts';
 import { CROSS_ORIGIN_REFUSED, errorResponse, isCrossOrigin, logUnavailable, runtimeOf, unavailablePage } from './api/http.ts';
 import { serviceUnavailableOf, type AppError } from './server/errors.ts';
 import type { Logger } from './server/log.ts';
-import { deleteSessionCookie, deleteSignedInHint, setSessionCookie, setSignedInHint } from './api/cookies.ts';
-import { SIGNED_IN_HINT_COOKIE } from './lib/signed-in-hint.ts';
+import {
+  deleteMemberSessionCookie,
+  deleteSessionCookie,
+  deleteSignedInHint,
+  setMemberSessionCookie,
+  setSessionCookie,
+  setSignedInHint,
+} from './api/cookies.ts';
+import { MEMBER_HINT_COOKIE, SIGNED_IN_HINT_COOKIE } from './lib/signed-in-hint.ts';
+import { MEMBER_SESSION_COOKIE, validateMemberSessionToken } from './server/members/sessions.ts';
 import { getConfig } from './config.ts';
 
 const STATE_CHANGING = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
@@ -74,6 +82,36 @@ const loadSession = defineMiddleware(async (context, next) => {
   return next();
 });
 
+/** A reader's session (issue 48), from its own cookie: sets locals.member, never locals.user. */
+const loadMemberSession = defineMiddleware(async (context, next) => {
+  if (context.isPrerendered) return next();
+  const token = context.cookies.get(MEMBER_SESSION_COOKIE)?.value;
+  if (token) {
+    const runtime = runtimeOf(context.locals);
+    let result: Awaited<ReturnType<typeof validateMemberSessionToken>>;
+    try {
+      result = await validateMemberSessionToken(runtime, token);
+    } catch (error) {
+      // As for staff: the cookie stays, and the same session is valid once the store answers again.
+      const unavailable = serviceUnavailableOf(error);
+      if (!unavailable) throw error;
+      return unavailableAnswer(context.url.pathname, unavailable, runtime.log);
+    }
+    if (result) {
+      context.locals.member = result.member;
+      context.locals.memberSession = result.session;
+      if (result.renewed) setMemberSessionCookie(context.cookies, runtime.config, token, result.session.expiresAt);
+      else if (!context.cookies.has(MEMBER_HINT_COOKIE))
+        setSignedInHint(context.cookies, runtime.config, result.session.expiresAt, MEMBER_HINT_COOKIE);
+    } else {
+      deleteMemberSessionCookie(context.cookies, runtime.config);
+    }
+  } else if (context.cookies.has(MEMBER_HINT_COOKIE)) {
+    deleteSignedInHint(context.cookies, runtimeOf(context.locals).config, MEMBER_HINT_COOKIE);
+  }
+  return next();
+});
+
 /** An on-demand page (the admin, the editor) that met a dependency that is down answers the 503 page; API routes answer for themselves. */
 const answerUnavailable = defineMiddleware(async (context, next) => {
   if (context.isPrerendered) return next();
@@ -112,4 +150,12 @@ const nameRoute = defineMiddleware((context, next) => {
   return next();
 });
 
-export const onRequest = sequence(provideDevRuntime, nameRoute, keepFrameAncestors, checkOrigin, answerUnavailable, loadSession);
+export const onRequest = sequence(
+  provideDevRuntime,
+  nameRoute,
+  keepFrameAncestors,
+  checkOrigin,
+  answerUnavailable,
+  loadSession,
+  loadMemberSession,
+);

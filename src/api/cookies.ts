@@ -1,9 +1,10 @@
-/** Cookie settings for the session, its signed-in hint and the anonymous visitor id. */
+/** Cookie settings for the staff and member sessions, their signed-in hints and the anonymous visitor id. */
 import type { AstroCookies } from 'astro';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import type { Config } from '../config.ts';
 import { SESSION_COOKIE, SESSION_LIFETIME_MS } from '../server/auth.ts';
-import { SIGNED_IN_HINT_COOKIE } from '../lib/signed-in-hint.ts';
+import { MEMBER_HINT_COOKIE, SIGNED_IN_HINT_COOKIE } from '../lib/signed-in-hint.ts';
+import { MEMBER_SESSION_COOKIE } from '../server/members/sessions.ts';
 
 export const VISITOR_COOKIE = 'vid';
 
@@ -31,9 +32,9 @@ export function deleteSessionCookie(cookies: AstroCookies, config: Config): void
 }
 
 /** The hint carries no secret, only "a session cookie was set"; scripts must read it, so it is not httpOnly. It ends with the session. */
-export function setSignedInHint(cookies: AstroCookies, config: Config, expiresAt: string): void {
+export function setSignedInHint(cookies: AstroCookies, config: Config, expiresAt: string, name = SIGNED_IN_HINT_COOKIE): void {
   const maxAge = Math.max(0, Math.floor((Date.parse(expiresAt) - Date.now()) / 1000));
-  cookies.set(SIGNED_IN_HINT_COOKIE, '1', {
+  cookies.set(name, '1', {
     httpOnly: false,
     sameSite: 'lax',
     secure: secure(config),
@@ -43,8 +44,27 @@ export function setSignedInHint(cookies: AstroCookies, config: Config, expiresAt
   });
 }
 
-export function deleteSignedInHint(cookies: AstroCookies, config: Config): void {
-  cookies.set(SIGNED_IN_HINT_COOKIE, '', { httpOnly: false, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
+export function deleteSignedInHint(cookies: AstroCookies, config: Config, name = SIGNED_IN_HINT_COOKIE): void {
+  cookies.set(name, '', { httpOnly: false, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
+}
+
+/** Sets a reader's session cookie (issue 48) and its hint, like the staff's: HttpOnly, SameSite=Lax, Secure on https. */
+export function setMemberSessionCookie(cookies: AstroCookies, config: Config, token: string, expiresAt: string): void {
+  cookies.set(MEMBER_SESSION_COOKIE, token, {
+    httpOnly: true,
+    sameSite: 'lax',
+    secure: secure(config),
+    path: '/',
+    expires: new Date(expiresAt),
+    maxAge: Math.floor(SESSION_LIFETIME_MS / 1000),
+  });
+  setSignedInHint(cookies, config, expiresAt, MEMBER_HINT_COOKIE);
+}
+
+/** Clears a reader's session cookie and its hint (sign-out, account deleted, or a session found invalid). */
+export function deleteMemberSessionCookie(cookies: AstroCookies, config: Config): void {
+  cookies.set(MEMBER_SESSION_COOKIE, '', { httpOnly: true, sameSite: 'lax', secure: secure(config), path: '/', maxAge: 0 });
+  deleteSignedInHint(cookies, config, MEMBER_HINT_COOKIE);
 }
 
 /** The visitor id that keys one vote per article per browser; created on first vote. */

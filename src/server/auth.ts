@@ -50,7 +50,8 @@ export function toPublicUser(user: User): PublicUser {
   return { id: user.id, username: user.username, role, permissions: permissionsOf(role) };
 }
 
-export async function createSession(runtime: Runtime, userId: string): Promise<{ token: string; session: Session }> {
+/** A new session for a staff user, or with `kind: 'member'` for a reader (userId is then the member's id). */
+export async function createSession(runtime: Runtime, userId: string, kind?: 'member'): Promise<{ token: string; session: Session }> {
   const token = generateSessionToken();
   const now = Date.now();
   const session: Session = {
@@ -58,9 +59,40 @@ export async function createSession(runtime: Runtime, userId: string): Promise<{
     userId,
     createdAt: new Date(now).toISOString(),
     expiresAt: new Date(now + SESSION_LIFETIME_MS).toISOString(),
+    ...(kind ? { kind } : {}),
   };
   await runtime.store.sessions.insert(session);
   return { token, session };
+}
+
+/**
+ * The stored, unexpired session behind a token (an expired one is deleted), of either kind: the staff
+ * and member checks below each refuse the other's.
+ */
+export async function findLiveSession(runtime: Runtime, token: string): Promise<Session | undefined> {
+  if (!/^[a-z2-7]{32}$/.test(token)) return undefined;
+  const id = sessionIdFromToken(token);
+  const session = await runtime.store.sessions.get(id);
+  if (!session) return undefined;
+  if (Date.parse(session.expiresAt) <= Date.now()) {
+    await forgetSession(runtime, id);
+    return undefined;
+  }
+  return session;
+}
+
+/** Extends a session past half its life by another full lifetime; on a full disk it stays as it is, renewed on a later request. */
+export async function slideSession(runtime: Runtime, session: Session): Promise<{ session: Session; renewed: boolean }> {
+  const now = Date.now();
+  if (Date.parse(session.expiresAt) - now >= SESSION_RENEW_WITHIN_MS) return { session, renewed: false };
+  const renewedUntil = new Date(now + SESSION_LIFETIME_MS).toISOString();
+  try {
+    await runtime.store.sessions.setExpiry(session.id, renewedUntil);
+  } catch (error) {
+    if (!isStorageFault(error)) throw error;
+    return { session, renewed: false };
+  }
+  return { session: { ...session, expiresAt: renewedUntil }, renewed: true };
 }
 
 /** The session and user behind a token, extending the session when it is past half its life. */
@@ -68,36 +100,21 @@ export async function validateSessionToken(
   runtime: Runtime,
   token: string,
 ): Promise<{ session: Session; user: User; renewed: boolean } | undefined> {
-  if (!/^[a-z2-7]{32}$/.test(token)) return undefined;
-  const id = sessionIdFromToken(token);
-  const session = await runtime.store.sessions.get(id);
-  if (!session) return undefined;
-  const now = Date.now();
-  const expiresAt = Date.parse(session.expiresAt);
-  if (expiresAt <= now) {
-    await forgetSession(runtime, id);
-    return undefined;
-  }
-  const user = await runtime.store.users.get(session.userId);
+  const found = await findLiveSession(runtime, token);
+  // A reader's session never signs anyone in as staff, whichever cookie carries it (it stays valid as a member's).
+  if (!found || found.kind === 'member') return undefined;
+  const user = await runtime.store.users.get(found.userId);
   // Disabling deletes the user's sessions; this also covers one created in the same instant.
   if (!user || user.disabled) {
-    await forgetSession(runtime, id);
+    await forgetSession(runtime, found.id);
     return undefined;
   }
-  if (expiresAt - now >= SESSION_RENEW_WITHIN_MS) return { session, user, renewed: false };
-  const renewedUntil = new Date(now + SESSION_LIFETIME_MS).toISOString();
-  try {
-    await runtime.store.sessions.setExpiry(id, renewedUntil);
-  } catch (error) {
-    // A full disk (reported where it was met): the session stays valid as it is, renewed on a later request.
-    if (!isStorageFault(error)) throw error;
-    return { session, user, renewed: false };
-  }
-  return { session: { ...session, expiresAt: renewedUntil }, user, renewed: true };
+  const { session, renewed } = await slideSession(runtime, found);
+  return { session, user, renewed };
 }
 
 /** Deletes a session that no longer signs anyone in; on a full disk it stays stored, refused all the same. */
-async function forgetSession(runtime: Runtime, id: string): Promise<void> {
+export async function forgetSession(runtime: Runtime, id: string): Promise<void> {
   try {
     await runtime.store.sessions.delete(id);
   } catch (error) {

@@ -134,6 +134,46 @@ export async function confirmSubscription(runtime: Runtime, token: string): Prom
   return { kind: 'confirmed', email: subscriber.email };
 }
 
+/**
+ * Subscribes an address its owner has already proved (a member's sign-in link, issue 48): confirmed at
+ * once, without a confirmation mail. A pending or unsubscribed record of the address becomes confirmed.
+ */
+export async function subscribeProvenAddress(runtime: Runtime, email: string): Promise<void> {
+  const { store } = runtime;
+  const existing = await store.subscribers.getByEmail(email);
+  const at = nowIso();
+  if (!existing) {
+    await store.subscribers.upsert({ id: randomUUID(), email, token: randomToken(), createdAt: at, confirmedAt: at });
+    return;
+  }
+  if (subscriberStatus(existing) === 'confirmed') return;
+  await store.subscribers.update(existing.id, {
+    confirmedAt: at,
+    unsubscribedAt: undefined,
+    confirmTokenHash: undefined,
+    confirmExpiresAt: undefined,
+  });
+}
+
+/** Ends an address's subscription, if it has one (a member turned the newsletter off in their account). */
+export async function unsubscribeAddress(runtime: Runtime, email: string): Promise<void> {
+  const existing = await runtime.store.subscribers.getByEmail(email);
+  if (existing && subscriberStatus(existing) !== 'unsubscribed')
+    await runtime.store.subscribers.update(existing.id, { unsubscribedAt: nowIso() });
+}
+
+/** Removes an address from the list altogether (a member deleted their account). */
+export async function forgetAddress(runtime: Runtime, email: string): Promise<void> {
+  const existing = await runtime.store.subscribers.getByEmail(email);
+  if (existing) await runtime.store.subscribers.delete(existing.id);
+}
+
+/** Whether an address receives the briefing (confirmed, not unsubscribed). */
+export async function isSubscribedAddress(runtime: Runtime, email: string): Promise<boolean> {
+  const existing = await runtime.store.subscribers.getByEmail(email);
+  return existing !== undefined && subscriberStatus(existing) === 'confirmed';
+}
+
 export async function unsubscribe(runtime: Runtime, token: string): Promise<{ email: string }> {
   const subscriber = await runtime.store.subscribers.unsubscribe(token, nowIso());
   if (!subscriber) throw notFound('Subscription');

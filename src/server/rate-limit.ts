@@ -11,6 +11,9 @@ export const RATE_LIMITS = {
   newsletter: { name: 'newsletter', limit: 5, windowMs: 60_000 },
   pageview: { name: 'pageview', limit: 120, windowMs: 60_000 },
   upload: { name: 'upload', limit: 30, windowMs: 60_000 },
+  /** Members' sign-in links (issue 48): per client IP, and per address (keyed by its hash) so nobody's inbox is flooded. */
+  memberSignIn: { name: 'member-sign-in', limit: 10, windowMs: 15 * 60_000 },
+  memberSignInAddress: { name: 'member-sign-in-address', limit: 5, windowMs: 60 * 60_000 },
 } satisfies Record<string, RateLimitRule>;
 
 /** Counts one hit; throws a 429 AppError with Retry-After once the window is full. */
