@@ -123,8 +123,8 @@ export type StripeFake = {
    * one when failNextPayment asked: past_due), or ends when set to cancel. Resolves once events are sent.
    */
   advance(ms: number): Promise<void>;
-  /** The next renewal (of any subscription) fails: the invoice stays open, the subscription goes past_due. */
-  failNextPayment(): void;
+  /** The next renewal of that subscription (of any, without an id) fails: the invoice stays open, the subscription goes past_due. */
+  failNextPayment(subscriptionId?: string): void;
   /** Pays a Checkout Session as the hosted page's Pay button does; answers the subscription. */
   pay(sessionId: string): Promise<FakeSubscription>;
   /** Sets a subscription to end at its period's end (the portal's Cancel subscription). */
@@ -220,7 +220,7 @@ export function signStripePayload(payload: string, secret: string, timestamp = M
 export async function startStripeFake(options: { startAt?: number } = {}): Promise<StripeFake> {
   let clock = options.startAt ?? Date.now();
   let webhookUrl: string | undefined;
-  let failNext = false;
+  let failNext: string | true | undefined;
   let holding = false;
   let held: FakeEvent[] = [];
   const customers = new Map<string, FakeCustomer>();
@@ -392,8 +392,8 @@ export async function startStripeFake(options: { startAt?: number } = {}): Promi
         if (subscription.status === 'past_due') break;
         item.current_period_start = item.current_period_end;
         item.current_period_end = addInterval(item.current_period_end, item.price.recurring.interval);
-        const paid = !failNext;
-        failNext = false;
+        const paid = failNext !== true && failNext !== subscription.id;
+        if (!paid) failNext = undefined;
         const invoice = makeInvoice(subscription, paid, 'subscription_cycle');
         if (!paid) subscription.status = 'past_due';
         await emit(paid ? 'invoice.payment_succeeded' : 'invoice.payment_failed', invoice);
@@ -592,7 +592,8 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
         return answer(response, 200, { now: clock });
       }
       if (method === 'POST' && path === '/test/fail-next-payment') {
-        failNext = true;
+        const { subscription } = JSON.parse(body || '{}') as { subscription?: string };
+        failNext = subscription ?? true;
         return answer(response, 200, { failNext });
       }
       if (method === 'GET' && path === '/test/clock') return answer(response, 200, { now: clock });
@@ -613,8 +614,8 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
     },
     now: () => clock,
     advance,
-    failNextPayment: () => {
-      failNext = true;
+    failNextPayment: (subscriptionId) => {
+      failNext = subscriptionId ?? true;
     },
     pay,
     cancelAtPeriodEnd: (id) => setCancel(id, true),
