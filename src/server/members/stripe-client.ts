@@ -4,7 +4,7 @@ import type { Config } from '../../config.ts';
 import type { Runtime } from '../runtime.ts';
 
 /** What the billing code needs of Stripe: the API client and the secret webhooks are signed with. */
-export type StripeConnection = { api: Stripe; webhookSecret: string };
+export type StripeConnection = NonNullable<Runtime['stripe']>;
 
 /** Stripe's answers within the API's budget (docs/reliability.md: no answer later than 10 s). */
 const STRIPE_TIMEOUT_MS = 8000;

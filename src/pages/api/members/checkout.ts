@@ -1,12 +1,11 @@
 /** POST /api/members/checkout { interval, next? }: a Stripe Checkout for the signed-in member -> { url } of Stripe's payment page. */
+import { requireMember } from '../../../api/members.ts';
 import { allowMethods, endpoint, json, parseJsonBody } from '../../../api/http.ts';
 import { checkoutInputSchema } from '../../../schemas/billing.ts';
-import { unauthorized } from '../../../server/errors.ts';
 import { startCheckout } from '../../../server/members/billing.ts';
 
 export const POST = endpoint(async (context, runtime) => {
-  const member = context.locals.member;
-  if (!member) throw unauthorized('Sign in to subscribe');
+  const member = requireMember(context);
   const input = await parseJsonBody(context.request, checkoutInputSchema);
   return json(await startCheckout(runtime, member, input));
 });

@@ -1,11 +1,10 @@
 /** POST /api/members/portal: Stripe's Customer Portal for the signed-in member (card, plan, cancel) -> { url }. */
+import { requireMember } from '../../../api/members.ts';
 import { allowMethods, endpoint, expectEmptyBody, json } from '../../../api/http.ts';
-import { unauthorized } from '../../../server/errors.ts';
 import { openPortal } from '../../../server/members/billing.ts';
 
 export const POST = endpoint(async (context, runtime) => {
-  const member = context.locals.member;
-  if (!member) throw unauthorized('Sign in to manage your billing');
+  const member = requireMember(context);
   await expectEmptyBody(context.request);
   return json(await openPortal(runtime, member));
 });
