@@ -84,7 +84,7 @@ export function renderPaymentFailedMail(config: Config, content: BillingMailCont
 <p style="${PARAGRAPH}">${escapeHtml(failed)}</p>
 <p style="${PARAGRAPH}">${escapeHtml(keep)}</p>
 ${button(accountUrl, 'Manage billing')}`,
-    `Payments are handled by Stripe; ${escapeHtml(config.SITE_NAME)} never sees your card. If you meant to stop your membership, you need do nothing.`,
+    `Payments are handled by Stripe; ${escapeHtml(config.SITE_NAME)} never sees your card. If you meant to end your membership, there is nothing to do.`,
   );
   const text = `Your payment did not go through
 
@@ -95,7 +95,7 @@ ${failed}
 ${keep}
 Manage billing: ${accountUrl}
 
-Payments are handled by Stripe; ${config.SITE_NAME} never sees your card. If you meant to stop your membership, you need do nothing.
+Payments are handled by Stripe; ${config.SITE_NAME} never sees your card. If you meant to end your membership, there is nothing to do.
 `;
   return { subject, html, text };
 }
