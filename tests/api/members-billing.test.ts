@@ -108,6 +108,10 @@ describe('plans', () => {
     await expectError(await editor.put('/api/members/plans', PLANS), 403);
     const bad = await expectError(await admin.put('/api/members/plans', { ...PLANS, currency: 'dollars' }), 400);
     expect(bad.issues?.[0]?.path).toEqual(['currency']);
+    const stripeObjects = fake.products.size + fake.prices.size;
+    const unknown = await expectError(await admin.put('/api/members/plans', { ...PLANS, currency: 'xyz' }), 400, /currency/);
+    expect(unknown.issues?.[0]?.path).toEqual(['currency']);
+    expect(fake.products.size + fake.prices.size).toBe(stripeObjects);
 
     const pricesBefore = fake.prices.size;
     const same = await read<{ stripe: { monthlyPriceId: string; yearlyPriceId: string } }>(await admin.put('/api/members/plans', PLANS));

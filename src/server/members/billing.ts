@@ -21,7 +21,8 @@ import type { CheckoutInput, PublicPlans } from '../../schemas/billing.ts';
 import type { z } from 'zod';
 import { AppError, ServiceUnavailableError, conflict } from '../errors.ts';
 import { nowIso, nowMs } from '../clock.ts';
-import { formatMoney } from '../../lib/money.ts';
+import { RATE_LIMITS, consumeRateLimit } from '../rate-limit.ts';
+import { formatMoney, isKnownCurrency } from '../../lib/money.ts';
 import { siteUrl } from '../mail/templates.ts';
 import { sendWithinBudget } from '../mail/transport.ts';
 import { useMailer } from '../mail/mailer.ts';
@@ -103,6 +104,10 @@ export async function getPublicPlans(runtime: Runtime): Promise<PublicPlans> {
  * changed (Stripe's Prices are immutable; members already paying keep theirs until they change plan).
  */
 export async function savePlans(runtime: Runtime, input: z.output<typeof membershipPlansInputSchema>): Promise<MembershipPlans> {
+  if (!isKnownCurrency(input.currency)) {
+    const message = 'Not a currency code: use a three-letter ISO 4217 code, such as usd or eur';
+    throw new AppError(400, `Invalid body: currency: ${message}`, { issues: [{ path: ['currency'], message }] });
+  }
   const before = await readPlans(runtime);
   const stripe = useStripe(runtime);
   const unchanged = (interval: BillingInterval) =>
@@ -173,6 +178,8 @@ async function ensureCustomer(runtime: Runtime, stripe: StripeConnection, member
 /** Starts a Stripe Checkout for a plan and answers the URL of Stripe's payment page. */
 export async function startCheckout(runtime: Runtime, member: Member, input: CheckoutInput): Promise<{ url: string }> {
   const stripe = requireStripe(runtime);
+  // Each attempt makes objects at Stripe: a script clicking Subscribe in a loop is stopped here.
+  await consumeRateLimit(runtime, RATE_LIMITS.billing, member.id);
   const plans = await readPlans(runtime);
   if (!plans) throw conflict('Paid subscriptions are not set up: the newsroom has not set the plans yet.');
   if (!plans.stripe)
@@ -204,6 +211,7 @@ export async function startCheckout(runtime: Runtime, member: Member, input: Che
 /** Opens Stripe's Customer Portal for the member (card, plan, cancel) and answers its URL. */
 export async function openPortal(runtime: Runtime, member: Member): Promise<{ url: string }> {
   const stripe = requireStripe(runtime);
+  await consumeRateLimit(runtime, RATE_LIMITS.billing, member.id);
   if (!member.stripeCustomerId) throw conflict('You have no billing account yet: subscribe first.');
   const customer = member.stripeCustomerId;
   const session = await callStripe('open the billing portal', () =>
