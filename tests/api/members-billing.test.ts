@@ -8,9 +8,10 @@ import type { TestServer } from '../helpers/server.ts';
 import { memberStatus, readerLevelOf, type Member, type PublicMember } from '../../src/schemas/member.ts';
 import type { PublicPlans } from '../../src/schemas/billing.ts';
 import { outboxFilesFor, readMail, signInMember } from '../helpers/members.ts';
-import { startStripeFake, type FakeEvent, type StripeFake } from '../helpers/stripe-fake.ts';
+import { FAKE_STRIPE_KEY, FAKE_WEBHOOK_SECRET, startStripeFake, type FakeEvent, type StripeFake } from '../helpers/stripe-fake.ts';
 import { TestClient, adminClient, expectError, read, readDataFile, startApiServer, withTestDatabase } from './support.ts';
 import { testingPostgres } from '../helpers/postgres.ts';
+import { findLeaks } from '../helpers/server-logs.ts';
 
 const DAY_MS = 86_400_000;
 const PLANS = { currency: 'usd', monthly: 500, yearly: 5000 };
@@ -347,5 +348,15 @@ describe('a subscription', () => {
     expect(ended.subscription).toMatchObject({ status: 'canceled' });
     expect(ended.history.at(-1)).toMatchObject({ kind: 'subscription-ended', text: 'The subscription to the monthly plan ended.' });
     expect(await me(client)).toMatchObject({ status: 'free', level: 'free' });
+  });
+});
+
+describe('the log', () => {
+  it('holds no e-mail address, Stripe key or webhook secret after all of the above', () => {
+    expect(server.rawOutput()).toContain('[billing] Stripe event applied');
+    expect(findLeaks(server.rawOutput(), [FAKE_STRIPE_KEY, FAKE_WEBHOOK_SECRET])).toEqual([]);
+    // The scan knows the shape of Stripe's secrets, whichever key a site uses.
+    expect(findLeaks('{"msg":"key sk_live_51AbCdEfGhIjKlMn"}', [])).toHaveLength(1);
+    expect(findLeaks('{"msg":"secret whsec_AbCdEfGh12345678"}', [])).toHaveLength(1);
   });
 });
