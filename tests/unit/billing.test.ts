@@ -1,7 +1,7 @@
-/** The pure parts of paid memberships (issue 48): money as people read it, and the member's history kept within its limit. */
+/** The pure parts of paid memberships (issue 48): money as people read it, and the member's history keeping Stripe's event ids. */
 import { describe, expect, it } from 'vitest';
 import { formatMoney, isKnownCurrency } from '../../src/lib/money.ts';
-import { appendHistory } from '../../src/server/members/billing.ts';
+import { appendHistory } from '../../src/server/members/history.ts';
 import { MEMBER_HISTORY_LIMIT, type MemberEvent } from '../../src/schemas/member.ts';
 
 const DAY_MS = 86_400_000;

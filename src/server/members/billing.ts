@@ -6,7 +6,6 @@
 import type Stripe from 'stripe';
 import type { Runtime } from '../runtime.ts';
 import {
-  MEMBER_HISTORY_LIMIT,
   PAST_DUE_GRACE_DAYS,
   SUBSCRIPTION_STATUSES,
   memberStatus,
@@ -26,6 +25,7 @@ import { formatMoney, isKnownCurrency } from '../../lib/money.ts';
 import { siteUrl } from '../mail/templates.ts';
 import { sendWithinBudget } from '../mail/transport.ts';
 import { useMailer } from '../mail/mailer.ts';
+import { appendHistory } from './history.ts';
 import { useStripe, type StripeConnection } from './stripe-client.ts';
 import { formatMailDate, renderPaymentFailedMail, renderReceiptMail, type BillingMailContent } from './billing-mails.ts';
 
@@ -33,8 +33,6 @@ import { formatMailDate, renderPaymentFailedMail, renderReceiptMail, type Billin
 export const PLANS_KEY = 'members.plans';
 
 const DAY_MS = 86_400_000;
-/** A history line of a Stripe event is kept at least this long: Stripe retries an event for up to 3 days. */
-const EVENT_ID_MEMORY_MS = 30 * DAY_MS;
 /** Times a webhook re-reads Stripe when another event of the member was written between its read and its write. */
 const WEBHOOK_ATTEMPTS = 5;
 
@@ -341,21 +339,6 @@ function subscriptionStateOf(
 function replacesStored(stored: MemberSubscription | undefined, incoming: MemberSubscription): boolean {
   if (!stored || stored.id === incoming.id) return true;
   return hasEnded(stored.status) || !hasEnded(incoming.status);
-}
-
-/** Appends a history line; past the limit the oldest lines go, but never a Stripe event's line younger than 30 days. */
-export function appendHistory(history: readonly MemberEvent[], line: MemberEvent, now: number): MemberEvent[] {
-  const next = [...history, line];
-  let excess = next.length - MEMBER_HISTORY_LIMIT;
-  if (excess <= 0) return next;
-  return next.filter((entry) => {
-    const protectedEntry = entry.stripeEventId !== undefined && Date.parse(entry.at) > now - EVENT_ID_MEMORY_MS;
-    if (excess > 0 && !protectedEntry && entry !== line) {
-      excess--;
-      return false;
-    }
-    return true;
-  });
 }
 
 /** A JSON value with its keys sorted, to compare records whatever order a store wrote their keys in. */

@@ -5,8 +5,8 @@ import { getPublicPlans, savePlans } from '../../../server/members/billing.ts';
 
 export const GET = endpoint(async (_context, runtime) => json(await getPublicPlans(runtime)));
 
-// Only admins may set prices (user.manage is the admin-only action).
-export const PUT = authorizedEndpoint('user.manage', async (context, runtime) => {
+// Setting what members pay is the admins' (member.manage); editors only read members.
+export const PUT = authorizedEndpoint('member.manage', async (context, runtime) => {
   const input = await parseJsonBody(context.request, membershipPlansInputSchema);
   return json(await savePlans(runtime, input));
 });
