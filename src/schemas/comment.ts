@@ -34,6 +34,16 @@ export const commentInputSchema = z.strictObject({
 });
 export type CommentInput = z.infer<typeof commentInputSchema>;
 
+/**
+ * A signed-in member's comment (issue 48): the text only; it carries the member's name and address. A
+ * name or address typed anyway (a form that did not know who was signed in) is accepted and ignored.
+ */
+export const memberCommentInputSchema = commentInputSchema.extend({
+  authorName: z.string().max(100).optional(),
+  authorEmail: z.string().max(254).optional(),
+});
+export type MemberCommentInput = z.infer<typeof memberCommentInputSchema>;
+
 export const commentStatusUpdateSchema = z.strictObject({ status: commentStatusSchema });
 
 export const commentListQuerySchema = pagingQuerySchema.extend({

@@ -1,11 +1,13 @@
 /** Comments: post-moderated, plain text, newest first; admins see and moderate hidden ones. */
 import { randomUUID } from 'node:crypto';
-import type { Comment, CommentInput, CommentListQuery, PublicComment } from '../schemas/comment.ts';
+import type { Comment, CommentInput, CommentListQuery, MemberCommentInput, PublicComment } from '../schemas/comment.ts';
+import type { Member } from '../schemas/member.ts';
 import type { Runtime } from './runtime.ts';
 import type { Viewer } from './articles.ts';
-import { notFound } from './errors.ts';
+import { badRequest, notFound, unauthorized } from './errors.ts';
 import { nowIso } from './clock.ts';
 import { recordAudit, type AuditActor } from './audit.ts';
+import { getMemberSettings } from './members/settings.ts';
 
 export function toPublicComment(comment: Comment): PublicComment {
   const { authorEmail: _private, ...rest } = comment;
@@ -41,6 +43,25 @@ export async function addComment(runtime: Runtime, articleId: string, input: Com
   if (input.website && input.website.trim() !== '') return toPublicComment(comment);
   await runtime.store.comments.insert(comment);
   return toPublicComment(comment);
+}
+
+export const MEMBERS_ONLY_REFUSAL = 'Only members can comment. Sign in to your account to join the conversation.';
+
+/** Throws 401 when commenting is for members only (issue 48) and the caller is not one. */
+export async function assertMayCommentAnonymously(runtime: Runtime): Promise<void> {
+  if ((await getMemberSettings(runtime)).commentsMembersOnly) throw unauthorized(MEMBERS_ONLY_REFUSAL);
+}
+
+/** A signed-in member's comment: their name and address, never typed ones. */
+export async function addMemberComment(
+  runtime: Runtime,
+  articleId: string,
+  member: Member,
+  input: MemberCommentInput,
+): Promise<PublicComment> {
+  const name = member.name.trim();
+  if (!name) throw badRequest('Add your name on your account page (/account) before you comment: it is shown with your comments.');
+  return addComment(runtime, articleId, { authorName: name, authorEmail: member.email, content: input.content, website: input.website });
 }
 
 /** Hides or shows a comment; with an actor, a change is written to the audit log. */

@@ -8,11 +8,14 @@ import {
   type Member,
   type MemberEvent,
   type MemberSignInInput,
+  type MemberSubscription,
   type PublicMember,
 } from '../../schemas/member.ts';
 import type { Session } from '../../schemas/auth.ts';
+import type { Comment } from '../../schemas/comment.ts';
+import { subscriberStatus } from '../../schemas/newsletter.ts';
 import type { Runtime } from '../runtime.ts';
-import { ServiceUnavailableError } from '../errors.ts';
+import { ServiceUnavailableError, conflict, unauthorized } from '../errors.ts';
 import { nowIso } from '../clock.ts';
 import { logOncePerMinute } from '../log.ts';
 import { hashToken } from '../../security/secrets.ts';
@@ -20,9 +23,9 @@ import { RATE_LIMITS, consumeRateLimit } from '../rate-limit.ts';
 import { siteUrl } from '../mail/templates.ts';
 import { sendWithinBudget } from '../mail/transport.ts';
 import { useMailer } from '../mail/mailer.ts';
-import { isSubscribedAddress, subscribeProvenAddress } from '../newsletter.ts';
+import { forgetAddress, isSubscribedAddress, subscribeProvenAddress, unsubscribeAddress } from '../newsletter.ts';
 import { renderSignInLinkMail, renderWelcomeMail } from './member-mails.ts';
-import { createMemberSession } from './sessions.ts';
+import { createMemberSession, invalidateMemberSessions } from './sessions.ts';
 
 /** A sign-in link works this long, and once. */
 export const SIGN_IN_LINK_TTL_MS = 60 * 60_000;
@@ -209,4 +212,130 @@ async function sendWelcomeMail(runtime: Runtime, member: Member): Promise<void> 
       `[members] the welcome mail to member ${member.id} failed: ${reason}`,
     );
   }
+}
+
+/** PATCH /api/members/me: the name and the newsletter choice (the subscriber list follows: the address is proven). */
+export async function updateProfile(
+  runtime: Runtime,
+  member: Member,
+  change: { name?: string | undefined; newsletter?: boolean | undefined },
+): Promise<PublicMember> {
+  const at = nowIso();
+  const updated = await runtime.store.members.mutate(member.id, (current) => {
+    const lines: string[] = [];
+    let next = current;
+    if (change.name !== undefined && change.name !== current.name) {
+      next = { ...next, name: change.name };
+      lines.push('Changed their name');
+    }
+    if (change.newsletter !== undefined && change.newsletter !== current.newsletter) {
+      next = { ...next, newsletter: change.newsletter };
+      lines.push(change.newsletter ? 'Subscribed to the newsletter' : 'Unsubscribed from the newsletter');
+    }
+    return lines.length === 0 ? undefined : withHistory(next, { at, kind: 'profile-changed', text: lines.join('; ') });
+  });
+  if (!updated) throw unauthorized('Sign in to your account first.');
+  // Applied even when the record already said so: a briefing's unsubscribe link may have changed the list meanwhile.
+  if (change.newsletter === true) await subscribeProvenAddress(runtime, updated.email);
+  if (change.newsletter === false) await unsubscribeAddress(runtime, updated.email);
+  return describeMember(runtime, updated);
+}
+
+/** Most comments one export or deletion reads; far above any one reader's. */
+const MAX_OWN_COMMENTS = 10_000;
+
+/** A member's comments: those posted with their address (signed in, or before they had an account). */
+async function commentsOf(runtime: Runtime, member: Member): Promise<Comment[]> {
+  const found = await runtime.store.comments.list({ search: member.email }, { offset: 0, limit: MAX_OWN_COMMENTS });
+  return found.filter((comment) => comment.authorEmail.toLowerCase() === member.email);
+}
+
+export type MemberExport = {
+  exportedAt: string;
+  account: Omit<Member, 'stripeCustomerId' | 'subscription' | 'comp' | 'history'> & {
+    subscription?: Omit<MemberSubscription, 'id' | 'syncedAt'>;
+    comp?: { since: string; until?: string };
+    history: Pick<MemberEvent, 'at' | 'kind' | 'text'>[];
+  };
+  comments: {
+    id: string;
+    articleId: string;
+    articleUrl?: string;
+    content: string;
+    authorName: string;
+    status: string;
+    createdAt: string;
+  }[];
+  newsletter: { status: 'subscribed' | 'pending' | 'unsubscribed' | 'none'; since?: string };
+};
+
+/**
+ * GET /api/members/me/export: everything the site holds about the member, as the member would read it;
+ * no internal field (Stripe's ids, the staff member who granted a comp, webhook event ids).
+ */
+export async function exportMemberData(runtime: Runtime, member: Member): Promise<MemberExport> {
+  const { stripeCustomerId: _customer, subscription, comp, history, ...account } = member;
+  const comments = await commentsOf(runtime, member);
+  const subscriber = await runtime.store.subscribers.getByEmail(member.email);
+  const state = subscriber ? subscriberStatus(subscriber) : undefined;
+  const articles = new Map<string, string | undefined>();
+  for (const comment of comments) {
+    if (articles.has(comment.articleId)) continue;
+    const article = await runtime.store.articles.get(comment.articleId);
+    articles.set(comment.articleId, article?.status === 'published' ? siteUrl(runtime.config, `/article/${article.slug}`) : undefined);
+  }
+  return {
+    exportedAt: nowIso(),
+    account: {
+      ...account,
+      ...(subscription ? { subscription: (({ id: _id, syncedAt: _synced, ...rest }) => rest)(subscription) } : {}),
+      ...(comp ? { comp: { since: comp.at, ...(comp.until ? { until: comp.until } : {}) } } : {}),
+      history: history.map(({ at, kind, text }) => ({ at, kind, text })),
+    },
+    comments: comments.map((comment) => ({
+      id: comment.id,
+      articleId: comment.articleId,
+      ...(articles.get(comment.articleId) ? { articleUrl: articles.get(comment.articleId)! } : {}),
+      content: comment.content,
+      authorName: comment.authorName,
+      status: comment.status,
+      createdAt: comment.createdAt,
+    })),
+    newsletter: subscriber
+      ? {
+          status: state === 'confirmed' ? 'subscribed' : state === 'pending' ? 'pending' : 'unsubscribed',
+          since: subscriber.unsubscribedAt ?? subscriber.confirmedAt ?? subscriber.createdAt,
+        }
+      : { status: 'none' },
+  };
+}
+
+/** Stripe would still charge it: the member must cancel in the Customer Portal first (this server never cancels for them). */
+function hasRunningSubscription(member: Member): boolean {
+  const sub = member.subscription;
+  return sub !== undefined && !sub.endedAt && !sub.cancelAtPeriodEnd && ['active', 'trialing', 'past_due'].includes(sub.status);
+}
+
+export const RUNNING_SUBSCRIPTION_REFUSAL = 'Cancel your paid subscription in Manage billing first, then delete your account.';
+
+/**
+ * DELETE /api/members/me: the account and all it holds. Comments are deleted, not anonymised: their
+ * text is the member's own words, often enough to identify them, and "delete everything" must mean it.
+ * The newsletter subscription goes too; no audit line or tombstone keeps the address.
+ */
+export async function deleteAccount(runtime: Runtime, member: Member): Promise<{ comments: number }> {
+  const current = await runtime.store.members.get(member.id);
+  if (!current) throw unauthorized('Sign in to your account first.');
+  if (hasRunningSubscription(current)) throw conflict(RUNNING_SUBSCRIPTION_REFUSAL);
+  // The parts first, the account last: a failure part way leaves an account that can delete again.
+  const comments = await commentsOf(runtime, current);
+  for (const comment of comments) await runtime.store.comments.delete(comment.id);
+  await forgetAddress(runtime, current.email);
+  await runtime.store.members.delete(current.id);
+  await invalidateMemberSessions(runtime, current.id);
+  runtime.log.info(
+    { component: 'members', event: 'member.deleted', memberId: current.id, comments: comments.length },
+    `[members] member ${current.id} deleted their account (${comments.length} comments with it)`,
+  );
+  return { comments: comments.length };
 }
