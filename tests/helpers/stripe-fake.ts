@@ -217,7 +217,18 @@ export function signStripePayload(payload: string, secret: string, timestamp = M
   return `t=${timestamp},v1=${signature}`;
 }
 
-export async function startStripeFake(options: { startAt?: number } = {}): Promise<StripeFake> {
+export type StripeFakeOptions = {
+  /** The fake's clock at start (ms since the epoch). @default Date.now() */
+  startAt?: number;
+  /**
+   * Maps a URL the site gave (success, cancel and return URLs, made from SITE_URL) to where the browser
+   * reaches the site under test: an e2e site listens on another port than its SITE_URL says.
+   */
+  siteUrl?: (url: string) => string;
+};
+
+export async function startStripeFake(options: StripeFakeOptions = {}): Promise<StripeFake> {
+  const toSite = options.siteUrl ?? ((url: string) => url);
   let clock = options.startAt ?? Date.now();
   let webhookUrl: string | undefined;
   let failNext: string | true | undefined;
@@ -519,7 +530,7 @@ export async function startStripeFake(options: { startAt?: number } = {}): Promi
 ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
 <p>Test mode: no card is charged.</p>
 <form method="post" action="/checkout/${session.id}/pay"><button type="submit">Pay</button></form>
-<p><a href="${escapeHtml(session.cancel_url)}">Back to the site</a></p>`,
+<p><a href="${escapeHtml(toSite(session.cancel_url))}">Back to the site</a></p>`,
     );
   };
 
@@ -538,7 +549,7 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
 <form method="post" action="/portal/${portal.id}/cancel"><button type="submit">Cancel subscription</button></form>`;
     return page(
       'Manage billing',
-      `<h1>Manage billing</h1>${state}<p><a href="${escapeHtml(portal.return_url)}">Return to the site</a></p>`,
+      `<h1>Manage billing</h1>${state}<p><a href="${escapeHtml(toSite(portal.return_url))}">Return to the site</a></p>`,
     );
   };
 
@@ -572,7 +583,7 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
         const session = sessions.get(match[1]!);
         if (!session) return html(response, 404, page('Not found', '<h1>No such checkout</h1>'));
         await pay(session.id);
-        return redirect(response, session.success_url);
+        return redirect(response, toSite(session.success_url));
       }
       if (method === 'GET' && (match = path.match(/^\/portal\/([\w]+)$/))) {
         const portal = portals.get(match[1]!);
@@ -583,7 +594,7 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
         const subscription = portal && [...subscriptions.values()].reverse().find((s) => s.customer === portal.customer);
         if (!portal || !subscription) return html(response, 404, page('Not found', '<h1>No subscription</h1>'));
         await setCancel(subscription.id, match[2] === 'cancel');
-        return redirect(response, portal.return_url);
+        return redirect(response, toSite(portal.return_url));
       }
       // The test clock over HTTP, for a browser test in another process.
       if (method === 'POST' && path === '/test/advance') {
