@@ -140,7 +140,7 @@ describe('checkout and portal', () => {
     await expectError(await new TestClient(server.url).post('/api/members/portal'), 401);
   });
 
-  it('makes one Stripe customer per member, and the portal needs one', async () => {
+  it('makes one Stripe customer per member (a new one if Stripe lost it), and the portal needs one', async () => {
     const { email, client } = await newMember('customer');
     await expectError(await client.post('/api/members/portal'), 409, /subscribe first/);
     await startCheckout(client);
@@ -153,6 +153,14 @@ describe('checkout and portal', () => {
     const portal = await read<{ url: string }>(await client.post('/api/members/portal'));
     expect(portal.status).toBe(200);
     expect(portal.body.url.startsWith(`${fake.url}/portal/`)).toBe(true);
+
+    // The customer gone at Stripe (deleted in its dashboard, or test keys swapped for live ones): a new one, kept.
+    fake.customers.delete(customers[0]!.id);
+    await expectError(await client.post('/api/members/portal'), 409, /subscribe again/);
+    await startCheckout(client);
+    const renewed = await storedMember(email);
+    expect(renewed.stripeCustomerId).not.toBe(customers[0]!.id);
+    expect(fake.customers.get(renewed.stripeCustomerId!)?.metadata).toEqual({ member_id: member.id });
   });
 });
 

@@ -437,9 +437,11 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
   const api = (method: string, path: string, params: Json): { status: number; body: unknown } => {
     const str = (value: unknown) => (typeof value === 'string' ? value : undefined);
     const meta = (value: unknown) => (value && typeof value === 'object' ? (value as Record<string, string>) : {});
-    const missing = (what: string, id: string) => ({
+    const missing = (what: string, id: string, param?: string) => ({
       status: 404,
-      body: { error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}: '${id}'` } },
+      body: {
+        error: { type: 'invalid_request_error', code: 'resource_missing', message: `No such ${what}: '${id}'`, ...(param && { param }) },
+      },
     });
     let match: RegExpMatchArray | null;
     if (method === 'POST' && path === '/v1/customers') {
@@ -485,7 +487,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
       const line = lines[0];
       if (!line || !prices.has(line.price ?? '')) return missing('price', line?.price ?? '');
       const customer = str(params.customer);
-      if (customer && !customers.has(customer)) return missing('customer', customer);
+      if (customer && !customers.has(customer)) return missing('customer', customer, 'customer');
       const id = newId('cs_test');
       const session: FakeSession = {
         id,
@@ -507,7 +509,7 @@ export async function startStripeFake(options: StripeFakeOptions = {}): Promise<
     }
     if (method === 'POST' && path === '/v1/billing_portal/sessions') {
       const customer = str(params.customer) ?? '';
-      if (!customers.has(customer)) return missing('customer', customer);
+      if (!customers.has(customer)) return missing('customer', customer, 'customer');
       const portal = { id: newId('bps'), customer, return_url: str(params.return_url) ?? base };
       portals.set(portal.id, portal);
       return { status: 200, body: { ...portal, object: 'billing_portal.session', url: `${base}/portal/${portal.id}`, livemode: false } };

@@ -156,21 +156,30 @@ function returnUrl(runtime: Runtime, pathname: string, params: Record<string, st
   return url.href;
 }
 
-/** The member's Stripe customer: made on their first checkout (once, even for two clicks at once) and kept on the member. */
-async function ensureCustomer(runtime: Runtime, stripe: StripeConnection, member: Member): Promise<string> {
-  if (member.stripeCustomerId) return member.stripeCustomerId;
+/**
+ * The member's Stripe customer: made on their first checkout (once, even for two clicks at once) and
+ * kept on the member; made again when Stripe no longer knows the kept one (`lost`).
+ */
+async function ensureCustomer(runtime: Runtime, stripe: StripeConnection, member: Member, lost?: string): Promise<string> {
+  if (member.stripeCustomerId && member.stripeCustomerId !== lost) return member.stripeCustomerId;
   const customer = await callStripe('create a customer', () =>
     stripe.api.customers.create(
       { email: member.email, ...(member.name && { name: member.name }), metadata: { member_id: member.id } },
       // Two checkouts started together make one customer: Stripe answers the same one to the same key for 24 hours.
-      { idempotencyKey: `member-customer-${member.id}` },
+      { idempotencyKey: `member-customer-${member.id}${lost ? `-after-${lost}` : ''}` },
     ),
   );
   const stored = await runtime.store.members.mutate(member.id, (m) =>
-    m.stripeCustomerId ? undefined : { ...m, stripeCustomerId: customer.id },
+    m.stripeCustomerId && m.stripeCustomerId !== lost ? undefined : { ...m, stripeCustomerId: customer.id },
   );
   if (!stored) throw new AppError(404, 'Member not found');
   return stored.stripeCustomerId ?? customer.id;
+}
+
+/** Whether Stripe refused a call because the customer it names does not exist (deleted, or kept from other keys). */
+function isMissingCustomer(error: unknown): boolean {
+  const cause = (error as { cause?: { code?: unknown; param?: unknown } }).cause;
+  return cause?.code === 'resource_missing' && cause.param === 'customer';
 }
 
 /** Starts a Stripe Checkout for a plan and answers the URL of Stripe's payment page. */
@@ -186,21 +195,31 @@ export async function startCheckout(runtime: Runtime, member: Member, input: Che
   if (status === 'paid' || status === 'past-due') {
     throw conflict('You already have a paid subscription: manage it from your account page.');
   }
-  const customer = await ensureCustomer(runtime, stripe, member);
   const price = input.interval === 'month' ? plans.stripe.monthlyPriceId : plans.stripe.yearlyPriceId;
   const next = input.next ?? '/account';
-  const session = await callStripe('start a checkout', () =>
-    stripe.api.checkout.sessions.create({
-      mode: 'subscription',
-      customer,
-      client_reference_id: member.id,
-      line_items: [{ price, quantity: 1 }],
-      metadata: { member_id: member.id },
-      subscription_data: { metadata: { member_id: member.id } },
-      success_url: returnUrl(runtime, next, { checkout: 'success' }),
-      cancel_url: returnUrl(runtime, next, { checkout: 'cancelled' }),
-    }),
-  );
+  const createSession = (customer: string) =>
+    callStripe('start a checkout', () =>
+      stripe.api.checkout.sessions.create({
+        mode: 'subscription',
+        customer,
+        client_reference_id: member.id,
+        line_items: [{ price, quantity: 1 }],
+        metadata: { member_id: member.id },
+        subscription_data: { metadata: { member_id: member.id } },
+        success_url: returnUrl(runtime, next, { checkout: 'success' }),
+        cancel_url: returnUrl(runtime, next, { checkout: 'cancelled' }),
+      }),
+    );
+  const customer = await ensureCustomer(runtime, stripe, member);
+  let session: Stripe.Checkout.Session;
+  try {
+    session = await createSession(customer);
+  } catch (error) {
+    if (!isMissingCustomer(error)) throw error;
+    // Deleted in Stripe's dashboard, or the site moved from test keys to live ones: a customer of these keys.
+    runtime.log.warn({ member: member.id }, '[billing] the kept Stripe customer is unknown to Stripe; a new one is made');
+    session = await createSession(await ensureCustomer(runtime, stripe, { ...member, stripeCustomerId: customer }, customer));
+  }
   if (!session.url) throw new AppError(502, 'Stripe answered a checkout without a payment page.');
   runtime.log.info({ member: member.id, interval: input.interval }, '[billing] checkout started');
   return { url: session.url };
@@ -212,10 +231,15 @@ export async function openPortal(runtime: Runtime, member: Member): Promise<{ ur
   await consumeRateLimit(runtime, RATE_LIMITS.billing, member.id);
   if (!member.stripeCustomerId) throw conflict('You have no billing account yet: subscribe first.');
   const customer = member.stripeCustomerId;
-  const session = await callStripe('open the billing portal', () =>
-    stripe.api.billingPortal.sessions.create({ customer, return_url: returnUrl(runtime, '/account') }),
-  );
-  return { url: session.url };
+  try {
+    const session = await callStripe('open the billing portal', () =>
+      stripe.api.billingPortal.sessions.create({ customer, return_url: returnUrl(runtime, '/account') }),
+    );
+    return { url: session.url };
+  } catch (error) {
+    if (isMissingCustomer(error)) throw conflict('Stripe has no billing account of yours with this site any more: subscribe again.');
+    throw error;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------
