@@ -189,6 +189,10 @@ describe('webhooks', () => {
       body: JSON.stringify(event),
     });
     await expectError(unsigned, 400, /Stripe-Signature/);
+    // The body limit of every JSON endpoint holds here too, before any signature is computed.
+    const huge = `{"pad":"${'x'.repeat(1024 * 1024)}"}`;
+    const tooLarge = await fake.deliver({ ...event, id: 'evt_huge' }, { body: huge });
+    expect(tooLarge.status).toBe(413);
     expect(await storedMember(email)).toEqual(before);
     expect(before.subscription).toBeUndefined();
 
