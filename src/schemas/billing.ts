@@ -3,10 +3,11 @@ import { z } from './zod.ts';
 import { emptyToUndefined } from './common.ts';
 import { billingIntervalSchema } from './member.ts';
 
-/** GET /api/members/plans: the plans as a reader may see them; `available` = Stripe connected and prices made for the plans. */
-export type PublicPlans =
-  | { available: true; currency: string; monthly: number; yearly: number }
-  | { available: false; currency?: string; monthly?: number; yearly?: number };
+/**
+ * GET /api/members/plans: the plans as readers see them (prices in the currency's minor unit);
+ * `available` = Stripe connected and prices made for these amounts. 404 while no plans are set.
+ */
+export type PublicPlans = { currency: string; monthly: number; yearly: number; available: boolean };
 
 /** POST /api/members/checkout */
 export const checkoutInputSchema = z.strictObject({

@@ -19,12 +19,15 @@ const PLANS = { currency: 'usd', monthly: 500, yearly: 5000 };
 let server: TestServer;
 let fake: StripeFake;
 let admin: TestClient;
+/** GET /api/members/plans before any were set. */
+let unsetPlans: Response;
 
 beforeAll(async () => {
   fake = await startStripeFake();
   server = await startApiServer(fake.env);
   fake.setWebhookUrl(new URL('/api/members/stripe-webhook', server.url).href);
   admin = await adminClient(server);
+  unsetPlans = await new TestClient(server.url).get('/api/members/plans');
   const saved = await read(await admin.put('/api/members/plans', PLANS));
   expect(saved.status, JSON.stringify(saved.body)).toBe(200);
 });
@@ -94,7 +97,8 @@ function eventsOf(subscriptionId: string): FakeEvent[] {
 }
 
 describe('plans', () => {
-  it('are public, and only an admin sets them (a bad currency is a 400); unchanged amounts make no new Stripe price', async () => {
+  it('are public (404 until set), and only an admin sets them (a bad currency is a 400); unchanged amounts make no new Stripe price', async () => {
+    await expectError(unsetPlans, 404, /plans not found/);
     const plans = await read<PublicPlans>(await new TestClient(server.url).get('/api/members/plans'));
     expect(plans).toEqual({ status: 200, body: { available: true, ...PLANS } });
 

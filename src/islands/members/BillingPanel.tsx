@@ -5,7 +5,7 @@
  */
 import { useEffect, useId, useRef } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { serverMessageOf } from '../../lib/api-client.ts';
+import { ApiRequestError, serverMessageOf } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import { formatMoney } from '../../lib/money.ts';
 import type { PublicPlans } from '../../schemas/billing.ts';
@@ -79,6 +79,8 @@ function BillingPanel({ member: initial }: { member?: PublicMember }) {
   const subscription = member.subscription;
   const live = subscription !== undefined && subscription.status !== 'canceled' && subscription.status !== 'incomplete_expired';
   const offer = plans.data;
+  // No plans set yet (404): nothing to offer, which is no error for the reader.
+  const noPlans = plans.error instanceof ApiRequestError && plans.error.status === 404;
 
   return (
     <section className="account-section billing-panel" aria-labelledby={headingId} data-testid="billing-panel">
@@ -95,7 +97,7 @@ function BillingPanel({ member: initial }: { member?: PublicMember }) {
             </button>
           </div>
         </>
-      ) : plans.isError ? (
+      ) : plans.isError && !noPlans ? (
         <p role="alert">The plans could not be loaded. {serverMessageOf(plans.error, 'Please reload the page.')}</p>
       ) : offer?.available ? (
         <>
@@ -115,7 +117,7 @@ function BillingPanel({ member: initial }: { member?: PublicMember }) {
           </div>
         </>
       ) : (
-        offer && member.status !== 'comped' && <p data-testid="billing-status">Paid subscriptions are not available yet.</p>
+        (offer || noPlans) && member.status !== 'comped' && <p data-testid="billing-status">Paid subscriptions are not available yet.</p>
       )}
       {waiting && (
         <p className="member-status" role="status">

@@ -18,7 +18,7 @@ import {
 } from '../../schemas/member.ts';
 import type { CheckoutInput, PublicPlans } from '../../schemas/billing.ts';
 import type { z } from 'zod';
-import { AppError, ServiceUnavailableError, conflict } from '../errors.ts';
+import { AppError, ServiceUnavailableError, conflict, notFound } from '../errors.ts';
 import { nowIso, nowMs } from '../clock.ts';
 import { RATE_LIMITS, consumeRateLimit } from '../rate-limit.ts';
 import { formatMoney, isKnownCurrency } from '../../lib/money.ts';
@@ -88,13 +88,12 @@ export function readPlans(runtime: Runtime): Promise<MembershipPlans | undefined
   return runtime.store.meta.get<MembershipPlans>(PLANS_KEY);
 }
 
-/** The plans as readers see them: a subscribe button only when Stripe is connected and the plans have their prices. */
+/** The plans as readers see them (404 while none are set); `available` only with Stripe connected and prices made for them. */
 export async function getPublicPlans(runtime: Runtime): Promise<PublicPlans> {
   const plans = await readPlans(runtime);
-  if (!plans) return { available: false };
+  if (!plans) throw notFound('Membership plans');
   const { currency, monthly, yearly } = plans;
-  if (useStripe(runtime) && plans.stripe) return { available: true, currency, monthly, yearly };
-  return { available: false, currency, monthly, yearly };
+  return { currency, monthly, yearly, available: useStripe(runtime) !== undefined && plans.stripe !== undefined };
 }
 
 /**
