@@ -610,6 +610,11 @@ ${email ? `<p>Paying as ${escapeHtml(email)}</p>` : ''}
         return answer(response, 200, { failNext });
       }
       if (method === 'GET' && path === '/test/clock') return answer(response, 200, { now: clock });
+      // A browser asks every origin for its icon: none, without a 404 in the console.
+      if (method === 'GET' && path === '/favicon.ico') {
+        response.writeHead(204);
+        return response.end();
+      }
       return html(response, 404, page('Not found', '<h1>Not found</h1>'));
     })().catch((error: unknown) => {
       if (!response.headersSent) stripeError(response, 500, 'api_error', String(error));

@@ -3,7 +3,7 @@
  * each, or the member's subscription (status, renews or ends on, Manage billing); errors as toasts.
  * Placed in /account as `<BillingPanel client:load member={member} />`.
  */
-import { useEffect, useId, useRef } from 'react';
+import { useEffect, useId, useRef, useSyncExternalStore } from 'react';
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { ApiRequestError, serverMessageOf } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
@@ -34,7 +34,12 @@ const STATUS_LABELS: Record<string, string> = {
 };
 
 function cameBackFromCheckout(): boolean {
-  return typeof window !== 'undefined' && new URLSearchParams(window.location.search).get('checkout') === 'success';
+  return new URLSearchParams(window.location.search).get('checkout') === 'success';
+}
+
+/** The query string does not change under the page: nothing to listen to. */
+function subscribeToNothing(): () => void {
+  return () => {};
 }
 
 /** The subscription line: what it costs and what happens next. */
@@ -51,12 +56,13 @@ function BillingPanel({ member: initial }: { member?: PublicMember }) {
   const member = useCurrentMember(initial).data ?? initial;
   const plans = useQuery<PublicPlans>({ queryKey: ['/api/members/plans'] });
   const polls = useRef(0);
-  const waiting = cameBackFromCheckout() && member !== undefined && member.level !== 'paid';
+  // False in the server's render and while hydrating (it knows no query string), then the browser's answer.
+  const cameBack = useSyncExternalStore(subscribeToNothing, cameBackFromCheckout, () => false);
+  const waiting = cameBack && member !== undefined && member.level !== 'paid';
 
   useEffect(() => {
-    if (cameBackFromCheckout())
-      toast({ title: 'Thank you!', description: 'Your payment went through; your subscription shows here in a moment.' });
-  }, []);
+    if (cameBack) toast({ title: 'Thank you!', description: 'Your payment went through; your subscription shows here in a moment.' });
+  }, [cameBack]);
   useEffect(() => {
     if (!waiting || polls.current >= CONFIRM_POLL_LIMIT) return;
     const timer = setTimeout(() => {
