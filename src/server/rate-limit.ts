@@ -14,6 +14,8 @@ export const RATE_LIMITS = {
   /** Members' sign-in links (issue 48): per client IP, and per address (keyed by its hash) so nobody's inbox is flooded. */
   memberSignIn: { name: 'member-sign-in', limit: 10, windowMs: 15 * 60_000 },
   memberSignInAddress: { name: 'member-sign-in-address', limit: 5, windowMs: 60 * 60_000 },
+  /** Checkouts and portal sessions (issue 48), per member: each makes objects at Stripe. */
+  billing: { name: 'billing', limit: 10, windowMs: 60_000 },
 } satisfies Record<string, RateLimitRule>;
 
 /** Counts one hit; throws a 429 AppError with Retry-After once the window is full. */

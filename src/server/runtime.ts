@@ -14,6 +14,7 @@ import type { Logger, RequestScope } from './log.ts';
 import type { Metrics } from './metrics.ts';
 import type { HealthRegistry } from './health.ts';
 import type { Mailer } from './mail/transport.ts';
+import type Stripe from 'stripe';
 import type { WorkerActivity } from './publishing/activity.ts';
 import type { ReconcileProgress } from './publishing/reconcile.ts';
 
@@ -51,6 +52,8 @@ export type Runtime = {
   health: HealthRegistry;
   /** The SMTP transport, made from `config` on first use (src/server/mail/mailer.ts) and closed with the runtime. */
   mailer?: Mailer;
+  /** Stripe's client and webhook secret (src/server/members/stripe-client.ts), made on first use; null when Stripe is not set up. */
+  stripe?: { api: Stripe; webhookSecret: string } | null;
   /** The last briefing run asked for: the scheduler's and the internal endpoint's runs take turns (src/server/briefing/briefing.ts). */
   briefingTurn: Promise<unknown>;
   /** RSS fetches in flight by source id: the scheduler and fetch-now never fetch a source twice at once (ingest/feed-fetch.ts). */

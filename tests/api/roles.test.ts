@@ -210,6 +210,9 @@ const MATRIX: Row[] = [
   { method: 'GET', path: '/api/members/00000000-0000-4000-8000-000000000000', expect: EDITORS(404) },
   { method: 'POST', path: '/api/members/00000000-0000-4000-8000-000000000000/comp', body: {}, expect: ADMIN_ONLY(404) },
   { method: 'DELETE', path: '/api/members/00000000-0000-4000-8000-000000000000/comp', expect: ADMIN_ONLY(404) },
+  // Only admins set the plans (without Stripe connected the site stores them as they are); everyone reads them.
+  { method: 'PUT', path: '/api/members/plans', body: { currency: 'usd', monthly: 500, yearly: 5000 }, expect: ADMIN_ONLY(200) },
+  { method: 'GET', path: '/api/members/plans', expect: [200, 200, 200, 200, 200] },
 ];
 
 const cases = MATRIX.flatMap((row, index) =>

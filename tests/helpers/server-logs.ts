@@ -47,6 +47,8 @@ const FORBIDDEN_SHAPES: readonly [string, RegExp][] = [
   ['a bearer token', /\bBearer\s+(?!\[redacted\])[A-Za-z0-9._~+/-]{8,}/],
   ['a token in a query string', /[?&](?:token|sig)=[^&\s"]+/],
   ['a password hash', /\$argon2(?:id|i|d)\$/],
+  // Stripe's API keys and webhook signing secrets (issue 48).
+  ['a Stripe key or webhook secret', /\b(?:(?:sk|rk)_(?:test|live)|whsec)_[A-Za-z0-9]{8,}/],
 ];
 
 /** Every line of `text` that shows one of `secrets` or a forbidden shape, with what it showed. */

@@ -13,6 +13,7 @@
  */
 export const RUN_ONCE: readonly string[] = [
   // Pure logic, files on disk, a runtime of their own.
+  'tests/unit/billing.test.ts',
   'tests/unit/body-diff.test.ts',
   'tests/unit/chart-table.test.ts',
   'tests/unit/compress.test.ts',
