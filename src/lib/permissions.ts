@@ -31,6 +31,10 @@ export const ACTIONS = [
   'publishing.manage',
   /** Tag curation (issue 35): merging two tags, hiding a junk tag from readers. */
   'tag.manage',
+  /** Members (issue 48): the list, a member's record and history, and the Overview's members and revenue figures (personal data). */
+  'member.read',
+  /** Comp or un-comp a member, set the plans and the member settings (comments for members only). */
+  'member.manage',
 ] as const;
 export type Action = (typeof ACTIONS)[number];
 
@@ -52,6 +56,8 @@ export const PERMISSIONS: Record<Role, Partial<Record<Action, Grant>>> = {
     'trash.manage': 'all',
     'publishing.manage': 'all',
     'tag.manage': 'all',
+    // The newsroom's readers and revenue are part of an editor's picture; changing what members pay is not.
+    'member.read': 'all',
   },
   author: {
     'article.create': 'all',
@@ -93,6 +99,8 @@ export const ACTION_TEXT: Record<Action, string> = {
   'trash.manage': 'restore or purge deleted articles',
   'publishing.manage': 'see the publishing queue or retry a failed render',
   'tag.manage': 'merge or hide tags',
+  'member.read': 'read members',
+  'member.manage': 'manage members, plans or member settings',
 };
 
 /** The role of a user; users stored before roles existed were all admins. */

@@ -28,6 +28,8 @@ export const AUDIT_ACTIONS = [
   'live.update.create',
   'live.update.edit',
   'live.update.delete',
+  'member.comp-grant',
+  'member.comp-remove',
 ] as const;
 export const auditActionSchema = z.enum(AUDIT_ACTIONS);
 export type AuditAction = z.infer<typeof auditActionSchema>;
@@ -38,7 +40,11 @@ export const auditEntrySchema = z.object({
   /** Who did it; null for the system (the scheduler publishing a scheduled article). */
   actor: z.object({ id: z.string(), username: z.string() }).nullable(),
   action: auditActionSchema,
-  target: z.object({ type: z.enum(['article', 'user', 'comment', 'source', 'tag']), id: z.string(), label: z.string().optional() }),
+  target: z.object({
+    type: z.enum(['article', 'user', 'comment', 'source', 'tag', 'member']),
+    id: z.string(),
+    label: z.string().optional(),
+  }),
   detail: z.string().optional(),
 });
 export type AuditEntry = z.infer<typeof auditEntrySchema>;

@@ -13,6 +13,7 @@ import { buildArticle } from './articles.ts';
 import type { Runtime } from './runtime.ts';
 import { loadSeedFixtures, type SeedArticle, type SeedFixtures } from './seed/fixtures.ts';
 import { HERO_VARIANTS, renderHeroSvg, writeHeroImage } from './seed/hero-images.ts';
+import { seedMemberHistory } from './seed/member-history.ts';
 import { seedSubscriberHistory } from './seed/subscriber-history.ts';
 import { seedViewHistory } from './seed/view-history.ts';
 
@@ -205,5 +206,7 @@ export async function seedDemoContent(runtime: Runtime, options: SeedOptions = {
   const views = await seedViewHistory(runtime.store.analytics, records, runtime.config.BRIEFING_TZ, now);
   const signUps = await seedSubscriberHistory(runtime.store.subscribers, now);
   const subscribers = fixtures.subscribers.length + signUps;
-  return `${records.length} articles, ${comments} comments, ${fixtures.sources.length} sources, ${subscribers} subscribers, ${heroes.size} hero images, ${views} page views over 90 days`;
+  // The Members tab and the Overview's member charts (issue 48).
+  const members = await seedMemberHistory(runtime.store.members, now);
+  return `${records.length} articles, ${comments} comments, ${fixtures.sources.length} sources, ${subscribers} subscribers, ${members} members, ${heroes.size} hero images, ${views} page views over 90 days`;
 }

@@ -204,6 +204,12 @@ const MATRIX: Row[] = [
   { method: 'GET', path: '/api/trash', expect: EDITORS(200) },
   { method: 'POST', path: async (f) => `/api/trash/${await f.trashed()}/restore`, expect: EDITORS(200) },
   { method: 'DELETE', path: async (f) => `/api/trash/${await f.trashed()}`, expect: EDITORS(204) },
+  // Members (issue 48): editors read the list, a member's page and the figures; only admins comp (members-admin.test.ts: real ones).
+  { method: 'GET', path: '/api/members', expect: EDITORS(200) },
+  { method: 'GET', path: '/api/members/stats', expect: EDITORS(200) },
+  { method: 'GET', path: '/api/members/00000000-0000-4000-8000-000000000000', expect: EDITORS(404) },
+  { method: 'POST', path: '/api/members/00000000-0000-4000-8000-000000000000/comp', body: {}, expect: ADMIN_ONLY(404) },
+  { method: 'DELETE', path: '/api/members/00000000-0000-4000-8000-000000000000/comp', expect: ADMIN_ONLY(404) },
 ];
 
 const cases = MATRIX.flatMap((row, index) =>

@@ -125,7 +125,16 @@ for (const theme of ['light', 'dark'] as const) {
       'aria-pressed',
       'true',
     );
-    for (const id of ['chart-views', 'chart-top', 'chart-referrers', 'chart-devices', 'chart-subscribers', 'chart-published'])
+    for (const id of [
+      'chart-views',
+      'chart-top',
+      'chart-referrers',
+      'chart-devices',
+      'chart-subscribers',
+      'chart-published',
+      'chart-members',
+      'chart-mrr',
+    ])
       await readTable(page.getByTestId(id));
     await expect(page.getByTestId('chart-views').locator('tbody tr')).toHaveCount(7);
     await expect(page.locator('.adm-chart-canvas canvas').first()).toBeVisible();

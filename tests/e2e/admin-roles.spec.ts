@@ -45,7 +45,7 @@ test(
     await gotoAdmin(author.page, '/admin');
     await expect(author.page.getByTestId('signed-in-as')).toContainText(`${username} (author)`);
     await expect(author.page.getByRole('tab', { name: 'Article Manager' })).toBeVisible();
-    for (const hidden of ['Users', 'Audit', 'News Sources', 'Subscribers', 'Comments'])
+    for (const hidden of ['Users', 'Audit', 'News Sources', 'Subscribers', 'Members', 'Comments'])
       await expect(author.page.getByRole('tab', { name: hidden })).toHaveCount(0);
     await author.context.close();
 

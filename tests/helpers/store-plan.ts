@@ -22,6 +22,7 @@ export const RUN_ONCE: readonly string[] = [
   'tests/unit/ingest-scheduler.test.ts',
   'tests/unit/job-picking.test.ts',
   'tests/unit/layers.test.ts',
+  'tests/unit/member-stats.test.ts',
   'tests/unit/out-dir.test.ts',
   'tests/unit/process-wide.test.ts',
   'tests/unit/publishing-activity.test.ts',

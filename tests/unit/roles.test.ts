@@ -15,12 +15,17 @@ afterEach(async () => {
 });
 
 describe('the permission table', () => {
-  it('gives admins every action, and nobody but admins users, sources, subscribers or the audit log', () => {
+  it('gives admins every action, and nobody but admins users, sources, subscribers, members to change or the audit log', () => {
     for (const action of ACTIONS) expect(PERMISSIONS.admin[action], action).toBe('all');
     for (const role of ROLES.filter((r) => r !== 'admin')) {
-      for (const action of ['user.manage', 'source.manage', 'subscriber.manage', 'audit.read'] as const)
+      for (const action of ['user.manage', 'source.manage', 'subscriber.manage', 'audit.read', 'member.manage'] as const)
         expect(PERMISSIONS[role][action], `${role} ${action}`).toBeUndefined();
     }
+  });
+
+  it('lets editors read members (personal data) and nobody below them', () => {
+    expect(can({ id: 'e', role: 'editor' }, 'member.read')).toBe(true);
+    for (const role of ['author', 'contributor'] as const) expect(can({ id: 'x', role }, 'member.read'), role).toBe(false);
   });
 
   it('answers per article: editors everything, authors their own, contributors their own drafts', () => {

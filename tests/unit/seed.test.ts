@@ -12,6 +12,7 @@ import type { Comment } from '../../src/schemas/comment.ts';
 import { SECTIONS } from '../../src/schemas/common.ts';
 import { HERO_WIDTHS } from '../../src/schemas/image.ts';
 import { subscriberStatus, type Subscriber } from '../../src/schemas/newsletter.ts';
+import { memberSchema, memberStatus, type Member } from '../../src/schemas/member.ts';
 import type { NewsSource } from '../../src/schemas/source.ts';
 import { sanitizeBodyHtml } from '../../src/server/html.ts';
 import { startRuntime, stopRuntime } from '../../src/server/app.ts';
@@ -28,6 +29,7 @@ type Snapshot = {
   comments: Comment[];
   sources: NewsSource[];
   subscribers: Subscriber[];
+  members: Member[];
   viewDays: ViewCount[];
   viewHours: ViewCount[];
 };
@@ -51,6 +53,7 @@ async function seedInto(): Promise<Snapshot> {
       comments: await store.comments.list({}, { offset: 0, limit: 1000 }),
       sources: await store.sources.list(),
       subscribers: (await store.subscribers.listFiltered({}, { offset: 0, limit: 1000 })).items,
+      members: await store.members.all(),
       viewDays: await store.analytics.listViews('day', 'section', '', '\uffff'),
       viewHours: await store.analytics.listViews('hour', 'article', '', '\uffff'),
     };
@@ -72,7 +75,9 @@ afterAll(() => {
 
 describe('seedDemoContent', () => {
   it('answers a one-line summary of what it created', () => {
-    expect(seed.summary).toMatch(/^\d+ articles, \d+ comments, 3 sources, \d+ subscribers, \d+ hero images, \d+ page views over 90 days$/);
+    expect(seed.summary).toMatch(
+      /^\d+ articles, \d+ comments, 3 sources, \d+ subscribers, \d+ members, \d+ hero images, \d+ page views over 90 days$/,
+    );
     expect(seed.summary).toContain(`${seed.articles.length} articles, ${seed.comments.length} comments`);
     expect(seed.summary).toContain(`, ${seed.subscribers.length} subscribers,`);
   });
@@ -243,11 +248,27 @@ describe('seedDemoContent', () => {
     expect(confirmedAt(NOW.getTime())).toBeGreaterThan(confirmedAt(NOW.getTime() - 30 * 24 * HOUR) + 20);
   });
 
+  it('adds members over 90 days: free, paying monthly and yearly, cancelled, comped (issue 48)', () => {
+    expect(seed.summary).toContain(`, ${seed.members.length} members,`);
+    expect(seed.members.length).toBeGreaterThan(25);
+    for (const m of seed.members) {
+      expect(memberSchema.parse(m)).toEqual(m);
+      expect(m.email).toMatch(/^member\d+@example\.com$/);
+      expect(m.history[0]!.kind).toBe('signed-up');
+      expect(m.history.map((line) => line.at)).toEqual(m.history.map((line) => line.at).sort());
+    }
+    const statuses = seed.members.map((m) => memberStatus(m, NOW.getTime()));
+    for (const status of ['free', 'paid', 'comped'] as const) expect(statuses, status).toContain(status);
+    expect(seed.members.some((m) => m.subscription?.interval === 'year')).toBe(true);
+    expect(seed.members.some((m) => m.subscription?.status === 'canceled' && m.subscription.endedAt)).toBe(true);
+  });
+
   it('creates the same content on every run', async () => {
     const again = await seedInto();
     const content = (s: Snapshot) =>
       s.articles.map(({ id, ...rest }) => ({ ...rest, counters: s.counters.get(id) })).sort((a, b) => a.slug.localeCompare(b.slug));
     expect(content(again)).toEqual(content(seed));
     expect(again.summary).toBe(seed.summary);
+    expect(again.members).toEqual(seed.members);
   });
 });

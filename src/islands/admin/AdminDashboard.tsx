@@ -1,6 +1,6 @@
 /**
  * The /admin island: the tabs the user's role may use (Overview, Article Manager, Comments, News Sources,
- * Subscribers, Tags, Trash, Users, Audit)
+ * Subscribers, Members, Tags, Trash, Users, Audit)
  * over the shared QueryClient.
  */
 import { useId, useState, type KeyboardEvent } from 'react';
@@ -10,6 +10,7 @@ import { CommentsTab } from './CommentsTab.tsx';
 import { NewsSourcesTab } from './NewsSourcesTab.tsx';
 import { OverviewTab } from './OverviewTab.tsx';
 import { SubscribersTab } from './SubscribersTab.tsx';
+import { MembersTab } from './MembersTab.tsx';
 import { TrashTab } from './TrashTab.tsx';
 import { useHydrated } from './use-hydrated.ts';
 import { UsersTab } from './UsersTab.tsx';
@@ -27,6 +28,7 @@ const ALL_TABS = [
   { id: 'comments', label: 'Comments', needs: 'comment.moderate' },
   { id: 'sources', label: 'News Sources', needs: 'source.manage' },
   { id: 'subscribers', label: 'Subscribers', needs: 'subscriber.manage' },
+  { id: 'members', label: 'Members', needs: 'member.read' },
   { id: 'tags', label: 'Tags', needs: 'tag.manage' },
   { id: 'trash', label: 'Trash', needs: 'trash.manage' },
   { id: 'users', label: 'Users', needs: 'user.manage' },
@@ -108,6 +110,7 @@ function AdminDashboard({ initialTab, username, currentUser }: Props) {
         {tab === 'comments' && <CommentsTab />}
         {tab === 'sources' && <NewsSourcesTab />}
         {tab === 'subscribers' && <SubscribersTab />}
+        {tab === 'members' && <MembersTab />}
         {tab === 'users' && <UsersTab />}
         {tab === 'audit' && <AuditTab />}
         {tab === 'trash' && <TrashTab />}

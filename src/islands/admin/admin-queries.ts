@@ -6,6 +6,7 @@ export const ARTICLE_MANAGER_PAGE_SIZE = 12;
 export const ADMIN_COMMENTS_PAGE_SIZE = 20;
 export const RECENT_ARTICLES_LIMIT = 10;
 export const ADMIN_SUBSCRIBERS_PAGE_SIZE = 25;
+export const ADMIN_MEMBERS_PAGE_SIZE = 25;
 
 /** Keys follow the shared default query function: [path] or [path, query params] or [path, id]. */
 export const adminKeys = {
@@ -22,6 +23,11 @@ export const adminKeys = {
   trash: () => ['/api/trash'] as const,
   publishing: () => ['/api/publishing'] as const,
   tags: () => ['/api/tags'] as const,
+  members: (params: QueryParams) => ['/api/members', params] as const,
+  member: (id: string) => ['/api/members', id] as const,
+  memberStats: (from: string, to: string) => ['/api/members/stats', { from, to }] as const,
+  memberPlans: () => ['/api/members/plans'] as const,
+  memberSettings: () => ['/api/members/settings'] as const,
 };
 
 function keyStartsWith(prefix: string) {
@@ -44,4 +50,9 @@ export function invalidateSources(client: QueryClient): Promise<void> {
 
 export function invalidateSubscribers(client: QueryClient): Promise<void> {
   return client.invalidateQueries({ predicate: keyStartsWith('/api/newsletter/subscribers') });
+}
+
+/** After a comp: the list, the member's page, their counts and the Overview's member figures are stale. */
+export function invalidateMembers(client: QueryClient): Promise<void> {
+  return client.invalidateQueries({ predicate: keyStartsWith('/api/members') });
 }

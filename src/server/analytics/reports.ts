@@ -55,8 +55,8 @@ function today(runtime: Runtime): string {
   return newsroomDay(nowMs(), runtime.config.BRIEFING_TZ);
 }
 
-/** from/to with their defaults (`defaultDays` up to today), checked: in order and at most two years. */
-function rangeOf(runtime: Runtime, query: { from?: string | undefined; to?: string | undefined }, defaultDays: number) {
+/** from/to with their defaults (`defaultDays` up to today), checked: in order and at most two years (the members' figures use it too). */
+export function rangeOf(runtime: Runtime, query: { from?: string | undefined; to?: string | undefined }, defaultDays: number) {
   const to = query.to ?? (query.from ? maxDay(today(runtime), query.from) : today(runtime));
   const from = query.from ?? addDays(to, -(defaultDays - 1));
   if (from > to) throw badRequest('from must not be after to', [{ path: ['from'], message: 'from must not be after to' }]);

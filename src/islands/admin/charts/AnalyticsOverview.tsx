@@ -1,12 +1,27 @@
-/** The Overview's analytics: reading now, views per day by section, top articles, referrers, devices, subscribers, articles published. */
+/**
+ * The Overview's analytics: reading now, views per day by section, top articles, referrers, devices, subscribers, articles published,
+ * and (for roles that read members) members, paid subscribers and monthly recurring revenue.
+ */
 import { useEffect, useState, type ReactNode } from 'react';
 import { keepPreviousData, useQuery, type UseQueryResult } from '@tanstack/react-query';
 import { QueryFailure, Spinner, toastFailure } from '../AdminUi.tsx';
 import { analyticsKeys, type AnalyticsReferrers, type AnalyticsSummary, type AnalyticsTop, type TopPeriod } from './analytics-contract.ts';
 import { addDays } from './chart-table.ts';
 import { ChartFigure } from './ChartFigure.tsx';
-import { devicesChart, publishedChart, referrersChart, subscribersChart, topTable, viewsChart } from './overview-charts.ts';
+import {
+  devicesChart,
+  membersChart,
+  mrrChart,
+  publishedChart,
+  referrersChart,
+  subscribersChart,
+  topTable,
+  viewsChart,
+} from './overview-charts.ts';
 import { Sparkline, UPlotChart } from './UPlotChart.tsx';
+import { adminKeys } from '../admin-queries.ts';
+import { usePermissions } from '../../auth/use-permissions.ts';
+import type { MemberStats } from '../../../schemas/member-admin.ts';
 
 const RANGES = [7, 30, 90] as const;
 type Range = (typeof RANGES)[number];
@@ -55,6 +70,7 @@ function Switch<T extends string | number>({
 }
 
 export function AnalyticsOverview() {
+  const { can } = usePermissions();
   const [range, setRange] = useState<Range>(30);
   // The server's default range (30 days to the newsroom's today) tells the dashboard which day "today" is.
   const base = useQuery<AnalyticsSummary>({ queryKey: ['/api/analytics/summary', {}], refetchInterval: READING_NOW_REFRESH_MS });
@@ -75,7 +91,7 @@ export function AnalyticsOverview() {
   useFailureToast(summary, 'the readers figures');
   useFailureToast(referrers, 'the referrers');
 
-  return (
+  const readers = (
     <section className="adm-stack" aria-labelledby="analytics-heading">
       <div className="adm-toolbar">
         <h2 id="analytics-heading" className="adm-card-title">
@@ -186,6 +202,66 @@ export function AnalyticsOverview() {
           );
         }}
       </Pending>
+    </section>
+  );
+  // The members' figures follow the Readers' period switch (one range for the whole Overview).
+  return (
+    <>
+      {readers}
+      {can('member.read') && from !== undefined && to !== undefined && <MemberFigures from={from} to={to} />}
+    </>
+  );
+}
+
+/** Members (issue 48) over the Readers' period: members and paid subscribers, and the monthly recurring revenue. */
+function MemberFigures({ from, to }: { from: string; to: string }) {
+  const stats = useQuery<MemberStats>({ queryKey: adminKeys.memberStats(from, to), placeholderData: keepPreviousData });
+  useFailureToast(stats, 'the member figures');
+  return (
+    <section className="adm-stack" aria-labelledby="members-heading" data-testid="member-figures">
+      <h2 id="members-heading" className="adm-card-title">
+        Members
+      </h2>
+      <div className="adm-chart-grid">
+        <Pending query={stats} what="members">
+          {(data) => {
+            const chart = membersChart(data);
+            return (
+              <ChartFigure
+                title="Members and paid subscribers"
+                summary={chart.summary}
+                table={chart.table}
+                fileName={`members-${data.from}-${data.to}`}
+                testId="chart-members"
+                legend={chart.series.map((s) => ({ label: s.label, color: s.color }))}
+              >
+                <UPlotChart kind="lines" labels={chart.labels} series={chart.series} />
+              </ChartFigure>
+            );
+          }}
+        </Pending>
+        <Pending query={stats} what="monthly recurring revenue">
+          {(data) => {
+            const chart = mrrChart(data);
+            return (
+              <ChartFigure
+                title="Monthly recurring revenue"
+                summary={chart.summary}
+                table={chart.table}
+                fileName={`mrr-${data.from}-${data.to}`}
+                testId="chart-mrr"
+              >
+                <UPlotChart
+                  kind="lines"
+                  labels={chart.labels}
+                  series={chart.series}
+                  valueLabel={`${data.currency.toUpperCase()} per month`}
+                />
+              </ChartFigure>
+            );
+          }}
+        </Pending>
+      </div>
     </section>
   );
 }

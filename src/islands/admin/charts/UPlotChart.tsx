@@ -15,6 +15,8 @@ export type UPlotChartProps = {
   /** A faded series drawn behind the others (the previous period). */
   behind?: number[];
   height?: number;
+  /** A title along the value axis, when its unit is not plain counts ("USD per month"). */
+  valueLabel?: string;
 };
 
 /** A CSS variable of the page's current theme ("--chart-1"), or the value itself when it is not one. */
@@ -35,7 +37,7 @@ function useThemeVersion(): number {
 }
 
 function buildOptions(props: UPlotChartProps, width: number): uPlot.Options {
-  const { kind, labels, series, stacked, behind, height = 220 } = props;
+  const { kind, labels, series, stacked, behind, height = 220, valueLabel } = props;
   const text = themeColor('--text-muted');
   const grid = themeColor('--border');
   const bars = uPlot.paths.bars!({ size: [0.72, 48] });
@@ -85,6 +87,7 @@ function buildOptions(props: UPlotChartProps, width: number): uPlot.Options {
         grid: { stroke: grid, width: 1 },
         ticks: { stroke: grid },
         size: fitLabels,
+        ...(valueLabel ? { label: valueLabel, labelSize: 18, labelFont: '12px system-ui, sans-serif' } : {}),
         incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000, 20000, 50000, 100000],
       },
     ],

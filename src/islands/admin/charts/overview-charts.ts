@@ -1,6 +1,8 @@
 /** The Overview's chart data: an analytics answer turned into the series one chart draws and the table that is its text alternative. */
 import { labelSection } from '../../../lib/sections.ts';
+import type { MemberStats } from '../../../schemas/member-admin.ts';
 import type { AnalyticsReferrers, AnalyticsSummary, AnalyticsTop } from './analytics-contract.ts';
+import { formatMoney, minorDigitsOf } from '../members-format.ts';
 import { labelDay, sumOf, type ChartTable } from './chart-table.ts';
 import type { ChartSeries } from './UPlotChart.tsx';
 
@@ -148,5 +150,55 @@ export function topTable(top: AnalyticsTop): ChartTable {
   return {
     columns: ['Article', 'Section', 'Views', top.period === 'today' ? 'Views per hour today' : 'Views per day'],
     rows: top.items.map((item) => [item.title, labelSection(item.section), item.views, item.spark.join(' ')]),
+  };
+}
+
+/** Members (issue 48) at the end of each day: all of them, those paying a subscription, and those comped. */
+export function membersChart(stats: MemberStats) {
+  const rows = stats.days;
+  const first = rows[0];
+  const last = rows.at(-1);
+  const count = (n: number) => n.toLocaleString('en-US');
+  return {
+    labels: rows.map((r) => labelDay(r.day)),
+    series: [
+      { label: 'Members', values: rows.map((r) => r.members), color: chartColor(0) },
+      { label: 'Paid subscribers', values: rows.map((r) => r.paying), color: chartColor(1) },
+      { label: 'Comped', values: rows.map((r) => r.comped), color: chartColor(4) },
+    ],
+    table: {
+      columns: ['Day', 'Members', 'Paid subscribers', 'Comped'],
+      rows: rows.map((r) => [r.day, r.members, r.paying, r.comped]),
+    },
+    summary:
+      first && last
+        ? `${count(last.members)} members and ${count(last.paying)} paid subscribers on ${labelDay(last.day)}` +
+          ` (${last.paying >= first.paying ? 'up' : 'down'} ${count(Math.abs(last.paying - first.paying))} since ${labelDay(first.day)}),` +
+          ` ${count(last.comped)} comped.`
+        : 'No members in this period.',
+  };
+}
+
+/** Monthly recurring revenue at the end of each day, in the plans' currency's major unit (dollars, not cents). */
+export function mrrChart(stats: MemberStats) {
+  const rows = stats.days;
+  const code = stats.currency.toUpperCase();
+  const scale = 10 ** minorDigitsOf(stats.currency);
+  const first = rows[0];
+  const last = rows.at(-1);
+  const money = (minor: number) => formatMoney(minor, stats.currency);
+  const others = stats.otherCurrency > 0 ? ` ${stats.otherCurrency} paying in another currency not counted.` : '';
+  return {
+    labels: rows.map((r) => labelDay(r.day)),
+    series: [{ label: `MRR (${code})`, values: rows.map((r) => r.mrr / scale), color: chartColor(2) }],
+    table: {
+      columns: ['Day', `MRR (${code})`],
+      rows: rows.map((r) => [r.day, money(r.mrr)]),
+    },
+    summary:
+      first && last
+        ? `Monthly recurring revenue ${money(last.mrr)} on ${labelDay(last.day)}, ${last.mrr >= first.mrr ? 'up' : 'down'} ` +
+          `${money(Math.abs(last.mrr - first.mrr))} since ${labelDay(first.day)}.${others}`
+        : 'No revenue in this period.',
   };
 }
