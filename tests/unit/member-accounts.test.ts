@@ -1,12 +1,11 @@
 /**
  * Readers' accounts (issue 48) where the API cannot set the stage: deleting an account while Stripe would
- * still charge it, the export without internal fields, and the bounded history. A real store (both kinds).
+ * still charge it, and the export without internal fields. A real store (both kinds).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Member, MemberEvent } from '../../src/schemas/member.ts';
-import { MEMBER_HISTORY_LIMIT } from '../../src/schemas/member.ts';
+import type { Member } from '../../src/schemas/member.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { deleteAccount, exportMemberData, RUNNING_SUBSCRIPTION_REFUSAL, withHistory } from '../../src/server/members/accounts.ts';
+import { deleteAccount, exportMemberData, RUNNING_SUBSCRIPTION_REFUSAL } from '../../src/server/members/accounts.ts';
 import { appErrorOf, closeQuietly, makeRuntime } from './support.ts';
 
 let runtime: Runtime;
@@ -92,19 +91,5 @@ describe('the export', () => {
     expect(data.account.subscription).toMatchObject({ status: 'active', amount: 500, interval: 'month' });
     expect(data.account.history).toEqual([{ at: record.history[0]!.at, kind: 'payment-succeeded', text: 'Paid $5.00' }]);
     expect(data.account.comp).toEqual({ since: record.comp!.at });
-  });
-});
-
-describe('the history', () => {
-  it('stays within its limit, dropping the oldest lines but keeping a recent Stripe event’s', () => {
-    const now = Date.now();
-    const old = (i: number): MemberEvent => ({ at: new Date(now - 100 * DAY + i).toISOString(), kind: 'signed-in', text: `line ${i}` });
-    const history = Array.from({ length: MEMBER_HISTORY_LIMIT }, (_, i) => old(i));
-    history[0] = { at: new Date(now - DAY).toISOString(), kind: 'payment-succeeded', text: 'Paid', stripeEventId: 'evt_1' };
-    const next = withHistory(member({ history }), { at: new Date(now).toISOString(), kind: 'signed-in', text: 'newest' }, now);
-    expect(next.history).toHaveLength(MEMBER_HISTORY_LIMIT);
-    expect(next.history[0]!.stripeEventId).toBe('evt_1');
-    expect(next.history.map((line) => line.text)).not.toContain('line 1');
-    expect(next.history.at(-1)!.text).toBe('newest');
   });
 });
