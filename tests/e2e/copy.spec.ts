@@ -448,12 +448,14 @@ test('the members’ mails and account pages read right', async ({ page, site })
   await expect(page.getByTestId('member-account')).toBeVisible();
   await page.getByTestId('account-delete').click();
   await expectReadsRightInEveryView(page, 'the account page, asking before it deletes');
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(2);
   const welcome = (await readOutbox(site, address)).find((mail) => mail.subject.startsWith('Welcome'));
   await expectMailReadsRight(page, welcome!, 'the welcome mail');
 
   // A known address asks again: the sign-in copy.
   const answer = await page.request.post('/api/members/sign-in', { data: { email: address } });
   expect(answer.status()).toBe(200);
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(3);
   const signIn = (await readOutbox(site, address)).at(-1);
   expect(signIn?.subject).toMatch(/sign-in link/);
   await expectMailReadsRight(page, signIn!, 'the sign-in mail of a known address');

@@ -177,7 +177,8 @@ export async function confirmSignInLink(runtime: Runtime, token: string): Promis
     { component: 'members', event: created ? 'member.signed-up' : 'member.signed-in', memberId: member.id },
     `[members] member ${member.id} ${created ? 'signed up' : 'signed in'}`,
   );
-  if (created) await sendWelcomeMail(runtime, member);
+  // Not awaited: a slow mail server must not hold the reader at the link (sendWelcomeMail catches and logs its own failure).
+  if (created) void sendWelcomeMail(runtime, member);
   return { kind: 'signed-in', member, token: sessionToken, session, created, next: followed.next };
 }
 
