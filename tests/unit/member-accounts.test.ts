@@ -1,14 +1,22 @@
 /**
  * Readers' accounts (issue 48) where the API cannot set the stage: deleting an account while Stripe would
- * still charge it, and the export without internal fields. A real store (both kinds).
+ * still charge it, the export without internal fields, and a link past its hour. A real store (both kinds).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Member } from '../../src/schemas/member.ts';
 import type { Runtime } from '../../src/server/runtime.ts';
-import { deleteAccount, exportMemberData, RUNNING_SUBSCRIPTION_REFUSAL } from '../../src/server/members/accounts.ts';
+import {
+  confirmSignInLink,
+  deleteAccount,
+  exportMemberData,
+  requestSignInLink,
+  RUNNING_SUBSCRIPTION_REFUSAL,
+} from '../../src/server/members/accounts.ts';
+import { hashToken } from '../../src/security/secrets.ts';
+import { latestSignInLink } from '../helpers/members.ts';
 import { appErrorOf, closeQuietly, makeRuntime } from './support.ts';
 
-let runtime: Runtime;
+let runtime: Runtime & { dataDir: string };
 
 beforeAll(async () => {
   runtime = await makeRuntime();
@@ -91,5 +99,21 @@ describe('the export', () => {
     expect(data.account.subscription).toMatchObject({ status: 'active', amount: 500, interval: 'month' });
     expect(data.account.history).toEqual([{ at: record.history[0]!.at, kind: 'payment-succeeded', text: 'Paid $5.00' }]);
     expect(data.account.comp).toEqual({ since: record.comp!.at });
+  });
+});
+
+describe('the sign-in link', () => {
+  it('signs nobody in once its hour is over, and stays unusable after', async () => {
+    const email = 'late@example.com';
+    await requestSignInLink(runtime, { email, name: 'Late Reader' });
+    const token = new URL(await latestSignInLink(runtime.dataDir, email), 'http://x').searchParams.get('token')!;
+    const key = `member-link:${hashToken(token)}`;
+    const now = Date.now();
+    const link = await runtime.store.limits.get<{ expiresAt: number }>(key, now);
+    expect(link?.expiresAt).toBeGreaterThan(now + 59 * 60_000);
+    // The hour is over (as the link itself records it), though the store has not dropped the entry yet.
+    await runtime.store.limits.set(key, { ...link, expiresAt: now - 1 }, now + 60_000);
+    expect(await confirmSignInLink(runtime, token)).toEqual({ kind: 'expired' });
+    expect(await runtime.store.members.getByEmail(email)).toBeUndefined();
   });
 });
