@@ -1,6 +1,7 @@
 /** The article contract: stored shape, editor input, list filters and public views. */
 import { z } from './zod.ts';
 import { emptyToUndefined, idSchema, isoDateOrDateTime, pagingQuerySchema, queryBoolean, SECTIONS, sectionSchema } from './common.ts';
+import { accessSchema, type Access } from './member.ts';
 
 export const ARTICLE_STATUSES = ['draft', 'scheduled', 'published', 'archived'] as const;
 export const articleStatusSchema = z.enum(ARTICLE_STATUSES, {
@@ -75,6 +76,8 @@ export const articleSchema = z.object({
   version: z.number().int().min(1).optional(),
   /** Appended corrections, oldest first. */
   corrections: z.array(correctionSchema).optional(),
+  /** Who may read the whole body (issue 48); absent reads as 'public', so records stored before it need no change. */
+  access: accessSchema.optional(),
 });
 /** An article as stored (without its counters). */
 export type ArticleRecord = z.infer<typeof articleSchema>;
@@ -87,7 +90,7 @@ export const articleCountersSchema = z.object({
 export type ArticleCounters = z.infer<typeof articleCountersSchema>;
 
 /** An article as the API answers it: the record plus its counters, without internal fields; `version` is always set. */
-export type Article = Omit<ArticleRecord, 'origin' | 'version'> & ArticleCounters & { version: number };
+export type Article = Omit<ArticleRecord, 'origin' | 'version' | 'access'> & ArticleCounters & { version: number; access: Access };
 
 /** Fields the editor sends on create (POST /api/articles). */
 export const articleInputSchema = z.strictObject({
@@ -109,6 +112,8 @@ export const articleInputSchema = z.strictObject({
   isEditorsPick: z.boolean().default(false),
   status: articleStatusSchema.default('draft'),
   scheduledFor: z.preprocess(emptyToUndefined, z.iso.datetime({ offset: true }).optional()),
+  /** Who may read the whole body (issue 48); absent is 'public' (an input built in code, such as a feed item's, may leave it out). */
+  access: accessSchema.optional(),
 });
 export type ArticleInput = z.infer<typeof articleInputSchema>;
 
@@ -132,6 +137,7 @@ export const articleUpdateSchema = z.strictObject({
   isEditorsPick: z.boolean().optional(),
   status: articleStatusSchema.optional(),
   scheduledFor: z.preprocess(emptyToUndefined, z.iso.datetime({ offset: true }).nullable().optional()),
+  access: accessSchema.optional(),
   /** The version the editor started from: a stale one answers 409 (same as an If-Match header). */
   version: z.number().int().min(1).optional(),
   /** Sent by the editor's autosave: consecutive autosaves by one user share one revision. */

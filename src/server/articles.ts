@@ -27,6 +27,7 @@ import { assertCan } from './permissions.ts';
 import { recordAudit } from './audit.ts';
 import { recordRevision } from './revisions.ts';
 import { slugifyText } from '../schemas/slug.ts';
+import { publicBodyOf } from '../schemas/teaser.ts';
 
 /**
  * Who is asking: anonymous readers see published articles only; signed-in roles see unpublished
@@ -67,7 +68,13 @@ export function etagOf(version: number): string {
 
 export function toArticle(record: ArticleRecord, counters: ArticleCounters): Article {
   const { origin: _internal, version, ...rest } = record;
-  return { ...rest, ...counters, version: version ?? 1 };
+  return { ...rest, access: record.access ?? 'public', ...counters, version: version ?? 1 };
+}
+
+/** An article as a viewer may read it: staff keep the whole body (they edit it), readers get publicBodyOf's. */
+function toArticleFor(record: ArticleRecord, counters: ArticleCounters, viewer: Viewer): Article {
+  const article = toArticle(record, counters);
+  return viewer.isAdmin ? article : { ...article, bodyHtml: publicBodyOf(record) };
 }
 
 export function toSummary(article: ArticleRecord): ArticleSummary {
@@ -88,9 +95,9 @@ export function toSummary(article: ArticleRecord): ArticleSummary {
   };
 }
 
-async function withCounters(runtime: Runtime, records: ArticleRecord[]): Promise<Article[]> {
+async function withCounters(runtime: Runtime, records: ArticleRecord[], viewer: Viewer): Promise<Article[]> {
   const counters = await runtime.store.counters.getMany(records.map((r) => r.id));
-  return records.map((r) => toArticle(r, counters.get(r.id)!));
+  return records.map((r) => toArticleFor(r, counters.get(r.id)!, viewer));
 }
 
 function pageOf(query: { page: number; pageSize: number; limit?: number | undefined }): Page {
@@ -117,7 +124,7 @@ export function articleFilter(query: Omit<ArticleListQuery, 'page' | 'pageSize' 
 
 export async function listArticles(runtime: Runtime, query: ArticleListQuery, viewer: Viewer): Promise<Article[]> {
   const records = await runtime.store.articles.list(articleFilter(query, viewer), pageOf(query), 'recent');
-  return withCounters(runtime, records);
+  return withCounters(runtime, records, viewer);
 }
 
 export async function countArticles(
@@ -141,13 +148,13 @@ function visible(record: ArticleRecord | undefined, viewer: Viewer): record is A
 export async function getArticle(runtime: Runtime, id: string, viewer: Viewer): Promise<Article> {
   const record = await runtime.store.articles.get(id, { body: true });
   if (!visible(record, viewer)) throw notFound('Article');
-  return toArticle(record, await runtime.store.counters.get(id));
+  return toArticleFor(record, await runtime.store.counters.get(id), viewer);
 }
 
 export async function getArticleBySlug(runtime: Runtime, slug: string, viewer: Viewer): Promise<Article> {
   const record = await runtime.store.articles.getBySlug(slug, { body: true });
   if (!visible(record, viewer)) throw notFound('Article');
-  return toArticle(record, await runtime.store.counters.get(record.id));
+  return toArticleFor(record, await runtime.store.counters.get(record.id), viewer);
 }
 
 /** Throws 404 when the actor may not even read the article, 403 when they may read but not do `action` to it. */
@@ -186,6 +193,8 @@ function dropEmpty(record: ArticleRecord): ArticleRecord {
   for (const key of ['dek', 'heroImage', 'sourceLabel', 'sourceUrl', 'scheduledFor', 'publishedAt'] as const) {
     if (out[key] === undefined || out[key] === '') delete out[key];
   }
+  // Public is the default an absent field reads as: a public article's record stays as it was before access levels.
+  if (out.access === undefined || out.access === 'public') delete out.access;
   return out;
 }
 
@@ -210,6 +219,7 @@ export async function buildArticle(runtime: Runtime, input: ArticleInput, now = 
     isBreaking: input.isBreaking,
     isEditorsPick: input.isEditorsPick,
     status: 'draft',
+    access: input.access ?? 'public',
   };
   return dropEmpty(applyStatus(base, input.status, input.scheduledFor, now));
 }

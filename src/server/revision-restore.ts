@@ -5,8 +5,8 @@ import { commitArticle, toArticle, type Actor } from './articles.ts';
 import { recordAudit } from './audit.ts';
 import { getRevision, TRACKED_FIELDS } from './revisions.ts';
 
-/** What a restore brings back: every tracked field but status, schedule and corrections (restoring text never publishes). */
-const NOT_RESTORED = ['status', 'scheduledFor', 'corrections'] as const;
+/** What a restore brings back: every tracked field but status, schedule, corrections and access (restoring text never publishes). */
+const NOT_RESTORED = ['status', 'scheduledFor', 'corrections', 'access'] as const;
 export const RESTORED_FIELDS = TRACKED_FIELDS.filter(
   (key): key is Exclude<(typeof TRACKED_FIELDS)[number], (typeof NOT_RESTORED)[number]> =>
     !(NOT_RESTORED as readonly string[]).includes(key),

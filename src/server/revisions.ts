@@ -22,6 +22,7 @@ export const TRACKED_FIELDS = [
   'status',
   'scheduledFor',
   'corrections',
+  'access',
 ] as const;
 
 /** Consecutive autosaves by one user within this window share one revision. */

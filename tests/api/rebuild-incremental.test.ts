@@ -127,6 +127,18 @@ describe('incremental npm run rebuild', () => {
     await store.articles.replace({ ...edited, title: 'A corrected headline', updatedAt: new Date(++clock).toISOString() });
     await store.articles.replace({ ...made[20]!, status: 'draft', updatedAt: new Date(++clock).toISOString() });
     await store.articles.delete(made[25]!.id);
+    // Gated (issue 48): its page (teaser, paywall island, JSON-LD) drawn by the render twin must equal the build's.
+    const story = [
+      '<p>The teaser opens.</p>',
+      '<p>It goes on.</p>',
+      ...Array.from({ length: 5 }, (_, i) => `<p>Gated paragraph ${i}.</p>`),
+    ];
+    await store.articles.replace({
+      ...made[6]!,
+      access: 'members',
+      bodyHtml: story.join('\n'),
+      updatedAt: new Date(++clock).toISOString(),
+    });
     await store.close();
 
     const incremental = await runRebuild(outIncremental, dataDir);
@@ -144,6 +156,9 @@ describe('incremental npm run rebuild', () => {
     expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[25]!.slug))).toBe(false);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'article', made[20]!.slug))).toBe(false);
     expect(fs.existsSync(path.join(outIncremental, 'client', 'section', 'business', 'page', '4', 'index.html'))).toBe(true);
+    const gated = fs.readFileSync(fileIn(path.join(outIncremental, 'client'), `/article/${made[6]!.slug}`), 'utf8');
+    expect(gated).toContain('data-testid="paywall"');
+    expect(gated).not.toContain('Gated paragraph');
 
     const full = await runRebuild(outFull, dataDir, ['--full']);
     expect(full.code, full.output).toBe(0);

@@ -38,6 +38,7 @@ export const RUN_ONCE: readonly string[] = [
   'tests/unit/server-flags.test.ts',
   'tests/unit/static-swap.test.ts',
   'tests/unit/store-plan.test.ts',
+  'tests/unit/teaser.test.ts',
   'tests/unit/store-sorted-list.test.ts',
   'tests/unit/version.test.ts',
   'tests/unit/visual-editor-rules.test.ts',

@@ -25,6 +25,7 @@ import { TagsField } from './TagsField.tsx';
 import { usePermissions } from '../auth/use-permissions.ts';
 import { useCurrentUser } from '../auth/use-current-user.ts';
 import type { PublicUser } from '../../schemas/auth.ts';
+import type { Access } from '../../schemas/member.ts';
 import { ConflictBanner } from './ConflictBanner.tsx';
 import { CorrectionsField } from './CorrectionsField.tsx';
 import { RevisionHistory } from './RevisionHistory.tsx';
@@ -39,6 +40,13 @@ export const AUTOSAVE_DELAY_MS = 2500;
 
 /** The default (home) first, then the sections of the navigation. */
 const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
+
+/** Who may read the whole body (issue 48), as the editor names the levels. */
+const ACCESS_CHOICES: ReadonlyArray<readonly [Access, string]> = [
+  ['public', 'Public'],
+  ['members', 'Members only'],
+  ['paid', 'Paid subscribers only'],
+];
 
 type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
 
@@ -423,6 +431,16 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
                 {EDITOR_SECTIONS.map((section) => (
                   <option key={section} value={section}>
                     {SECTION_LABELS[section]}
+                  </option>
+                ))}
+              </select>
+            </label>
+            <label className="adm-field">
+              <span>Access</span>
+              <select value={form.access} onChange={(e) => update('access', e.target.value as Access)} data-testid="editor-access">
+                {ACCESS_CHOICES.map(([access, label]) => (
+                  <option key={access} value={access}>
+                    {label}
                   </option>
                 ))}
               </select>

@@ -28,6 +28,7 @@ const FIELD_LABELS: Record<string, string> = {
   isEditorsPick: "editor's pick",
   scheduledFor: 'schedule',
   readingTime: 'reading time',
+  access: 'access',
 };
 
 export const revisionsKey = (articleId: string) => ['/api/articles', articleId, 'revisions'] as const;

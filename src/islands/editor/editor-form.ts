@@ -2,6 +2,7 @@
 import type { z } from 'zod';
 import type { Article, ArticleStatus, articleInputSchema } from '../../schemas/article.ts';
 import type { Section } from '../../schemas/common.ts';
+import type { Access } from '../../schemas/member.ts';
 
 export type EditorForm = {
   title: string;
@@ -13,6 +14,8 @@ export type EditorForm = {
   tags: string[];
   isBreaking: boolean;
   isEditorsPick: boolean;
+  /** Who may read the whole body (issue 48). */
+  access: Access;
   /** Publication date (yyyy-mm-dd) and time (HH:mm) from the pickers, in the editor's time zone. */
   scheduleDate: string;
   scheduleTime: string;
@@ -30,6 +33,7 @@ export const EMPTY_FORM: EditorForm = {
   tags: [],
   isBreaking: false,
   isEditorsPick: false,
+  access: 'public',
   scheduleDate: '',
   scheduleTime: DEFAULT_SCHEDULE_TIME,
 };
@@ -52,6 +56,7 @@ export function formFromArticle(article: Article): EditorForm {
     tags: article.tags,
     isBreaking: article.isBreaking,
     isEditorsPick: article.isEditorsPick,
+    access: article.access ?? 'public',
     scheduleDate: hasDate ? `${scheduled.getFullYear()}-${pad(scheduled.getMonth() + 1)}-${pad(scheduled.getDate())}` : '',
     scheduleTime: hasDate ? `${pad(scheduled.getHours())}:${pad(scheduled.getMinutes())}` : DEFAULT_SCHEDULE_TIME,
   };
@@ -88,6 +93,7 @@ export function buildArticleBody(form: EditorForm, status: ArticleStatus, mode: 
     authorName: form.authorName.trim(),
     isBreaking: form.isBreaking,
     isEditorsPick: form.isEditorsPick,
+    access: form.access,
     status,
   };
   const dek = form.dek.trim();

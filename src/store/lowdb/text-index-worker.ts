@@ -15,12 +15,9 @@ const reply = (message: TextIndexReply) => port.postMessage(message);
 // Messages posted while the scan runs wait in the port's queue and are applied after it, in order:
 // a write that lands during the scan is indexed once more, with its newest text, so nothing is stale.
 const started = performance.now();
-loadArticleFiles<{ id: string; title: string; dek?: string; bodyHtml: string; authorName: string; sourceLabel?: string; tags: string[] }>(
-  dir,
-  (_file, record) => {
-    index.add(record.id, textFieldsOf(record));
-  },
-);
+loadArticleFiles<Parameters<typeof textFieldsOf>[0] & { id: string }>(dir, (_file, record) => {
+  index.add(record.id, textFieldsOf(record));
+});
 index.trim();
 reply({
   type: 'ready',

@@ -2,6 +2,8 @@
 import fs from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
+import type { Access } from '../../schemas/member.ts';
+import { publicBodyOf } from '../../schemas/teaser.ts';
 
 const WORD = /[\p{L}\p{N}]+/gu;
 const ASCII = /^[\p{ASCII}]*$/u;
@@ -26,17 +28,18 @@ type TextSource = {
   title: string;
   dek?: string | undefined;
   bodyHtml: string;
+  access?: Access | undefined;
   authorName: string;
   sourceLabel?: string | undefined;
   tags: readonly string[];
 };
 
-/** What an article contributes to the index (the same at start and on a write). */
+/** What an article contributes to the index (the same at start and on a write): of a gated one's body, only the teaser its page shows. */
 export function textFieldsOf(article: TextSource): IndexedFields {
   return {
     title: article.title,
     dek: article.dek,
-    body: stripTags(article.bodyHtml),
+    body: stripTags(publicBodyOf(article)),
     extra: [article.authorName, article.sourceLabel ?? '', ...article.tags].join(' '),
   };
 }

@@ -8,6 +8,7 @@ import { articleTermColumns } from './terms.ts';
 import type { ArticleRepository, ArticleSort, Page } from '../types.ts';
 import { toJson, transaction, type Db } from './db.ts';
 import { fold, isoOrNull, queryTerms, stripTags, tsQuery } from './text.ts';
+import { publicBodyOf } from '../../schemas/teaser.ts';
 
 /**
  * Rank weights by class {D, C, B, A}: title (A) > dek (B) > author, tags and source (D) > body (C),
@@ -67,7 +68,8 @@ function rowValues(article: ArticleRecord): unknown[] {
     article.origin?.guid ?? null,
     fold(article.title),
     fold(article.dek ?? ''),
-    fold(stripTags(article.bodyHtml)),
+    // Search finds what the page shows: of a gated article's body, the teaser (issue 48).
+    fold(stripTags(publicBodyOf(article))),
     fold([article.authorName, article.sourceLabel ?? '', ...article.tags].join(' ')),
     article.origin?.canonicalUrl ?? null,
     filterText,
