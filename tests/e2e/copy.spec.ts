@@ -426,3 +426,37 @@ test('the mails and the newsletter pages read right', async ({ page, request, si
   await visit(page, `/newsletter/unsubscribe?token=${'c'.repeat(32)}`, 'the unsubscribe page (unknown link)');
   await visit(page, '/newsletter/unsubscribe', 'the unsubscribe page (incomplete link)');
 });
+
+test('the members’ mails and account pages read right', async ({ page, site }) => {
+  test.setTimeout(120_000);
+  await declineCookies(page);
+  const address = `${uniqueToken('member')}@example.com`;
+
+  // Sign-up as a reader does it: the form and its answer, the link mail for a new address, the account page, the welcome mail.
+  await visit(page, '/account/sign-in', 'the sign-in page');
+  await visit(page, '/account/sign-in?error=expired', 'the sign-in page (a spent link)');
+  await page.getByLabel('Email', { exact: true }).fill(address);
+  await page.getByLabel(/^Name/).fill('Copy Reader');
+  await page.getByRole('button', { name: 'Email me a sign-in link' }).click();
+  await expect(page.getByTestId('sign-in-sent')).toContainText(address);
+  await expectReadsRightInEveryView(page, 'the sign-in form and its answer');
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(1);
+  const [signUp] = await readOutbox(site, address);
+  await expectMailReadsRight(page, signUp!, 'the sign-in mail of a new address');
+
+  await visit(page, mailLink(site, signUp!.text, /https?:\/\/\S+\/api\/members\/confirm\?token=\w+/), 'the account page');
+  await expect(page.getByTestId('member-account')).toBeVisible();
+  await page.getByTestId('account-delete').click();
+  await expectReadsRightInEveryView(page, 'the account page, asking before it deletes');
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(2);
+  const welcome = (await readOutbox(site, address)).find((mail) => mail.subject.startsWith('Welcome'));
+  await expectMailReadsRight(page, welcome!, 'the welcome mail');
+
+  // A known address asks again: the sign-in copy.
+  const answer = await page.request.post('/api/members/sign-in', { data: { email: address } });
+  expect(answer.status()).toBe(200);
+  await expect.poll(async () => (await readOutbox(site, address)).length).toBe(3);
+  const signIn = (await readOutbox(site, address)).at(-1);
+  expect(signIn?.subject).toMatch(/sign-in link/);
+  await expectMailReadsRight(page, signIn!, 'the sign-in mail of a known address');
+});

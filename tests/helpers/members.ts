@@ -51,11 +51,15 @@ export async function signInMember(
     body: JSON.stringify({ email, ...(name === undefined ? {} : { name }) }),
   });
   if (asked.status !== 200) throw new Error(`Sign-in request failed: ${asked.status} ${await asked.text()}`);
-  const fresh = outboxFilesFor(dataDir, email).filter((file) => !before.has(file));
-  const file = fresh.at(-1);
-  if (!file) throw new Error(`The sign-in mail for ${email} is not in ${dataDir}/outbox`);
-  const link = /\/api\/members\/confirm\?token=[a-z2-7]{32}/.exec((await readMail(file)).text)?.[0];
-  if (!link) throw new Error(`The mail to ${email} carries no sign-in link`);
+  // The newest new mail with a link (a welcome mail of an earlier sign-up may land beside it).
+  let link: string | undefined;
+  for (const file of outboxFilesFor(dataDir, email)
+    .filter((name) => !before.has(name))
+    .reverse()) {
+    link = /\/api\/members\/confirm\?token=[a-z2-7]{32}/.exec((await readMail(file)).text)?.[0];
+    if (link) break;
+  }
+  if (!link) throw new Error(`No sign-in mail for ${email} arrived in ${dataDir}/outbox`);
   const confirmed = await fetch(new URL(link, serverUrl), { redirect: 'manual' });
   if (confirmed.status !== 303) throw new Error(`Following the sign-in link answered ${confirmed.status}`);
   const session = confirmed.headers

@@ -2,7 +2,6 @@
 import { randomUUID } from 'node:crypto';
 import { encodeBase32LowerCaseNoPadding } from '@oslojs/encoding';
 import {
-  MEMBER_HISTORY_LIMIT,
   memberStatus,
   readerLevelOf,
   type Member,
@@ -26,11 +25,10 @@ import { useMailer } from '../mail/mailer.ts';
 import { forgetAddress, isSubscribedAddress, subscribeProvenAddress, unsubscribeAddress } from '../newsletter.ts';
 import { renderSignInLinkMail, renderWelcomeMail } from './member-mails.ts';
 import { createMemberSession, invalidateMemberSessions } from './sessions.ts';
+import { appendHistory } from './history.ts';
 
 /** A sign-in link works this long, and once. */
 export const SIGN_IN_LINK_TTL_MS = 60 * 60_000;
-/** A history line with a Stripe event id is kept at least this long: it is what makes a replayed webhook a no-op. */
-const STRIPE_EVENT_MEMORY_MS = 30 * 24 * 60 * 60_000;
 /** The Retry-After of a sign-in whose mail could not be sent: mail servers come back in minutes. */
 const MAIL_RETRY_AFTER_S = 120;
 
@@ -84,23 +82,6 @@ export function toPublicMember(member: Member, now = Date.now(), newsletter = me
 /** The member as GET /api/members/me answers: the newsletter choice as the subscriber list has it (an unsubscribe counts). */
 export async function describeMember(runtime: Runtime, member: Member): Promise<PublicMember> {
   return toPublicMember(member, Date.now(), await isSubscribedAddress(runtime, member.email));
-}
-
-/**
- * A member's history with one line more, bounded by MEMBER_HISTORY_LIMIT: the oldest lines go first,
- * except a Stripe event's line younger than 30 days (it keeps a replayed webhook from applying twice).
- */
-export function withHistory(member: Member, event: MemberEvent, now = Date.now()): Member {
-  const history = [...member.history, event];
-  let excess = history.length - MEMBER_HISTORY_LIMIT;
-  if (excess <= 0) return { ...member, history };
-  const kept = history.filter((line) => {
-    if (excess <= 0) return true;
-    if (line.stripeEventId && Date.parse(line.at) > now - STRIPE_EVENT_MEMORY_MS) return true;
-    excess--;
-    return false;
-  });
-  return { ...member, history: kept };
 }
 
 /**
@@ -181,9 +162,11 @@ export async function confirmSignInLink(runtime: Runtime, token: string): Promis
     if (!member) return { kind: 'expired' };
   }
   if (!created) {
-    const signedIn = await store.members.mutate(member.id, (m) =>
-      withHistory({ ...m, lastSignInAt: at }, { at, kind: 'signed-in', text: 'Signed in with a link sent by e-mail' }),
-    );
+    const signedIn = await store.members.mutate(member.id, (m) => ({
+      ...m,
+      lastSignInAt: at,
+      history: appendHistory(m.history, { at, kind: 'signed-in', text: 'Signed in with a link sent by e-mail' }, Date.now()),
+    }));
     // Deleted between the two reads: the link signs nobody in.
     if (!signedIn) return { kind: 'expired' };
     member = signedIn;
@@ -194,7 +177,8 @@ export async function confirmSignInLink(runtime: Runtime, token: string): Promis
     { component: 'members', event: created ? 'member.signed-up' : 'member.signed-in', memberId: member.id },
     `[members] member ${member.id} ${created ? 'signed up' : 'signed in'}`,
   );
-  if (created) await sendWelcomeMail(runtime, member);
+  // Not awaited: a slow mail server must not hold the reader at the link (sendWelcomeMail catches and logs its own failure).
+  if (created) void sendWelcomeMail(runtime, member);
   return { kind: 'signed-in', member, token: sessionToken, session, created, next: followed.next };
 }
 
@@ -232,7 +216,9 @@ export async function updateProfile(
       next = { ...next, newsletter: change.newsletter };
       lines.push(change.newsletter ? 'Subscribed to the newsletter' : 'Unsubscribed from the newsletter');
     }
-    return lines.length === 0 ? undefined : withHistory(next, { at, kind: 'profile-changed', text: lines.join('; ') });
+    return lines.length === 0
+      ? undefined
+      : { ...next, history: appendHistory(next.history, { at, kind: 'profile-changed', text: lines.join('; ') }, Date.now()) };
   });
   if (!updated) throw unauthorized('Sign in to your account first.');
   // Applied even when the record already said so: a briefing's unsubscribe link may have changed the list meanwhile.
