@@ -13,6 +13,7 @@ import { freePort, SERVER_NODE_FLAGS, waitForListening } from '../../scripts/ser
 import { ADMIN_URL_ENV, createDatabase } from '../helpers/postgres.ts';
 import { ROOT, siteCopyFor, TEST_SITE_URL } from '../helpers/server.ts';
 import { recordServerOutput } from '../helpers/server-logs.ts';
+import { startStripeFake, type StripeFake } from '../helpers/stripe-fake.ts';
 
 export { expect };
 
@@ -41,7 +42,11 @@ export async function siteIsIdle(url: string): Promise<boolean> {
 }
 
 /** Starts a demo site and waits until its worker has drawn every page of the demo content. */
-async function startSite(store: SiteStore, label: string): Promise<Site & { stop: () => Promise<void> }> {
+async function startSite(
+  store: SiteStore,
+  label: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Site & { stop: () => Promise<void> }> {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), `meridian-e2e-${label}-`));
   const clientDir = siteCopyFor(dataDir);
   const port = await freePort();
@@ -66,6 +71,8 @@ async function startSite(store: SiteStore, label: string): Promise<Site & { stop
     FETCH_ALLOW_PRIVATE_NETWORKS: 'true',
     // Every spec posts comments and votes from the same 127.0.0.1; the limits themselves are tested in tests/api and tests/hardening.
     RATE_LIMIT_FACTOR: '20',
+    // Paid subscriptions against the worker's Stripe stand-in (issue 48).
+    ...extraEnv,
   };
   // A DATABASE_URL left in the shell must not move a lowdb site onto that database (and seed it).
   delete env.DATABASE_URL;
@@ -94,14 +101,37 @@ async function startSite(store: SiteStore, label: string): Promise<Site & { stop
   return { url, siteUrl: TEST_SITE_URL, dataDir, clientDir, databaseUrl, stop };
 }
 
-/** `site` is the worker's (hooks may use it too); `baseURL` is its address. */
-export const test = base.extend<object, { site: Site }>({
-  site: [
+/**
+ * `site` is the worker's (hooks may use it too); `baseURL` is its address. `stripe` is the local stand-in of
+ * Stripe the site takes payments through (tests/helpers/stripe-fake.ts): its hosted pages send the browser
+ * back to the site's SITE_URL, which is mapped to where the site listens.
+ */
+export type SiteStripe = StripeFake & {
+  /** Sends events to the site listening at `url`, and the browser back to it from the hosted pages. */
+  attach(url: string): void;
+};
+
+export const test = base.extend<object, { site: Site; stripe: SiteStripe }>({
+  stripe: [
     // Playwright reads a fixture's dependencies from its first parameter's pattern: an empty one says it has none.
     // eslint-disable-next-line no-empty-pattern
-    async ({}, use, workerInfo) => {
+    async ({}, use) => {
+      let listening = TEST_SITE_URL;
+      const fake = await startStripeFake({ siteUrl: (url) => url.replace(TEST_SITE_URL, listening) });
+      const attach = (url: string) => {
+        listening = url;
+        fake.setWebhookUrl(`${url}/api/members/stripe-webhook`);
+      };
+      await use(Object.assign(fake, { attach }));
+      await fake.close();
+    },
+    { scope: 'worker' },
+  ],
+  site: [
+    async ({ stripe }, use, workerInfo) => {
       const store = workerInfo.project.metadata.store as SiteStore;
-      const { stop, ...site } = await startSite(store, `${workerInfo.project.name}-${workerInfo.parallelIndex}`);
+      const { stop, ...site } = await startSite(store, `${workerInfo.project.name}-${workerInfo.parallelIndex}`, stripe.env);
+      stripe.attach(site.url);
       await use(site);
       await stop();
     },
