@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { addDays, labelDay, stackSeries, sumOf, toCsv } from '../../src/islands/admin/charts/chart-table.ts';
 import { membersChart, mrrChart, viewsChart } from '../../src/islands/admin/charts/overview-charts.ts';
-import { formatMoney, parseMoney, toMajorText } from '../../src/islands/admin/members-format.ts';
+import { parseMoney, toMajorText } from '../../src/islands/admin/members-format.ts';
+import { formatMoney } from '../../src/lib/money.ts';
 import type { AnalyticsSummary } from '../../src/schemas/analytics.ts';
 import type { MemberStats } from '../../src/schemas/member-admin.ts';
 

@@ -11,7 +11,8 @@ import { toast } from '../toast/toast-store.ts';
 import { usePermissions } from '../auth/use-permissions.ts';
 import { adminKeys, ADMIN_MEMBERS_PAGE_SIZE, invalidateMembers } from './admin-queries.ts';
 import { formatDateTime, formatLongDate } from './admin-format.ts';
-import { formatMoney, parseMoney, toMajorText } from './members-format.ts';
+import { parseMoney, toMajorText } from './members-format.ts';
+import { formatMoney } from '../../lib/money.ts';
 import { Pagination } from './Pagination.tsx';
 import { QueryFailure, SearchStatusFilter, Spinner, StatusBadge, toastFailure } from './AdminUi.tsx';
 

@@ -81,6 +81,8 @@ export async function readPgDocument(db: Db, name: string): Promise<unknown> {
       return { comments: await docs('SELECT doc FROM comments ORDER BY created_at DESC, id DESC') };
     case 'subscribers':
       return { subscribers: await docs('SELECT doc FROM subscribers ORDER BY seq') };
+    case 'members':
+      return { members: await docs('SELECT doc FROM members ORDER BY created_at, id') };
     case 'sessions':
       return { sessions: Object.fromEntries((await docs<{ id: string }>('SELECT doc FROM sessions ORDER BY id')).map((s) => [s.id, s])) };
     case 'jobs': {

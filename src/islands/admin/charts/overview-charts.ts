@@ -2,7 +2,7 @@
 import { labelSection } from '../../../lib/sections.ts';
 import type { MemberStats } from '../../../schemas/member-admin.ts';
 import type { AnalyticsReferrers, AnalyticsSummary, AnalyticsTop } from './analytics-contract.ts';
-import { formatMoney, minorDigitsOf } from '../members-format.ts';
+import { currencyDecimals, formatMoney } from '../../../lib/money.ts';
 import { labelDay, sumOf, type ChartTable } from './chart-table.ts';
 import type { ChartSeries } from './UPlotChart.tsx';
 
@@ -183,7 +183,7 @@ export function membersChart(stats: MemberStats) {
 export function mrrChart(stats: MemberStats) {
   const rows = stats.days;
   const code = stats.currency.toUpperCase();
-  const scale = 10 ** minorDigitsOf(stats.currency);
+  const scale = 10 ** currencyDecimals(stats.currency);
   const first = rows[0];
   const last = rows.at(-1);
   const money = (minor: number) => formatMoney(minor, stats.currency);
