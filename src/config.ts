@@ -115,9 +115,15 @@ const configSchema = z.object({
    * Stripe's secret API key (`sk_live_...`, or `sk_test_...` for Stripe's test mode); unset, paid
    * subscriptions are off and paid-only stories can only be read by comped members. @see docs/members.md
    */
-  STRIPE_SECRET_KEY: z.string().regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'Expected a Stripe secret key (sk_live_... or sk_test_...)').optional(),
+  STRIPE_SECRET_KEY: z
+    .string()
+    .regex(/^(sk|rk)_(test|live)_[A-Za-z0-9_]+$/, 'Expected a Stripe secret key (sk_live_... or sk_test_...)')
+    .optional(),
   /** The signing secret of the webhook endpoint `/api/members/stripe-webhook` in Stripe's dashboard (`whsec_...`). */
-  STRIPE_WEBHOOK_SECRET: z.string().regex(/^whsec_[A-Za-z0-9_]+$/, 'Expected a webhook signing secret (whsec_...)').optional(),
+  STRIPE_WEBHOOK_SECRET: z
+    .string()
+    .regex(/^whsec_[A-Za-z0-9_]+$/, 'Expected a webhook signing secret (whsec_...)')
+    .optional(),
   /** Where Stripe's API answers; only for a local stand-in of Stripe in tests. @default "https://api.stripe.com" */
   STRIPE_API_URL: z.url({ protocol: /^https?$/ }).optional(),
   /** Folder for scheduled backups (one archive a day); unset, the server takes none (`npm run backup` still works). */
