@@ -87,6 +87,7 @@ test('create, save draft, publish, update, schedule and back to draft', { tag: [
     isBreaking: true,
     isEditorsPick: false,
     status: 'draft',
+    access: 'public',
   });
   await expect(page).toHaveURL(/\/admin\/editor\/[A-Za-z0-9_-]+$/);
   const id = new URL(page.url()).pathname.split('/').pop()!;
