@@ -7,9 +7,11 @@
 import { gzipSync } from 'node:zlib';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures.ts';
-import { findArticle, revealIslands } from './reader-support.ts';
+import { createArticle, findArticle, revealIslands, signIn, uniqueToken } from './reader-support.ts';
 
 const ARTICLE_JS_BUDGET_KB = 90;
+/** What a members-only story's page may add to it: the paywall island (0.9 KB gzip when measured). */
+const PAYWALL_JS_BUDGET_KB = 1.5;
 
 /** Every script the page loads, the islands below the fold included (scrolled into view), by URL. */
 async function scriptsOf(page: Page, url: string): Promise<Map<string, Buffer>> {
@@ -41,16 +43,42 @@ function withUplot(scripts: Map<string, Buffer>): string[] {
   return [...scripts].filter(([, body]) => body.includes('u-over')).map(([url]) => new URL(url).pathname);
 }
 
-test('article page: JavaScript within its gzip budget, and no zod', async ({ page, request }) => {
-  const article = await findArticle(request, () => true);
+/** Gzip kilobytes of every script. */
+function gzipKBOf(scripts: Map<string, Buffer>): number {
+  return [...scripts.values()].reduce((sum, body) => sum + gzipSync(body).length, 0) / 1024;
+}
+
+test('article page: JavaScript within its gzip budget, and no zod; a gated story adds only its paywall', async ({
+  page,
+  playwright,
+  site,
+}) => {
+  const request = await playwright.request.newContext({ baseURL: site.url, extraHTTPHeaders: { Origin: site.url } });
+  // A public story, as most readers read (another spec on this site may have published gated ones).
+  const article = await findArticle(request, (a) => a.access === 'public');
   const scripts = await scriptsOf(page, `/article/${article.slug}`);
   expect(scripts.size).toBeGreaterThan(3);
   expect(withZod(scripts)).toEqual([]);
   expect(withUplot(scripts)).toEqual([]);
-  const gzipKB = [...scripts.values()].reduce((sum, body) => sum + gzipSync(body).length, 0) / 1024;
+  const gzipKB = gzipKBOf(scripts);
   expect(gzipKB, `article page JavaScript: ${gzipKB.toFixed(1)} KB gzip in ${scripts.size} files`).toBeLessThanOrEqual(
     ARTICLE_JS_BUDGET_KB,
   );
+
+  // Issue 48: a members-only story's page carries the paywall island on top, and nothing else.
+  await signIn(request);
+  const gated = await createArticle(request, {
+    title: uniqueToken('Weighed gated story '),
+    status: 'published',
+    access: 'members',
+    bodyHtml: Array.from({ length: 6 }, (_, i) => `<p>Paragraph ${i + 1} of a story for members.</p>`).join(''),
+  });
+  await expect.poll(async () => (await request.get(`/article/${gated.slug}`)).status(), { timeout: 30_000 }).toBe(200);
+  await request.dispose();
+  const gatedScripts = await scriptsOf(page, `/article/${gated.slug}`);
+  expect(withZod(gatedScripts)).toEqual([]);
+  const added = gzipKBOf(gatedScripts) - gzipKB;
+  expect(added, `the paywall adds ${added.toFixed(2)} KB gzip`).toBeLessThanOrEqual(PAYWALL_JS_BUDGET_KB);
 });
 
 for (const path of ['/section/world', '/search?q=council']) {
