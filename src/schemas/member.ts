@@ -213,6 +213,12 @@ export type PublicMember = {
   subscription?: Pick<MemberSubscription, 'status' | 'interval' | 'amount' | 'currency' | 'currentPeriodEnd' | 'cancelAtPeriodEnd'>;
 };
 
+/** The part of a subscription a member and the admin's list are shown (no Stripe ids, no sync times). */
+export function publicSubscriptionOf(sub: MemberSubscription): NonNullable<PublicMember['subscription']> {
+  const { status, interval, amount, currency, currentPeriodEnd, cancelAtPeriodEnd } = sub;
+  return { status, interval, amount, currency, currentPeriodEnd, cancelAtPeriodEnd };
+}
+
 /** GET /api/members (admin) query. */
 export const memberListQuerySchema = z.object({
   q: z.preprocess(emptyToUndefined, z.string().trim().max(254).optional()),

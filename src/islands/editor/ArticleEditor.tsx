@@ -9,8 +9,6 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api, ApiRequestError } from '../../lib/api-client.ts';
 import { withQueryClient } from '../../lib/query-client.tsx';
 import type { Article, ArticleStatus } from '../../schemas/article.ts';
-import { NAV_SECTIONS, type Section } from '../../schemas/common.ts';
-import { SECTION_LABELS } from '../../lib/sections.ts';
 import { toast } from '../toast/toast-store.ts';
 import { adminKeys, invalidateArticles } from '../admin/admin-queries.ts';
 import { formatLongDate } from '../admin/admin-format.ts';
@@ -21,11 +19,10 @@ import { BodyPreview } from './BodyPreview.tsx';
 import { BodyField } from './BodyField.tsx';
 import { HeroImageField } from './HeroImageField.tsx';
 import { SchedulePicker } from './SchedulePicker.tsx';
-import { TagsField } from './TagsField.tsx';
+import { SettingsCard } from './SettingsCard.tsx';
 import { usePermissions } from '../auth/use-permissions.ts';
 import { useCurrentUser } from '../auth/use-current-user.ts';
 import type { PublicUser } from '../../schemas/auth.ts';
-import type { Access } from '../../schemas/member.ts';
 import { ConflictBanner } from './ConflictBanner.tsx';
 import { CorrectionsField } from './CorrectionsField.tsx';
 import { RevisionHistory } from './RevisionHistory.tsx';
@@ -37,16 +34,6 @@ import { forgetKeptText, keepText, keptTextKey, parseKeptText, readKeptRaw, same
 
 /** Drafts autosave this long after the last keystroke (the server also folds autosaves into one revision a minute). */
 export const AUTOSAVE_DELAY_MS = 2500;
-
-/** The default (home) first, then the sections of the navigation. */
-const EDITOR_SECTIONS: readonly Section[] = ['home', ...NAV_SECTIONS];
-
-/** Who may read the whole body (issue 48), as the editor names the levels. */
-const ACCESS_CHOICES: ReadonlyArray<readonly [Access, string]> = [
-  ['public', 'Public'],
-  ['members', 'Members only'],
-  ['paid', 'Paid subscribers only'],
-];
 
 type Props = { articleId?: string | undefined; currentUser?: PublicUser | undefined };
 
@@ -421,47 +408,7 @@ function ArticleEditor({ articleId: initialId, currentUser }: Props) {
         </div>
 
         <div className="adm-stack">
-          <section className="adm-card adm-form-stack" aria-labelledby="settings-heading">
-            <h2 id="settings-heading" className="adm-card-title">
-              Settings
-            </h2>
-            <label className="adm-field">
-              <span>Section</span>
-              <select value={form.section} onChange={(e) => update('section', e.target.value as Section)}>
-                {EDITOR_SECTIONS.map((section) => (
-                  <option key={section} value={section}>
-                    {SECTION_LABELS[section]}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <label className="adm-field">
-              <span>Access</span>
-              <select value={form.access} onChange={(e) => update('access', e.target.value as Access)} data-testid="editor-access">
-                {ACCESS_CHOICES.map(([access, label]) => (
-                  <option key={access} value={access}>
-                    {label}
-                  </option>
-                ))}
-              </select>
-            </label>
-            <TagsField tags={form.tags} onChange={(tags) => update('tags', tags)} />
-            <label className="adm-switch adm-switch-row">
-              <span>Breaking News</span>
-              <input type="checkbox" role="switch" checked={form.isBreaking} onChange={(e) => update('isBreaking', e.target.checked)} />
-              <span className="adm-switch-track" aria-hidden="true" />
-            </label>
-            <label className="adm-switch adm-switch-row">
-              <span>Editor's Pick</span>
-              <input
-                type="checkbox"
-                role="switch"
-                checked={form.isEditorsPick}
-                onChange={(e) => update('isEditorsPick', e.target.checked)}
-              />
-              <span className="adm-switch-track" aria-hidden="true" />
-            </label>
-          </section>
+          <SettingsCard form={form} update={update} />
 
           {maySchedule && (
             <SchedulePicker

@@ -9,6 +9,7 @@ import {
   type MemberSignInInput,
   type MemberSubscription,
   type PublicMember,
+  publicSubscriptionOf,
 } from '../../schemas/member.ts';
 import type { Session } from '../../schemas/auth.ts';
 import type { Comment } from '../../schemas/comment.ts';
@@ -64,18 +65,7 @@ export function toPublicMember(member: Member, now = Date.now(), newsletter = me
     createdAt: member.createdAt,
     status: memberStatus(member, now),
     level: level === 'paid' ? 'paid' : 'free',
-    ...(sub
-      ? {
-          subscription: {
-            status: sub.status,
-            interval: sub.interval,
-            amount: sub.amount,
-            currency: sub.currency,
-            currentPeriodEnd: sub.currentPeriodEnd,
-            cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
-          },
-        }
-      : {}),
+    ...(sub ? { subscription: publicSubscriptionOf(sub) } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import {
   type MemberStatus,
   type memberCompInputSchema,
   type memberListQuerySchema,
+  publicSubscriptionOf,
 } from '../../schemas/member.ts';
 import type { AdminMember, AdminMemberDetail, MemberListing } from '../../schemas/member-admin.ts';
 import type { User } from '../../schemas/auth.ts';
@@ -34,18 +35,7 @@ export function toAdminMember(member: Member, now: number): AdminMember {
     createdAt: member.createdAt,
     ...(member.lastSignInAt ? { lastSignInAt: member.lastSignInAt } : {}),
     status: memberStatus(member, now),
-    ...(sub
-      ? {
-          subscription: {
-            status: sub.status,
-            interval: sub.interval,
-            amount: sub.amount,
-            currency: sub.currency,
-            currentPeriodEnd: sub.currentPeriodEnd,
-            cancelAtPeriodEnd: sub.cancelAtPeriodEnd,
-          },
-        }
-      : {}),
+    ...(sub ? { subscription: publicSubscriptionOf(sub) } : {}),
     ...(member.comp ? { comp: { at: member.comp.at, ...(member.comp.until ? { until: member.comp.until } : {}) } } : {}),
   };
 }

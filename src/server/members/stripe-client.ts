@@ -2,6 +2,7 @@
 import Stripe from 'stripe';
 import type { Config } from '../../config.ts';
 import type { Runtime } from '../runtime.ts';
+import { AppError, ServiceUnavailableError, conflict } from '../errors.ts';
 
 /** What the billing code needs of Stripe: the API client and the secret webhooks are signed with. */
 export type StripeConnection = NonNullable<Runtime['stripe']>;
@@ -38,4 +39,34 @@ export function createStripeConnection(config: Config): StripeConnection | undef
 export function useStripe(runtime: Runtime): StripeConnection | undefined {
   if (runtime.stripe === undefined) runtime.stripe = createStripeConnection(runtime.config) ?? null;
   return runtime.stripe ?? undefined;
+}
+
+/** The connection, or a 409 that says what is missing. */
+export function requireStripe(runtime: Runtime): StripeConnection {
+  const stripe = useStripe(runtime);
+  if (!stripe) throw conflict('Paid subscriptions are not set up: this site is not connected to Stripe.');
+  return stripe;
+}
+
+/**
+ * Calls Stripe, its failures as the API answers them: unreachable or overloaded is a 503 to try again,
+ * a refusal a 502 naming its code (never Stripe's message, which may quote an e-mail address).
+ */
+export async function callStripe<T>(what: string, work: () => Promise<T>): Promise<T> {
+  try {
+    return await work();
+  } catch (error) {
+    const type = (error as { type?: unknown }).type;
+    if (type === 'StripeConnectionError' || type === 'StripeAPIError' || type === 'StripeRateLimitError') {
+      throw new ServiceUnavailableError('Stripe did not answer; please try again in a minute.', { retryAfterS: 30, cause: error });
+    }
+    if (type === 'StripeAuthenticationError' || type === 'StripePermissionError') {
+      throw new AppError(502, 'Stripe refused the API key of this site: check STRIPE_SECRET_KEY.', { cause: error });
+    }
+    if (typeof type === 'string' && type.startsWith('Stripe')) {
+      const code = (error as { code?: unknown }).code;
+      throw new AppError(502, `Stripe refused to ${what} (${typeof code === 'string' ? code : 'invalid request'}).`, { cause: error });
+    }
+    throw error;
+  }
 }

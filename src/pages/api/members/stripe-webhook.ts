@@ -4,7 +4,7 @@
  */
 import { readBodyBytes } from '../../../api/body-limit.ts';
 import { MAX_JSON_BYTES, allowMethods, endpoint, json } from '../../../api/http.ts';
-import { handleStripeWebhook } from '../../../server/members/billing.ts';
+import { handleStripeWebhook } from '../../../server/members/stripe-events.ts';
 
 export const POST = endpoint(async (context, runtime) => {
   const payload = await readBodyBytes(context.request, MAX_JSON_BYTES);
